@@ -1,0 +1,96 @@
+import pg from 'pg';
+import { from as copyFromStream, to as copyToStream } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
+
+// int8 (ids, Unix seconds) as JS numbers: every value we keep is far below 2^53.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresDbOptions {
+  connectionString: string;
+  /** Pool size. Default 10. */
+  max?: number;
+  /** Name given to the connections in pg_stat_activity. Default "emutrack". */
+  applicationName?: string;
+}
+
+function clientQueryable(client: pg.PoolClient | pg.Pool): Queryable {
+  return {
+    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+      const r = await client.query(sql, params as unknown[] | undefined);
+      return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+    },
+    async copyFrom(table, columns, data) {
+      const run = async (c: pg.PoolClient) => {
+        const sink = c.query(copyFromStream(`COPY ${copyColumnsSql(table, columns)} FROM STDIN`));
+        const source = typeof data === 'string' ? Readable.from([data]) : Readable.from(data);
+        await pipeline(source, sink);
+      };
+      if (client instanceof pg.Pool) {
+        const c = await client.connect();
+        try {
+          await run(c);
+        } finally {
+          c.release();
+        }
+      } else {
+        await run(client);
+      }
+    },
+  };
+}
+
+export function createPostgresDb(options: PostgresDbOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'emutrack',
+    types,
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const base = clientQueryable(pool);
+  return {
+    kind: 'postgres',
+    query: base.query,
+    copyFrom: base.copyFrom,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(clientQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async *copyTo(sql) {
+      const client = await pool.connect();
+      try {
+        const stream = client.query(copyToStream(`COPY (${sql}) TO STDOUT`));
+        for await (const chunk of stream) yield chunk as Buffer;
+      } finally {
+        client.release();
+      }
+    },
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(clientQueryable(client));
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

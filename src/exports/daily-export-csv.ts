@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'csv-stringify/sync';
+import type { Db, Queryable } from '../db/db.js';
+import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js';
+
+/**
+ * The live service's daily CSV (compatibility.md): UTF-8 with a byte-order mark, header
+ * `trainCode,emuCode,startStation,endStation,startTime,endTime`, rows joined by "\n" (no
+ * newline after the last row), one row per daily record.
+ *
+ * Row order, stable across renders: train prefix (letters, alphabetical: C, D, G, ...), then
+ * train number numerically (G2 before G10), then canonical EMU code; so a coupled train's two
+ * units are adjacent. Station and time columns stay empty until timetables exist.
+ */
+export const DAILY_EXPORT_HEADER = ['trainCode', 'emuCode', 'startStation', 'endStation', 'startTime', 'endTime'];
+const BOM = '\uFEFF';
+
+export const DAILY_EXPORT_ROWS_SQL = `
+  SELECT d.train_code, e.code AS emu_code, '' AS start_station, '' AS end_station,
+         '' AS start_time, '' AS end_time
+    FROM daily_records d
+    JOIN emus e ON e.id = d.emu_id
+   WHERE d.service_day = $1
+   ORDER BY substring(d.train_code FROM '^[A-Z]*'), substring(d.train_code FROM '[0-9]+$')::int, e.code`;
+
+export interface RenderedExport {
+  content: Buffer;
+  rowCount: number;
+  sha256: string;
+}
+
+/** Renders one service day's CSV from its daily records (does not store it). */
+export async function dailyExportCsv(db: Queryable, serviceDay: number): Promise<RenderedExport> {
+  assertServiceDay(serviceDay);
+  const r = await db.query<Record<string, string>>(DAILY_EXPORT_ROWS_SQL, [serviceDay]);
+  const rows = r.rows.map((x) => [x.train_code, x.emu_code, x.start_station, x.end_station, x.start_time, x.end_time]);
+  const body = stringify([DAILY_EXPORT_HEADER, ...rows], { record_delimiter: '\n', eof: false });
+  const content = Buffer.from(BOM + body, 'utf8');
+  return { content, rowCount: rows.length, sha256: createHash('sha256').update(content).digest('hex') };
+}
+
+export interface StoredExportResult {
+  serviceDay: number;
+  rowCount: number;
+  sha256: string;
+  bytes: number;
+  /** False when the stored export already had these exact bytes. */
+  changed: boolean;
+}
+
+/**
+ * Renders and stores one day's export. Unchanged data gives byte-identical content, and then
+ * only rendered_at moves: changed_at, sha256 and the bytes stay as they were.
+ */
+export async function renderDailyExport(db: Db, serviceDay: number): Promise<StoredExportResult> {
+  const rendered = await dailyExportCsv(db, serviceDay);
+  const { year, month } = yearMonthOfServiceDay(serviceDay);
+  const r = await db.query<{ changed: boolean }>(
+    `INSERT INTO daily_exports AS x (service_day, year, month, content, row_count, sha256)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (service_day) DO UPDATE
+        SET content = CASE WHEN x.sha256 = EXCLUDED.sha256 THEN x.content ELSE EXCLUDED.content END,
+            row_count = EXCLUDED.row_count,
+            changed_at = CASE WHEN x.sha256 = EXCLUDED.sha256 THEN x.changed_at ELSE now() END,
+            sha256 = EXCLUDED.sha256,
+            rendered_at = now()
+     RETURNING (xmax = 0 OR changed_at = rendered_at) AS changed`,
+    [serviceDay, year, month, rendered.content, rendered.rowCount, rendered.sha256],
+  );
+  return {
+    serviceDay,
+    rowCount: rendered.rowCount,
+    sha256: rendered.sha256,
+    bytes: rendered.content.length,
+    changed: r.rows[0]?.changed ?? true,
+  };
+}
+
+export interface StoredExport {
+  serviceDay: number;
+  content: Buffer;
+  rowCount: number;
+  sha256: string;
+  changedAt: Date;
+}
+
+export async function getDailyExport(db: Queryable, serviceDay: number): Promise<StoredExport | undefined> {
+  const r = await db.query<{ content: Uint8Array; row_count: number; sha256: string; changed_at: Date }>(
+    'SELECT content, row_count, sha256, changed_at FROM daily_exports WHERE service_day = $1',
+    [serviceDay],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  return { serviceDay, content: Buffer.from(row.content), rowCount: row.row_count, sha256: row.sha256, changedAt: row.changed_at };
+}
+
+/** Years and months that have exports, and the days of one month: the export index. */
+export async function dailyExportIndex(
+  db: Queryable,
+  year?: number,
+  month?: number,
+): Promise<{ selectedYear: number; selectedMonth: number; availableYears: number[]; availableMonths: number[]; serviceDays: number[] }> {
+  if (year === undefined || month === undefined) {
+    const latest = await db.query<{ year: number; month: number }>(
+      'SELECT year, month FROM daily_exports ORDER BY year DESC, month DESC LIMIT 1',
+    );
+    year = latest.rows[0]?.year ?? 0;
+    month = latest.rows[0]?.month ?? 0;
+  }
+  const years = await db.query<{ year: number }>('SELECT DISTINCT year FROM daily_exports ORDER BY year');
+  const months = await db.query<{ month: number }>('SELECT DISTINCT month FROM daily_exports WHERE year = $1 ORDER BY month', [year]);
+  const days = await db.query<{ service_day: number }>(
+    'SELECT service_day FROM daily_exports WHERE year = $1 AND month = $2 ORDER BY service_day',
+    [year, month],
+  );
+  return {
+    selectedYear: year,
+    selectedMonth: month,
+    availableYears: years.rows.map((r) => r.year),
+    availableMonths: months.rows.map((r) => r.month),
+    serviceDays: days.rows.map((r) => r.service_day),
+  };
+}

@@ -1,0 +1,218 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { copyTextRow, pgTextArray, type Db } from '../db/db.js';
+import { resolveEmuIds } from '../emus/emu-registry.js';
+import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
+import { readObservationLines, UnreadableFileError } from './read-observation-lines.js';
+
+export interface IngestTotals {
+  /** Non-blank data lines read (a CSV header is not counted). */
+  read: number;
+  accepted: number;
+  /** Valid lines already stored (same source + ref, or same content). */
+  duplicate: number;
+  rejected: number;
+}
+
+export interface IngestFileResult extends IngestTotals {
+  file: string;
+  /** Set when the file itself could not be read; its lines were not counted. */
+  error?: string;
+}
+
+export interface IngestResult extends IngestTotals {
+  batchId: number;
+  files: IngestFileResult[];
+  /** Service days that received new observations, ascending. */
+  serviceDays: number[];
+}
+
+export interface IngestOptions {
+  /** Lines per bulk write (one transaction each). Default 20,000. */
+  chunkSize?: number;
+  /** Called after every chunk with the running totals of the whole call. */
+  onProgress?: (totals: IngestTotals & { file: string }) => void;
+}
+
+const INPUT_FILE = /\.(ndjson|jsonl|json|csv)$/i;
+
+/** The files a path names: itself, or the observation files directly inside a directory, by name. */
+export async function listInputFiles(target: string): Promise<{ root: string; files: string[] }> {
+  const st = await stat(target);
+  if (!st.isDirectory()) return { root: path.dirname(target), files: [target] };
+  const entries = await readdir(target, { withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile() && INPUT_FILE.test(e.name))
+    .map((e) => path.join(target, e.name))
+    .sort();
+  return { root: target, files };
+}
+
+interface PendingRow {
+  line: number;
+  record: ObservationRecord;
+}
+interface PendingReject {
+  line: number;
+  raw: string;
+  field: string | null;
+  reason: string;
+}
+
+const STAGE_COLUMNS = [
+  'line', 'observed_at', 'service_day', 'service_date_given', 'train_code', 'train_codes',
+  'emu_code', 'source', 'ref', 'dedup_key',
+] as const;
+
+async function writeChunk(
+  db: Db,
+  batchId: number,
+  file: string,
+  rows: PendingRow[],
+  rejects: PendingReject[],
+): Promise<{ accepted: number; days: Map<number, number> }> {
+  return db.transaction(async (tx) => {
+    const days = new Map<number, number>();
+    let accepted = 0;
+    if (rows.length > 0) {
+      const emuIds = await resolveEmuIds(tx, rows.map((r) => r.record.emuCode));
+      await tx.query(
+        `CREATE TEMP TABLE observations_stage (
+           line integer, observed_at bigint, service_day integer, service_date_given boolean,
+           train_code text, train_codes text[], emu_code text, source text, ref text, dedup_key text
+         ) ON COMMIT DROP`,
+      );
+      let data = '';
+      for (const { line, record: r } of rows) {
+        data += copyTextRow([
+          line, r.observedAt, r.serviceDay, r.serviceDateGiven ? 't' : 'f', r.trainCode,
+          pgTextArray(r.trainCodes), r.emuCode, r.source, r.ref, r.dedupKey,
+        ]);
+      }
+      await tx.copyFrom('observations_stage', STAGE_COLUMNS, data);
+      // The alias -> emuId map travels as two arrays rather than a column per row.
+      const aliases = [...emuIds.keys()];
+      const inserted = await tx.query<{ service_day: number; n: number }>(
+        `WITH emu AS (
+           SELECT * FROM unnest($3::text[], $4::int[]) AS e(alias, emu_id)
+         ), ins AS (
+           INSERT INTO observations (batch_id, file, line, observed_at, service_day, service_date_given,
+                                     train_code, train_codes, emu_id, emu_code, source, ref, dedup_key)
+           SELECT $1, $2, s.line, s.observed_at, s.service_day, s.service_date_given, s.train_code,
+                  s.train_codes, emu.emu_id, s.emu_code, s.source, s.ref, decode(s.dedup_key, 'hex')
+             FROM observations_stage s JOIN emu ON emu.alias = s.emu_code
+            ORDER BY s.line
+           ON CONFLICT (dedup_key) DO NOTHING
+           RETURNING service_day
+         )
+         SELECT service_day, count(*)::int AS n FROM ins GROUP BY service_day`,
+        [batchId, file, aliases, aliases.map((a) => emuIds.get(a)!)],
+      );
+      for (const r of inserted.rows) {
+        days.set(r.service_day, r.n);
+        accepted += r.n;
+      }
+    }
+    if (rejects.length > 0) {
+      await tx.query(
+        `INSERT INTO ingest_rejects (batch_id, file, line, field, reason, raw, raw_hash)
+         SELECT $1, $2, t.line, t.field, t.reason, t.raw, sha256(convert_to(t.raw, 'UTF8'))
+           FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) AS t(line, field, reason, raw)
+         ON CONFLICT (file, line, raw_hash) DO NOTHING`,
+        [batchId, file, rejects.map((r) => r.line), rejects.map((r) => r.field), rejects.map((r) => r.reason), rejects.map((r) => r.raw)],
+      );
+    }
+    return { accepted, days };
+  });
+}
+
+/**
+ * Ingests one observation file or every observation file of a directory.
+ *
+ * Good lines are bulk-written (COPY into a staging table, then one INSERT ... ON CONFLICT DO
+ * NOTHING on the dedup key), bad lines go to ingest_rejects with file, line and reason, and
+ * the one does not hold up the other. Parsing of the next chunk overlaps the write of the last.
+ * A file that cannot be read at all is reported in its result and the other files proceed.
+ */
+export async function ingestObservations(db: Db, target: string, options: IngestOptions = {}): Promise<IngestResult> {
+  const chunkSize = options.chunkSize ?? 20_000;
+  const { root, files } = await listInputFiles(target);
+  const batch = await db.query<{ id: number }>(
+    `INSERT INTO ingest_batches (kind, files) VALUES ('observations', $1) RETURNING id`,
+    [files.length],
+  );
+  const batchId = batch.rows[0]!.id;
+  const total: IngestTotals = { read: 0, accepted: 0, duplicate: 0, rejected: 0 };
+  const results: IngestFileResult[] = [];
+  const days = new Map<number, number>();
+
+  for (const filePath of files) {
+    const name = path.relative(root, filePath) || path.basename(filePath);
+    const result: IngestFileResult = { file: name, read: 0, accepted: 0, duplicate: 0, rejected: 0 };
+    let rows: PendingRow[] = [];
+    let rejects: PendingReject[] = [];
+    let pending: Promise<void> = Promise.resolve();
+    const flush = () => {
+      const chunkRows = rows;
+      const chunkRejects = rejects;
+      rows = [];
+      rejects = [];
+      const previous = pending;
+      pending = (async () => {
+        await previous;
+        const w = await writeChunk(db, batchId, name, chunkRows, chunkRejects);
+        result.accepted += w.accepted;
+        result.duplicate += chunkRows.length - w.accepted;
+        result.rejected += chunkRejects.length;
+        for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
+        options.onProgress?.({
+          file: name,
+          read: total.read + result.read,
+          accepted: total.accepted + result.accepted,
+          duplicate: total.duplicate + result.duplicate,
+          rejected: total.rejected + result.rejected,
+        });
+      })();
+      // Reported when awaited below; this only keeps Node from calling it unhandled meanwhile.
+      pending.catch(() => {});
+    };
+    try {
+      for await (const input of readObservationLines(filePath)) {
+        result.read++;
+        if ('error' in input) {
+          rejects.push({ line: input.line, raw: input.raw, field: null, reason: input.error });
+        } else {
+          const rec = toObservationRecord(input.value);
+          if (isProblem(rec)) rejects.push({ line: input.line, raw: input.raw, field: rec.field, reason: rec.reason });
+          else rows.push({ line: input.line, record: rec });
+        }
+        if (rows.length + rejects.length >= chunkSize) {
+          // Bound memory: at most one chunk being written while the next one is parsed.
+          await pending;
+          flush();
+        }
+      }
+      flush();
+      await pending;
+    } catch (err) {
+      await pending.catch(() => {});
+      if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
+      result.error = err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
+    }
+    results.push(result);
+    total.read += result.read;
+    total.accepted += result.accepted;
+    total.duplicate += result.duplicate;
+    total.rejected += result.rejected;
+  }
+  await db.query(
+    `UPDATE ingest_batches SET finished_at = now(), lines_read = $2, accepted = $3, duplicate = $4, rejected = $5
+      WHERE id = $1`,
+    [batchId, total.read, total.accepted, total.duplicate, total.rejected],
+  );
+  return { batchId, ...total, files: results, serviceDays: [...days.keys()].sort((a, b) => a - b) };
+}
+
+function isFsError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code);
+}

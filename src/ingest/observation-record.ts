@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import { parseEmuCode, MalformedEmuCodeError } from '../emus/normalize-emu-code.js';
+import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
+import { serviceDayFromYmd, InvalidServiceDateError } from '../time/service-day.js';
+import { attributeServiceDay } from './attribute-service-day.js';
+
+/** One sighting as accepted: validated, normalised and attributed to a service day. */
+export interface ObservationRecord {
+  observedAt: number;
+  serviceDay: number;
+  serviceDateGiven: boolean;
+  /** Normalised as written, numbers joined by "/": G4340/G4337. */
+  trainCode: string;
+  trainCodes: string[];
+  /** As written in the source (an alias); the registry maps it to an emuId. */
+  emuCode: string;
+  source: string;
+  ref: string | null;
+  /** Hex sha256 of what makes two sightings the same one (see dedupKeyOf). */
+  dedupKey: string;
+}
+
+/** Why a line was refused, naming the field where one is to blame. */
+export interface ObservationProblem {
+  field: string | null;
+  reason: string;
+}
+
+// Sightings before the first CRH service or after 2100 are typing errors, not observations.
+const EARLIEST = Date.UTC(2007, 0, 1) / 1000;
+const LATEST = Date.UTC(2100, 0, 1) / 1000;
+const ISO_WITH_OFFSET =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const MAX_SOURCE = 64;
+const MAX_REF = 200;
+
+function problem(field: string | null, reason: string): ObservationProblem {
+  return { field, reason: field ? `${field}: ${reason}` : reason };
+}
+
+function parseObservedAt(value: unknown): number | ObservationProblem {
+  if (typeof value === 'number' || (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value))) {
+    const n = Number(value);
+    if (!Number.isFinite(n)) return problem('observedAt', `not a number: ${JSON.stringify(value)}`);
+    if (n > 1e11) return problem('observedAt', `${n} looks like milliseconds; expected Unix seconds`);
+    if (n < EARLIEST || n >= LATEST) {
+      return problem('observedAt', `${n} is outside 2007-01-01..2099-12-31 (Unix seconds expected)`);
+    }
+    return Math.floor(n);
+  }
+  if (typeof value === 'string') {
+    const m = ISO_WITH_OFFSET.exec(value.trim());
+    if (!m) {
+      return problem('observedAt', `expected Unix seconds or ISO-8601 with an offset (2026-08-14T08:30:00+08:00), got ${JSON.stringify(value)}`);
+    }
+    const [, y, mo, d, h, mi, s] = m.map((x) => (x === undefined ? undefined : x)) as string[];
+    const fields = { month: [Number(mo), 1, 12], day: [Number(d), 1, 31], hour: [Number(h), 0, 23], minute: [Number(mi), 0, 59], second: [Number(s ?? 0), 0, 59] } as const;
+    for (const [name, [v, lo, hi]] of Object.entries(fields)) {
+      if (v < lo || v > hi) return problem('observedAt', `${name} ${v} is impossible in ${JSON.stringify(value)}`);
+    }
+    const dayCheck = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+    if (dayCheck.getUTCDate() !== Number(d)) return problem('observedAt', `date does not exist in ${JSON.stringify(value)}`);
+    const ms = Date.parse(value.trim().replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+    if (Number.isNaN(ms)) return problem('observedAt', `unreadable time ${JSON.stringify(value)}`);
+    const n = Math.floor(ms / 1000);
+    if (n < EARLIEST || n >= LATEST) return problem('observedAt', `${value} is outside 2007-01-01..2099-12-31`);
+    return n;
+  }
+  return problem('observedAt', value === undefined || value === null || value === '' ? 'missing' : `expected Unix seconds or an ISO-8601 string, got ${typeof value}`);
+}
+
+function optionalString(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number') return String(value);
+  if (typeof value !== 'string') return undefined;
+  const t = value.trim();
+  return t === '' ? undefined : t;
+}
+
+/** Memoised per distinct input: a day's file names a few thousand codes a million times. */
+const emuCache = new Map<string, string | ObservationProblem>();
+const trainCache = new Map<string, string[] | ObservationProblem>();
+
+function checkEmu(raw: string): string | ObservationProblem {
+  let hit = emuCache.get(raw);
+  if (hit === undefined) {
+    try {
+      parseEmuCode(raw);
+      hit = raw;
+    } catch (err) {
+      if (!(err instanceof MalformedEmuCodeError)) throw err;
+      hit = problem('emuCode', err.message);
+    }
+    if (emuCache.size > 100_000) emuCache.clear();
+    emuCache.set(raw, hit);
+  }
+  return hit;
+}
+
+function checkTrain(raw: string): string[] | ObservationProblem {
+  let hit = trainCache.get(raw);
+  if (hit === undefined) {
+    try {
+      hit = expandTrainCodes(raw);
+    } catch (err) {
+      if (!(err instanceof MalformedTrainCodeError)) throw err;
+      hit = problem('trainCode', err.message);
+    }
+    if (trainCache.size > 100_000) trainCache.clear();
+    trainCache.set(raw, hit);
+  }
+  return hit;
+}
+
+/**
+ * What makes two lines the same sighting: the source's own id when it gives one, else the
+ * sighting's whole content. The canonical EMU code is used so that CR400AF2001 and
+ * CR400AF-2001 from one source at one second are one sighting.
+ */
+export function dedupKeyOf(o: {
+  source: string;
+  ref: string | null;
+  observedAt: number;
+  trainCodes: string[];
+  emuCode: string;
+  serviceDay: number;
+  serviceDateGiven: boolean;
+}): string {
+  const material =
+    o.ref !== null
+      ? `ref\u0000${o.source}\u0000${o.ref}`
+      : `content\u0000${o.source}\u0000${o.observedAt}\u0000${o.trainCodes.join('/')}\u0000${parseEmuCode(o.emuCode).code}\u0000${o.serviceDateGiven ? o.serviceDay : ''}`;
+  return createHash('sha256').update(material).digest('hex');
+}
+
+/** Validates one parsed line (an NDJSON object, or a CSV row keyed by header). */
+export function toObservationRecord(input: unknown): ObservationRecord | ObservationProblem {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return problem(null, 'expected a JSON object with observedAt, trainCode, emuCode and source');
+  }
+  const o = input as Record<string, unknown>;
+  const observedAt = parseObservedAt(o.observedAt);
+  if (typeof observedAt !== 'number') return observedAt;
+
+  const trainRaw = optionalString(o.trainCode);
+  if (trainRaw === undefined) return problem('trainCode', 'missing');
+  const trainCodes = checkTrain(trainRaw);
+  if (!Array.isArray(trainCodes)) return trainCodes;
+
+  const emuRaw = optionalString(o.emuCode);
+  if (emuRaw === undefined) return problem('emuCode', 'missing');
+  const emuCode = checkEmu(emuRaw);
+  if (typeof emuCode !== 'string') return emuCode;
+
+  const source = optionalString(o.source);
+  if (source === undefined) return problem('source', 'missing');
+  if (source.length > MAX_SOURCE) return problem('source', `longer than ${MAX_SOURCE} characters`);
+
+  const ref = optionalString(o.ref) ?? null;
+  if (ref !== null && ref.length > MAX_REF) return problem('ref', `longer than ${MAX_REF} characters`);
+
+  let serviceDay: number;
+  const serviceDate = optionalString(o.serviceDate);
+  if (serviceDate !== undefined) {
+    try {
+      serviceDay = serviceDayFromYmd(serviceDate);
+    } catch (err) {
+      if (!(err instanceof InvalidServiceDateError)) throw err;
+      return problem('serviceDate', err.message);
+    }
+  } else {
+    serviceDay = attributeServiceDay({ observedAt, trainCodes });
+  }
+  const record = {
+    observedAt,
+    serviceDay,
+    serviceDateGiven: serviceDate !== undefined,
+    trainCode: trainCodes.join('/'),
+    trainCodes,
+    emuCode,
+    source,
+    ref,
+    dedupKey: '',
+  };
+  record.dedupKey = dedupKeyOf(record);
+  return record;
+}
+
+export function isProblem(x: ObservationRecord | ObservationProblem): x is ObservationProblem {
+  return 'reason' in x;
+}

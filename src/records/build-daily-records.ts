@@ -1,0 +1,148 @@
+import type { Db } from '../db/db.js';
+import { assertServiceDay } from '../time/service-day.js';
+
+/**
+ * How sightings of one train on one service day become records. Defaults in brackets.
+ *
+ * For each (service day, train number), every EMU sighted on it is a candidate with a support
+ * count: the number of distinct observations naming it (duplicates were dropped on ingest).
+ * Let `top` be the highest support among the candidates. A candidate is kept when
+ *   - its support equals `top`, or
+ *   - its support is at least `minDissentSupport` [2] and at least top / `dissentRatio` [3];
+ * and, of those, at most `maxUnits` [2] are kept (a coupled run is two units), ranked by
+ * support, then number of distinct sources, then earliest sighting, then emuId.
+ * So one dissenting report against several confirmations is outvoted (5 vs 1), a coupled run's
+ * second unit seen less often still counts (5 vs 2), and a lone report stands when nothing
+ * contradicts it. Losing observations stay in `observations`; nothing is deleted there.
+ *
+ * Status bits (compatibility.md): 0x01 when support >= `confirmMinSupport` [2]; 0x02 (coupled,
+ * position unknown) when the train has two records that day.
+ */
+export interface ConflictRule {
+  /** Support a non-leading candidate needs at least. Default 2. */
+  minDissentSupport: number;
+  /** A non-leading candidate needs support >= top / dissentRatio. Default 3. */
+  dissentRatio: number;
+  /** Most units one train can have on one day. Default 2. */
+  maxUnits: number;
+  /** Support at which a record is confirmed (status bit 0x01). Default 2. */
+  confirmMinSupport: number;
+}
+
+export const DEFAULT_CONFLICT_RULE: ConflictRule = {
+  minDissentSupport: 2,
+  dissentRatio: 3,
+  maxUnits: 2,
+  confirmMinSupport: 2,
+};
+
+export interface BuildResult {
+  serviceDay: number;
+  /** Records of the day after the build. */
+  records: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  observations: number;
+}
+
+export const STATUS_CONFIRMED = 0x01;
+export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
+
+// Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
+const BUILD_LOCK_CLASS = 0x656d75;
+
+const SELECT_WANTED = `
+  WITH sighting AS (
+    SELECT unnest(o.train_codes) AS train_code, o.emu_id, o.source, o.observed_at
+      FROM observations o
+     WHERE o.service_day = $1
+  ), candidate AS (
+    SELECT train_code, emu_id, count(*)::int AS support,
+           array_agg(DISTINCT source ORDER BY source) AS sources,
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+      FROM sighting
+     GROUP BY train_code, emu_id
+  ), ranked AS (
+    SELECT c.*,
+           max(support) OVER w AS top,
+           row_number() OVER (w ORDER BY support DESC, cardinality(sources) DESC,
+                                         first_observed_at, emu_id) AS rank
+      FROM candidate c
+    WINDOW w AS (PARTITION BY train_code)
+  ), kept AS (
+    SELECT * FROM ranked
+     WHERE rank <= $4
+       AND (support = top OR (support >= $2 AND support * $3 >= top))
+  )
+  SELECT train_code, emu_id, support, sources, first_observed_at, last_observed_at,
+         (CASE WHEN support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
+         | (CASE WHEN count(*) OVER (PARTITION BY train_code) > 1 THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END)
+           AS status
+    FROM kept`;
+
+/**
+ * Builds (or rebuilds) the daily records of one service day from its observations, in one
+ * transaction. Ids are stable: a key (train, EMU) that is still supported keeps its id and row,
+ * rows change only where their values did, new keys get new ids (assigned in train order), and
+ * keys no longer supported are removed. Running it twice changes nothing the second time.
+ */
+export async function buildDailyRecords(
+  db: Db,
+  serviceDay: number,
+  rule: Partial<ConflictRule> = {},
+): Promise<BuildResult> {
+  assertServiceDay(serviceDay);
+  const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [BUILD_LOCK_CLASS, serviceDay]);
+    await tx.query(
+      `CREATE TEMP TABLE wanted_records (
+         train_code text, emu_id integer, support integer, sources text[],
+         first_observed_at bigint, last_observed_at bigint, status integer
+       ) ON COMMIT DROP`,
+    );
+    await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
+      serviceDay, r.minDissentSupport, r.dissentRatio, r.maxUnits, r.confirmMinSupport,
+    ]);
+    const observations = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM observations WHERE service_day = $1',
+      [serviceDay],
+    );
+    const deleted = await tx.query(
+      `DELETE FROM daily_records d
+        WHERE d.service_day = $1
+          AND NOT EXISTS (SELECT 1 FROM wanted_records w WHERE w.train_code = d.train_code AND w.emu_id = d.emu_id)`,
+      [serviceDay],
+    );
+    const updated = await tx.query(
+      `UPDATE daily_records d
+          SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
+              last_observed_at = w.last_observed_at, status = w.status, built_at = now()
+         FROM wanted_records w
+        WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id
+          AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status)
+              IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status)`,
+      [serviceDay],
+    );
+    const inserted = await tx.query(
+      `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
+                                  first_observed_at, last_observed_at, status)
+       SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status
+         FROM wanted_records w
+        WHERE NOT EXISTS (SELECT 1 FROM daily_records d
+                           WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)
+        ORDER BY substring(w.train_code FROM '^[A-Z]*'), substring(w.train_code FROM '[0-9]+$')::int, w.emu_id`,
+      [serviceDay],
+    );
+    const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1', [serviceDay]);
+    return {
+      serviceDay,
+      records: count.rows[0]!.n,
+      inserted: inserted.rowCount,
+      updated: updated.rowCount,
+      deleted: deleted.rowCount,
+      observations: observations.rows[0]!.n,
+    };
+  });
+}

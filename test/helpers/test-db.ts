@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { ensureTemplate } from './template-db.js';
+import { ADMIN_DATABASE_URL, databaseUrl } from './test-env.js';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  db: Db;
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A fresh, migrated database copied from the template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = process.env.EMUTRACK_TEST_TEMPLATE ?? (await ensureTemplate());
+  const name = `emutrack_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  // CREATE DATABASE ... TEMPLATE fails while another session is connected to the template.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+      break;
+    } catch (err) {
+      if (attempt >= 20 || !/being accessed by other users/.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 100 + attempt * 50));
+    }
+  }
+  const url = databaseUrl(name);
+  return { name, url, db: createPostgresDb({ connectionString: url, max: 5 }) };
+}
+
+export async function dropTestDatabase(t: TestDatabase): Promise<void> {
+  await t.db.close();
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${t.name} WITH (FORCE)`));
+}
+
+/**
+ * One database for the whole test file, dropped afterwards unless a test failed: then it is
+ * kept (and its name printed) for inspection; the next run's global setup drops it later.
+ */
+export function useTestDatabase(): { readonly current: TestDatabase } {
+  let current: TestDatabase | undefined;
+  let failed = false;
+  beforeAll(async () => {
+    current = await createTestDatabase();
+  });
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail') failed = true;
+  });
+  afterAll(async () => {
+    if (!current) return;
+    if (failed) {
+      await current.db.close();
+      console.error(`test database kept for inspection: ${current.url}`);
+    } else {
+      await dropTestDatabase(current);
+    }
+  });
+  return {
+    get current() {
+      if (!current) throw new Error('test database not ready (use inside tests or hooks)');
+      return current;
+    },
+  };
+}

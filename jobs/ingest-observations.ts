@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { ingestInbox } from '../src/ingest/ingest-inbox.js';
+import { ingestObservations } from '../src/ingest/ingest-observations.js';
+import { defineJob } from './job-definition.js';
+
+/**
+ * Ingests one file or directory (`path`), or sweeps an inbox directory (`inbox`): each file in
+ * it is ingested and then moved to inbox/done (or inbox/failed when it could not be read).
+ */
+export const ingestObservationsJob = defineJob({
+  name: 'ingest-observations',
+  payload: z.union([
+    z.object({ path: z.string().min(1) }),
+    z.object({ inbox: z.string().min(1) }),
+  ]),
+  // Sweeping one inbox twice at once would ingest its files twice over; a path may run again.
+  jobId: (p) => ('inbox' in p ? `inbox-${Buffer.from(p.inbox).toString('base64url')}` : undefined),
+  process: async (ctx, p) => {
+    const result = 'inbox' in p ? await ingestInbox(ctx.db, p.inbox) : await ingestObservations(ctx.db, p.path);
+    return { ...result, files: result.files.length };
+  },
+});

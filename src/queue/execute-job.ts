@@ -1,0 +1,54 @@
+import type { AppContext } from '../app/app-context.js';
+import type { JobDefinition, JobRunInfo } from '../../jobs/job-definition.js';
+import type { z } from 'zod';
+
+/** A payload that does not match its job's schema; names the field. */
+export class InvalidJobPayloadError extends Error {
+  constructor(job: string, detail: string) {
+    super(`${job}: invalid payload: ${detail}`);
+    this.name = 'InvalidJobPayloadError';
+  }
+}
+
+export type JobVia = 'bullmq' | 'in-process';
+
+/**
+ * Runs one job's processor, validating its payload and recording the run in job_runs, whoever
+ * drives it: a BullMQ worker or the in-process runner. Failures are recorded and rethrown.
+ */
+export async function executeJob<P extends z.ZodType, R>(
+  ctx: AppContext,
+  def: JobDefinition<P, R>,
+  rawPayload: unknown,
+  run: JobRunInfo,
+  via: JobVia,
+): Promise<R> {
+  const parsed = def.payload.safeParse(rawPayload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidJobPayloadError(def.name, `${issue.path.join('.') || '(payload)'}: ${issue.message}`);
+  }
+  const payload = parsed.data as z.infer<P>;
+  const serviceDay = def.serviceDayOf?.(payload) ?? null;
+  const started = await ctx.db.query<{ id: number }>(
+    `INSERT INTO job_runs (job, job_id, service_day, via, attempt, status) VALUES ($1, $2, $3, $4, $5, 'running') RETURNING id`,
+    [def.name, run.jobId, serviceDay, via, run.attempt],
+  );
+  const runId = started.rows[0]!.id;
+  try {
+    const result = await def.process(ctx, payload, run);
+    await ctx.db.query(
+      `UPDATE job_runs SET status = 'completed', finished_at = now(), result = $2::jsonb WHERE id = $1`,
+      [runId, JSON.stringify(result ?? null)],
+    );
+    return result;
+  } catch (err) {
+    await ctx.db
+      .query(`UPDATE job_runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [
+        runId,
+        (err as Error).message ?? String(err),
+      ])
+      .catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../app/app-context.js';
+import {
+  buildDailyRecordsJob,
+  nightlyJob,
+  renderDailyExportJob,
+  type JobDefinition,
+  type JobRunInfo,
+} from '../../jobs/index.js';
+import type { BuildResult } from '../records/build-daily-records.js';
+import type { StoredExportResult } from '../exports/daily-export-csv.js';
+import { executeJob } from './execute-job.js';
+import type { z } from 'zod';
+
+/**
+ * Runs jobs in this process, through the same job code as the BullMQ workers, when there is no
+ * Redis (the embedded default) and for operators' commands. Dependencies run in order: a day's
+ * build completes before its export starts.
+ */
+export function runInProcess<P extends z.ZodType, R>(
+  ctx: AppContext,
+  def: JobDefinition<P, R>,
+  payload: z.infer<P>,
+  dueAt: number = Date.now(),
+): Promise<R> {
+  const info: JobRunInfo = {
+    jobId: def.jobId(payload) ?? `${def.name}-${randomUUID()}`,
+    attempt: 1,
+    dueAt,
+    progress: async () => {},
+  };
+  return executeJob(ctx, def, payload, info, 'in-process');
+}
+
+export interface DayRunResult {
+  serviceDay: number;
+  build: BuildResult;
+  export: StoredExportResult;
+}
+
+/** Build, then export, one service day: the nightly flow's two steps. */
+export async function runDayInProcess(ctx: AppContext, serviceDay: number): Promise<DayRunResult> {
+  const build = await runInProcess(ctx, buildDailyRecordsJob, { serviceDay });
+  const exported = await runInProcess(ctx, renderDailyExportJob, { serviceDay });
+  return { serviceDay, build, export: exported };
+}
+
+/** One nightly tick due at dueAt: works out the day that just ended and runs its flow. */
+export async function runNightlyInProcess(ctx: AppContext, dueAt: number = Date.now()): Promise<DayRunResult> {
+  const { serviceDay } = await runInProcess(ctx, nightlyJob, {}, dueAt);
+  return runDayInProcess(ctx, serviceDay);
+}

@@ -7,5 +7,6 @@ export const buildDailyRecordsJob = defineJob({
   payload: z.object({ serviceDay: z.number().int().min(0) }),
   jobId: (p) => `build-${p.serviceDay}`,
   serviceDayOf: (p) => p.serviceDay,
-  process: (ctx, p) => buildDailyRecords(ctx.db, p.serviceDay, { confirmMinSupport: ctx.config.CONFIRM_MIN_SUPPORT }),
+  process: (ctx, p) =>
+    buildDailyRecords(ctx.db, p.serviceDay, { confirmMinSupport: ctx.config.CONFIRM_MIN_SUPPORT }),
 });

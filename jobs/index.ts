@@ -7,4 +7,9 @@ export { buildDailyRecordsJob, ingestObservationsJob, nightlyJob, renderDailyExp
 export type { JobDefinition, JobRunInfo } from './job-definition.js';
 
 /** Every job the worker serves, one queue each (queue name = job name). */
-export const allJobs = [ingestObservationsJob, buildDailyRecordsJob, renderDailyExportJob, nightlyJob] as const;
+export const allJobs = [
+  ingestObservationsJob,
+  buildDailyRecordsJob,
+  renderDailyExportJob,
+  nightlyJob,
+] as const;

@@ -9,14 +9,12 @@ import { defineJob } from './job-definition.js';
  */
 export const ingestObservationsJob = defineJob({
   name: 'ingest-observations',
-  payload: z.union([
-    z.object({ path: z.string().min(1) }),
-    z.object({ inbox: z.string().min(1) }),
-  ]),
+  payload: z.union([z.object({ path: z.string().min(1) }), z.object({ inbox: z.string().min(1) })]),
   // Sweeping one inbox twice at once would ingest its files twice over; a path may run again.
   jobId: (p) => ('inbox' in p ? `inbox-${Buffer.from(p.inbox).toString('base64url')}` : undefined),
   process: async (ctx, p) => {
-    const result = 'inbox' in p ? await ingestInbox(ctx.db, p.inbox) : await ingestObservations(ctx.db, p.path);
+    const result =
+      'inbox' in p ? await ingestInbox(ctx.db, p.inbox) : await ingestObservations(ctx.db, p.path);
     return { ...result, files: result.files.length };
   },
 });

@@ -41,7 +41,11 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every BullMQ key; tests give each run its own. */
-  QUEUE_PREFIX: z.string().min(1).regex(/^[^:]+$/, 'may not contain ":"').default('emutrack'),
+  QUEUE_PREFIX: z
+    .string()
+    .min(1)
+    .regex(/^[^:]+$/, 'may not contain ":"')
+    .default('emutrack'),
   /** Cron pattern (Asia/Shanghai) of the nightly build-and-export flow for the day that just ended. */
   NIGHTLY_CRON: z.string().min(1).default('0 0 * * *'),
   /** Directory the ingest job scans for new observation files; unset = no inbox. */

@@ -33,7 +33,9 @@ export interface Db extends Queryable {
 }
 
 /** Escapes one value for the COPY text format: \N for null, backslash escapes for the rest. */
-export function copyTextValue(value: string | number | bigint | boolean | null | undefined): string {
+export function copyTextValue(
+  value: string | number | bigint | boolean | null | undefined,
+): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value !== 'string') return String(value);
   // Fast path: most values (codes, numbers) need no escaping.
@@ -49,7 +51,9 @@ export function pgTextArray(values: readonly string[]): string {
 }
 
 /** One COPY text-format row, newline included. */
-export function copyTextRow(values: readonly (string | number | bigint | boolean | null | undefined)[]): string {
+export function copyTextRow(
+  values: readonly (string | number | bigint | boolean | null | undefined)[],
+): string {
   let line = '';
   for (let i = 0; i < values.length; i++) {
     if (i > 0) line += '\t';

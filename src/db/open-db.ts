@@ -5,7 +5,9 @@ import { createPostgresDb } from './postgres-db.js';
 import { createPgliteDb } from './pglite-db.js';
 
 /** Postgres at DATABASE_URL, or the embedded PGlite database under DATA_DIR when it is unset. */
-export async function openDb(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'PG_POOL_MAX'>): Promise<Db> {
+export async function openDb(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'PG_POOL_MAX'>,
+): Promise<Db> {
   if (config.DATABASE_URL) {
     return createPostgresDb({ connectionString: config.DATABASE_URL, max: config.PG_POOL_MAX });
   }

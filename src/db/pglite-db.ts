@@ -7,7 +7,8 @@ const parsers = { [pgliteTypes.INT8]: (v: string) => Number(v) };
 async function collect(data: string | AsyncIterable<string | Buffer>): Promise<Blob> {
   if (typeof data === 'string') return new Blob([data]);
   const parts: Buffer[] = [];
-  for await (const chunk of data) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  for await (const chunk of data)
+    parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return new Blob(parts);
 }
 
@@ -20,7 +21,10 @@ function runnerQueryable(runner: Runner): Queryable {
       if (params === undefined || params.length === 0) {
         const results = await runner.exec(sql, { parsers });
         const last = results[results.length - 1];
-        return { rows: (last?.rows ?? []) as R[], rowCount: last?.affectedRows ?? last?.rows.length ?? 0 };
+        return {
+          rows: (last?.rows ?? []) as R[],
+          rowCount: last?.affectedRows ?? last?.rows.length ?? 0,
+        };
       }
       const r = await runner.query<R>(sql, params, { parsers });
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };

@@ -7,7 +7,9 @@ import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.
 // int8 (ids, Unix seconds) as JS numbers: every value we keep is far below 2^53.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresDbOptions {

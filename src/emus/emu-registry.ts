@@ -6,7 +6,10 @@ import { parseEmuCode } from './normalize-emu-code.js';
  * is never dropped because its EMU is unknown. Every written form is kept as an alias.
  * Codes must already be known to parse (see parseEmuCode).
  */
-export async function resolveEmuIds(db: Queryable, writtenCodes: Iterable<string>): Promise<Map<string, number>> {
+export async function resolveEmuIds(
+  db: Queryable,
+  writtenCodes: Iterable<string>,
+): Promise<Map<string, number>> {
   const written = [...new Set(writtenCodes)];
   const ids = new Map<string, number>();
   if (written.length === 0) return ids;
@@ -59,7 +62,10 @@ export async function addAliases(db: Queryable, aliases: Map<string, number>): P
 
 /** The emuId a code or alias names, or undefined. */
 export async function findEmuId(db: Queryable, codeOrAlias: string): Promise<number | undefined> {
-  const direct = await db.query<{ emu_id: number }>('SELECT emu_id FROM emu_aliases WHERE alias = $1', [codeOrAlias]);
+  const direct = await db.query<{ emu_id: number }>(
+    'SELECT emu_id FROM emu_aliases WHERE alias = $1',
+    [codeOrAlias],
+  );
   if (direct.rows[0]) return direct.rows[0].emu_id;
   try {
     const { code } = parseEmuCode(codeOrAlias);

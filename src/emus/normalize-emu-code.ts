@@ -30,7 +30,9 @@ export interface ParsedEmuCode {
 
 export class MalformedEmuCodeError extends Error {
   constructor(readonly input: string) {
-    super(`malformed EMU code ${JSON.stringify(input)}: expected letters, digits and dashes such as CR400AF-2001`);
+    super(
+      `malformed EMU code ${JSON.stringify(input)}: expected letters, digits and dashes such as CR400AF-2001`,
+    );
     this.name = 'MalformedEmuCodeError';
   }
 }

@@ -12,7 +12,14 @@ import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js'
  * train number numerically (G2 before G10), then canonical EMU code; so a coupled train's two
  * units are adjacent. Station and time columns stay empty until timetables exist.
  */
-export const DAILY_EXPORT_HEADER = ['trainCode', 'emuCode', 'startStation', 'endStation', 'startTime', 'endTime'];
+export const DAILY_EXPORT_HEADER = [
+  'trainCode',
+  'emuCode',
+  'startStation',
+  'endStation',
+  'startTime',
+  'endTime',
+];
 const BOM = '\uFEFF';
 
 export const DAILY_EXPORT_ROWS_SQL = `
@@ -33,10 +40,21 @@ export interface RenderedExport {
 export async function dailyExportCsv(db: Queryable, serviceDay: number): Promise<RenderedExport> {
   assertServiceDay(serviceDay);
   const r = await db.query<Record<string, string>>(DAILY_EXPORT_ROWS_SQL, [serviceDay]);
-  const rows = r.rows.map((x) => [x.train_code, x.emu_code, x.start_station, x.end_station, x.start_time, x.end_time]);
+  const rows = r.rows.map((x) => [
+    x.train_code,
+    x.emu_code,
+    x.start_station,
+    x.end_station,
+    x.start_time,
+    x.end_time,
+  ]);
   const body = stringify([DAILY_EXPORT_HEADER, ...rows], { record_delimiter: '\n', eof: false });
   const content = Buffer.from(BOM + body, 'utf8');
-  return { content, rowCount: rows.length, sha256: createHash('sha256').update(content).digest('hex') };
+  return {
+    content,
+    rowCount: rows.length,
+    sha256: createHash('sha256').update(content).digest('hex'),
+  };
 }
 
 export interface StoredExportResult {
@@ -84,14 +102,27 @@ export interface StoredExport {
   changedAt: Date;
 }
 
-export async function getDailyExport(db: Queryable, serviceDay: number): Promise<StoredExport | undefined> {
-  const r = await db.query<{ content: Uint8Array; row_count: number; sha256: string; changed_at: Date }>(
-    'SELECT content, row_count, sha256, changed_at FROM daily_exports WHERE service_day = $1',
-    [serviceDay],
-  );
+export async function getDailyExport(
+  db: Queryable,
+  serviceDay: number,
+): Promise<StoredExport | undefined> {
+  const r = await db.query<{
+    content: Uint8Array;
+    row_count: number;
+    sha256: string;
+    changed_at: Date;
+  }>('SELECT content, row_count, sha256, changed_at FROM daily_exports WHERE service_day = $1', [
+    serviceDay,
+  ]);
   const row = r.rows[0];
   if (!row) return undefined;
-  return { serviceDay, content: Buffer.from(row.content), rowCount: row.row_count, sha256: row.sha256, changedAt: row.changed_at };
+  return {
+    serviceDay,
+    content: Buffer.from(row.content),
+    rowCount: row.row_count,
+    sha256: row.sha256,
+    changedAt: row.changed_at,
+  };
 }
 
 /** Years and months that have exports, and the days of one month: the export index. */
@@ -99,7 +130,13 @@ export async function dailyExportIndex(
   db: Queryable,
   year?: number,
   month?: number,
-): Promise<{ selectedYear: number; selectedMonth: number; availableYears: number[]; availableMonths: number[]; serviceDays: number[] }> {
+): Promise<{
+  selectedYear: number;
+  selectedMonth: number;
+  availableYears: number[];
+  availableMonths: number[];
+  serviceDays: number[];
+}> {
   if (year === undefined || month === undefined) {
     const latest = await db.query<{ year: number; month: number }>(
       'SELECT year, month FROM daily_exports ORDER BY year DESC, month DESC LIMIT 1',
@@ -107,8 +144,13 @@ export async function dailyExportIndex(
     year = latest.rows[0]?.year ?? 0;
     month = latest.rows[0]?.month ?? 0;
   }
-  const years = await db.query<{ year: number }>('SELECT DISTINCT year FROM daily_exports ORDER BY year');
-  const months = await db.query<{ month: number }>('SELECT DISTINCT month FROM daily_exports WHERE year = $1 ORDER BY month', [year]);
+  const years = await db.query<{ year: number }>(
+    'SELECT DISTINCT year FROM daily_exports ORDER BY year',
+  );
+  const months = await db.query<{ month: number }>(
+    'SELECT DISTINCT month FROM daily_exports WHERE year = $1 ORDER BY month',
+    [year],
+  );
   const days = await db.query<{ service_day: number }>(
     'SELECT service_day FROM daily_exports WHERE year = $1 AND month = $2 ORDER BY service_day',
     [year, month],

@@ -7,6 +7,9 @@ import { serviceDayOf } from '../time/service-day.js';
  * attribution: once timetables exist, a sighting after midnight of a train that left its origin
  * the evening before belongs to the earlier day, and that decision is made here and nowhere else.
  */
-export function attributeServiceDay(sighting: { observedAt: number; trainCodes: readonly string[] }): number {
+export function attributeServiceDay(sighting: {
+  observedAt: number;
+  trainCodes: readonly string[];
+}): number {
   return serviceDayOf(sighting.observedAt);
 }

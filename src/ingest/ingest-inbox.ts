@@ -10,7 +10,15 @@ import { ingestObservations, listInputFiles, type IngestResult } from './ingest-
  */
 export async function ingestInbox(db: Db, inbox: string): Promise<IngestResult> {
   const { files } = await listInputFiles(inbox);
-  const total: IngestResult = { batchId: 0, read: 0, accepted: 0, duplicate: 0, rejected: 0, files: [], serviceDays: [] };
+  const total: IngestResult = {
+    batchId: 0,
+    read: 0,
+    accepted: 0,
+    duplicate: 0,
+    rejected: 0,
+    files: [],
+    serviceDays: [],
+  };
   const days = new Set<number>();
   for (const file of files) {
     const r = await ingestObservations(db, file);

@@ -60,8 +60,16 @@ interface PendingReject {
 }
 
 const STAGE_COLUMNS = [
-  'line', 'observed_at', 'service_day', 'service_date_given', 'train_code', 'train_codes',
-  'emu_code', 'source', 'ref', 'dedup_key',
+  'line',
+  'observed_at',
+  'service_day',
+  'service_date_given',
+  'train_code',
+  'train_codes',
+  'emu_code',
+  'source',
+  'ref',
+  'dedup_key',
 ] as const;
 
 async function writeChunk(
@@ -75,7 +83,10 @@ async function writeChunk(
     const days = new Map<number, number>();
     let accepted = 0;
     if (rows.length > 0) {
-      const emuIds = await resolveEmuIds(tx, rows.map((r) => r.record.emuCode));
+      const emuIds = await resolveEmuIds(
+        tx,
+        rows.map((r) => r.record.emuCode),
+      );
       await tx.query(
         `CREATE TEMP TABLE observations_stage (
            line integer, observed_at bigint, service_day integer, service_date_given boolean,
@@ -85,8 +96,16 @@ async function writeChunk(
       let data = '';
       for (const { line, record: r } of rows) {
         data += copyTextRow([
-          line, r.observedAt, r.serviceDay, r.serviceDateGiven ? 't' : 'f', r.trainCode,
-          pgTextArray(r.trainCodes), r.emuCode, r.source, r.ref, r.dedupKey,
+          line,
+          r.observedAt,
+          r.serviceDay,
+          r.serviceDateGiven ? 't' : 'f',
+          r.trainCode,
+          pgTextArray(r.trainCodes),
+          r.emuCode,
+          r.source,
+          r.ref,
+          r.dedupKey,
         ]);
       }
       await tx.copyFrom('observations_stage', STAGE_COLUMNS, data);
@@ -119,7 +138,14 @@ async function writeChunk(
          SELECT $1, $2, t.line, t.field, t.reason, t.raw, sha256(convert_to(t.raw, 'UTF8'))
            FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) AS t(line, field, reason, raw)
          ON CONFLICT (file, line, raw_hash) DO NOTHING`,
-        [batchId, file, rejects.map((r) => r.line), rejects.map((r) => r.field), rejects.map((r) => r.reason), rejects.map((r) => r.raw)],
+        [
+          batchId,
+          file,
+          rejects.map((r) => r.line),
+          rejects.map((r) => r.field),
+          rejects.map((r) => r.reason),
+          rejects.map((r) => r.raw),
+        ],
       );
     }
     return { accepted, days };
@@ -134,7 +160,11 @@ async function writeChunk(
  * the one does not hold up the other. Parsing of the next chunk overlaps the write of the last.
  * A file that cannot be read at all is reported in its result and the other files proceed.
  */
-export async function ingestObservations(db: Db, target: string, options: IngestOptions = {}): Promise<IngestResult> {
+export async function ingestObservations(
+  db: Db,
+  target: string,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
   const chunkSize = options.chunkSize ?? 20_000;
   const { root, files } = await listInputFiles(target);
   const batch = await db.query<{ id: number }>(
@@ -148,7 +178,13 @@ export async function ingestObservations(db: Db, target: string, options: Ingest
 
   for (const filePath of files) {
     const name = path.relative(root, filePath) || path.basename(filePath);
-    const result: IngestFileResult = { file: name, read: 0, accepted: 0, duplicate: 0, rejected: 0 };
+    const result: IngestFileResult = {
+      file: name,
+      read: 0,
+      accepted: 0,
+      duplicate: 0,
+      rejected: 0,
+    };
     let rows: PendingRow[] = [];
     let rejects: PendingReject[] = [];
     let pending: Promise<void> = Promise.resolve();
@@ -183,7 +219,13 @@ export async function ingestObservations(db: Db, target: string, options: Ingest
           rejects.push({ line: input.line, raw: input.raw, field: null, reason: input.error });
         } else {
           const rec = toObservationRecord(input.value);
-          if (isProblem(rec)) rejects.push({ line: input.line, raw: input.raw, field: rec.field, reason: rec.reason });
+          if (isProblem(rec))
+            rejects.push({
+              line: input.line,
+              raw: input.raw,
+              field: rec.field,
+              reason: rec.reason,
+            });
           else rows.push({ line: input.line, record: rec });
         }
         if (rows.length + rejects.length >= chunkSize) {
@@ -197,7 +239,8 @@ export async function ingestObservations(db: Db, target: string, options: Ingest
     } catch (err) {
       await pending.catch(() => {});
       if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
-      result.error = err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
+      result.error =
+        err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
     }
     results.push(result);
     total.read += result.read;
@@ -214,5 +257,11 @@ export async function ingestObservations(db: Db, target: string, options: Ingest
 }
 
 function isFsError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'string' && /^E[A-Z]+$/.test((err as { code: string }).code);
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'code' in err &&
+    typeof (err as { code: unknown }).code === 'string' &&
+    /^E[A-Z]+$/.test((err as { code: string }).code)
+  );
 }

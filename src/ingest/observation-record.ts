@@ -39,34 +39,63 @@ function problem(field: string | null, reason: string): ObservationProblem {
 }
 
 function parseObservedAt(value: unknown): number | ObservationProblem {
-  if (typeof value === 'number' || (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value))) {
+  if (
+    typeof value === 'number' ||
+    (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value))
+  ) {
     const n = Number(value);
     if (!Number.isFinite(n)) return problem('observedAt', `not a number: ${JSON.stringify(value)}`);
-    if (n > 1e11) return problem('observedAt', `${n} looks like milliseconds; expected Unix seconds`);
+    if (n > 1e11)
+      return problem('observedAt', `${n} looks like milliseconds; expected Unix seconds`);
     if (n < EARLIEST || n >= LATEST) {
-      return problem('observedAt', `${n} is outside 2007-01-01..2099-12-31 (Unix seconds expected)`);
+      return problem(
+        'observedAt',
+        `${n} is outside 2007-01-01..2099-12-31 (Unix seconds expected)`,
+      );
     }
     return Math.floor(n);
   }
   if (typeof value === 'string') {
     const m = ISO_WITH_OFFSET.exec(value.trim());
     if (!m) {
-      return problem('observedAt', `expected Unix seconds or ISO-8601 with an offset (2026-08-14T08:30:00+08:00), got ${JSON.stringify(value)}`);
+      return problem(
+        'observedAt',
+        `expected Unix seconds or ISO-8601 with an offset (2026-08-14T08:30:00+08:00), got ${JSON.stringify(value)}`,
+      );
     }
     const [, y, mo, d, h, mi, s] = m.map((x) => (x === undefined ? undefined : x)) as string[];
-    const fields = { month: [Number(mo), 1, 12], day: [Number(d), 1, 31], hour: [Number(h), 0, 23], minute: [Number(mi), 0, 59], second: [Number(s ?? 0), 0, 59] } as const;
+    const fields = {
+      month: [Number(mo), 1, 12],
+      day: [Number(d), 1, 31],
+      hour: [Number(h), 0, 23],
+      minute: [Number(mi), 0, 59],
+      second: [Number(s ?? 0), 0, 59],
+    } as const;
     for (const [name, [v, lo, hi]] of Object.entries(fields)) {
-      if (v < lo || v > hi) return problem('observedAt', `${name} ${v} is impossible in ${JSON.stringify(value)}`);
+      if (v < lo || v > hi)
+        return problem('observedAt', `${name} ${v} is impossible in ${JSON.stringify(value)}`);
     }
     const dayCheck = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-    if (dayCheck.getUTCDate() !== Number(d)) return problem('observedAt', `date does not exist in ${JSON.stringify(value)}`);
-    const ms = Date.parse(value.trim().replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+    if (dayCheck.getUTCDate() !== Number(d))
+      return problem('observedAt', `date does not exist in ${JSON.stringify(value)}`);
+    const ms = Date.parse(
+      value
+        .trim()
+        .replace(' ', 'T')
+        .replace(/([+-]\d{2})(\d{2})$/, '$1:$2'),
+    );
     if (Number.isNaN(ms)) return problem('observedAt', `unreadable time ${JSON.stringify(value)}`);
     const n = Math.floor(ms / 1000);
-    if (n < EARLIEST || n >= LATEST) return problem('observedAt', `${value} is outside 2007-01-01..2099-12-31`);
+    if (n < EARLIEST || n >= LATEST)
+      return problem('observedAt', `${value} is outside 2007-01-01..2099-12-31`);
     return n;
   }
-  return problem('observedAt', value === undefined || value === null || value === '' ? 'missing' : `expected Unix seconds or an ISO-8601 string, got ${typeof value}`);
+  return problem(
+    'observedAt',
+    value === undefined || value === null || value === ''
+      ? 'missing'
+      : `expected Unix seconds or an ISO-8601 string, got ${typeof value}`,
+  );
 }
 
 function optionalString(value: unknown): string | undefined {
@@ -157,7 +186,8 @@ export function toObservationRecord(input: unknown): ObservationRecord | Observa
   if (source.length > MAX_SOURCE) return problem('source', `longer than ${MAX_SOURCE} characters`);
 
   const ref = optionalString(o.ref) ?? null;
-  if (ref !== null && ref.length > MAX_REF) return problem('ref', `longer than ${MAX_REF} characters`);
+  if (ref !== null && ref.length > MAX_REF)
+    return problem('ref', `longer than ${MAX_REF} characters`);
 
   let serviceDay: number;
   const serviceDate = optionalString(o.serviceDate);

@@ -30,7 +30,11 @@ export async function detectFormat(file: string): Promise<InputFormat> {
   const fh = await open(file, 'r');
   try {
     const { buffer, bytesRead } = await fh.read(Buffer.alloc(512), 0, 512, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     return head.startsWith('{') ? 'ndjson' : 'csv';
   } finally {
     await fh.close();
@@ -38,7 +42,10 @@ export async function detectFormat(file: string): Promise<InputFormat> {
 }
 
 async function* ndjsonLines(file: string): AsyncGenerator<InputLine> {
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const rl = createInterface({
+    input: createReadStream(file, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
   let line = 0;
   for await (let raw of rl) {
     line++;
@@ -62,7 +69,10 @@ async function* csvLines(file: string): AsyncGenerator<InputLine> {
         header = h.map((c) => c.trim());
         const missing = REQUIRED_CSV_COLUMNS.filter((c) => !header!.includes(c));
         if (missing.length > 0) {
-          throw new UnreadableFileError(file, `CSV header lacks column(s) ${missing.join(', ')} (line 1)`);
+          throw new UnreadableFileError(
+            file,
+            `CSV header lacks column(s) ${missing.join(', ')} (line 1)`,
+          );
         }
         return header;
       },
@@ -74,7 +84,11 @@ async function* csvLines(file: string): AsyncGenerator<InputLine> {
     }),
   );
   parser.on('skip', (err: Error & { lines?: number; raw?: string }) => {
-    skipped.push({ line: err.lines ?? 0, raw: err.raw ?? '', error: `unreadable CSV: ${err.message}` });
+    skipped.push({
+      line: err.lines ?? 0,
+      raw: err.raw ?? '',
+      error: `unreadable CSV: ${err.message}`,
+    });
   });
   try {
     for await (const rec of parser as AsyncIterable<{
@@ -87,7 +101,11 @@ async function* csvLines(file: string): AsyncGenerator<InputLine> {
       const line = rec.info.lines;
       const values = Object.values(rec.record);
       if (header && values.length !== header.length) {
-        yield { line, raw, error: `expected ${header.length} columns as in the header, found ${values.length}` };
+        yield {
+          line,
+          raw,
+          error: `expected ${header.length} columns as in the header, found ${values.length}`,
+        };
         continue;
       }
       yield { line, raw, value: rec.record };
@@ -99,7 +117,10 @@ async function* csvLines(file: string): AsyncGenerator<InputLine> {
   while (skipped.length > 0) yield skipped.shift()!;
 }
 
-export async function* readObservationLines(file: string, format?: InputFormat): AsyncGenerator<InputLine> {
+export async function* readObservationLines(
+  file: string,
+  format?: InputFormat,
+): AsyncGenerator<InputLine> {
   const fmt = format ?? (await detectFormat(file));
   yield* fmt === 'ndjson' ? ndjsonLines(file) : csvLines(file);
 }

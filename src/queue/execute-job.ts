@@ -26,7 +26,10 @@ export async function executeJob<P extends z.ZodType, R>(
   const parsed = def.payload.safeParse(rawPayload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InvalidJobPayloadError(def.name, `${issue.path.join('.') || '(payload)'}: ${issue.message}`);
+    throw new InvalidJobPayloadError(
+      def.name,
+      `${issue.path.join('.') || '(payload)'}: ${issue.message}`,
+    );
   }
   const payload = parsed.data as z.infer<P>;
   const serviceDay = def.serviceDayOf?.(payload) ?? null;
@@ -44,10 +47,10 @@ export async function executeJob<P extends z.ZodType, R>(
     return result;
   } catch (err) {
     await ctx.db
-      .query(`UPDATE job_runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [
-        runId,
-        (err as Error).message ?? String(err),
-      ])
+      .query(
+        `UPDATE job_runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
+        [runId, (err as Error).message ?? String(err)],
+      )
       .catch(() => {});
     throw err;
   }

@@ -46,7 +46,10 @@ export async function runDayInProcess(ctx: AppContext, serviceDay: number): Prom
 }
 
 /** One nightly tick due at dueAt: works out the day that just ended and runs its flow. */
-export async function runNightlyInProcess(ctx: AppContext, dueAt: number = Date.now()): Promise<DayRunResult> {
+export async function runNightlyInProcess(
+  ctx: AppContext,
+  dueAt: number = Date.now(),
+): Promise<DayRunResult> {
   const { serviceDay } = await runInProcess(ctx, nightlyJob, {}, dueAt);
   return runDayInProcess(ctx, serviceDay);
 }

@@ -103,7 +103,11 @@ export async function buildDailyRecords(
        ) ON COMMIT DROP`,
     );
     await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
-      serviceDay, r.minDissentSupport, r.dissentRatio, r.maxUnits, r.confirmMinSupport,
+      serviceDay,
+      r.minDissentSupport,
+      r.dissentRatio,
+      r.maxUnits,
+      r.confirmMinSupport,
     ]);
     const observations = await tx.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM observations WHERE service_day = $1',
@@ -135,7 +139,10 @@ export async function buildDailyRecords(
         ORDER BY substring(w.train_code FROM '^[A-Z]*'), substring(w.train_code FROM '[0-9]+$')::int, w.emu_id`,
       [serviceDay],
     );
-    const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1', [serviceDay]);
+    const count = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
+      [serviceDay],
+    );
     return {
       serviceDay,
       records: count.rows[0]!.n,

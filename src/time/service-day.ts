@@ -35,7 +35,8 @@ function computeServiceDay(unixSeconds: number): number {
 
 /** The Shanghai service day that a Unix time (seconds) falls on. */
 export function serviceDayOf(unixSeconds: number): number {
-  if (!Number.isFinite(unixSeconds)) throw new InvalidServiceDateError(String(unixSeconds), 'not a finite time');
+  if (!Number.isFinite(unixSeconds))
+    throw new InvalidServiceDateError(String(unixSeconds), 'not a finite time');
   const hour = Math.floor(unixSeconds / 3600);
   const cached = hourCache.get(hour);
   if (cached !== undefined) return cached;
@@ -51,7 +52,8 @@ export function serviceDayOf(unixSeconds: number): number {
 
 /** "YYYYMMDD" (exactly 8 digits, a real calendar date) to its service day. */
 export function serviceDayFromYmd(ymd: string): number {
-  if (!/^\d{8}$/.test(ymd)) throw new InvalidServiceDateError(ymd, 'expected exactly 8 digits YYYYMMDD');
+  if (!/^\d{8}$/.test(ymd))
+    throw new InvalidServiceDateError(ymd, 'expected exactly 8 digits YYYYMMDD');
   const y = Number(ymd.slice(0, 4));
   const m = Number(ymd.slice(4, 6));
   const d = Number(ymd.slice(6, 8));
@@ -61,7 +63,10 @@ export function serviceDayFromYmd(ymd: string): number {
   const check = new Date(ms);
   // Date.UTC maps years 0-99 to 1900-1999, and rolls 02-30 over into March: refuse both.
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== m - 1 || check.getUTCDate() !== d) {
-    throw new InvalidServiceDateError(ymd, `day ${d} does not exist in ${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`);
+    throw new InvalidServiceDateError(
+      ymd,
+      `day ${d} does not exist in ${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`,
+    );
   }
   return Math.round(ms / MS_PER_DAY);
 }

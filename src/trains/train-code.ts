@@ -11,7 +11,9 @@ export interface TrainCode {
 
 export class MalformedTrainCodeError extends Error {
   constructor(readonly input: string) {
-    super(`expected a train number such as G1234, G4340/37 or G4340/G4337, got ${JSON.stringify(input)}`);
+    super(
+      `expected a train number such as G1234, G4340/37 or G4340/G4337, got ${JSON.stringify(input)}`,
+    );
     this.name = 'MalformedTrainCodeError';
   }
 }

@@ -48,11 +48,14 @@ export async function dropStaleTestDatabases(): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
   try {
-    const r = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'emutrack\\_t\\_%'");
+    const r = await admin.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE 'emutrack\\_t\\_%'",
+    );
     const cutoff = Math.floor(Date.now() / 1000) - 2 * 3600;
     for (const { datname } of r.rows) {
       const ts = Number(datname.split('_')[2]);
-      if (Number.isFinite(ts) && ts < cutoff) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      if (Number.isFinite(ts) && ts < cutoff)
+        await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
   } finally {
     await admin.end();

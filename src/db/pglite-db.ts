@@ -1,5 +1,6 @@
 import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pglite';
 import { mkdir } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
 import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
 
 const parsers = { [pgliteTypes.INT8]: (v: string) => Number(v) };
@@ -43,10 +44,41 @@ export interface PgliteDbOptions {
   dataDir?: string;
 }
 
+/** A second process opening the same PGlite directory would corrupt it; it gets this instead. */
+export class EmbeddedDatabaseBusyError extends Error {
+  constructor(dataDir: string) {
+    super(
+      `the embedded database at ${dataDir} is in use by another emutrack process (API, worker or CLI); ` +
+        'stop it, or set DATABASE_URL to share a Postgres server',
+    );
+    this.name = 'EmbeddedDatabaseBusyError';
+  }
+}
+
 /** The embedded default: real Postgres compiled to WASM, in this process, one session. */
 export async function createPgliteDb(options: PgliteDbOptions = {}): Promise<Db> {
-  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir: options.dataDir, parsers });
+  let release: (() => Promise<void>) | undefined;
+  if (options.dataDir) {
+    await mkdir(options.dataDir, { recursive: true });
+    try {
+      // A lock whose holder died goes stale after 10 s and is taken over.
+      release = await lockfile.lock(options.dataDir, {
+        stale: 10_000,
+        lockfilePath: `${options.dataDir}.lock`,
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ELOCKED')
+        throw new EmbeddedDatabaseBusyError(options.dataDir);
+      throw err;
+    }
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir: options.dataDir, parsers });
+  } catch (err) {
+    await release?.();
+    throw err;
+  }
   const base = runnerQueryable(pglite);
   return {
     kind: 'pglite',
@@ -58,6 +90,9 @@ export async function createPgliteDb(options: PgliteDbOptions = {}): Promise<Db>
       if (r.blob) yield Buffer.from(await r.blob.arrayBuffer());
     },
     session: (fn) => fn(base),
-    close: () => pglite.close(),
+    async close() {
+      await pglite.close();
+      await release?.();
+    },
   };
 }

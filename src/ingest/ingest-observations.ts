@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { copyTextRow, pgTextArray, type Db } from '../db/db.js';
 import { resolveEmuIds } from '../emus/emu-registry.js';
+import { recordRejects, type RejectedLine } from './record-rejects.js';
 import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
 import { readObservationLines, UnreadableFileError } from './read-observation-lines.js';
 
@@ -52,12 +53,6 @@ interface PendingRow {
   line: number;
   record: ObservationRecord;
 }
-interface PendingReject {
-  line: number;
-  raw: string;
-  field: string | null;
-  reason: string;
-}
 
 const STAGE_COLUMNS = [
   'line',
@@ -77,7 +72,7 @@ async function writeChunk(
   batchId: number,
   file: string,
   rows: PendingRow[],
-  rejects: PendingReject[],
+  rejects: RejectedLine[],
 ): Promise<{ accepted: number; days: Map<number, number> }> {
   return db.transaction(async (tx) => {
     const days = new Map<number, number>();
@@ -132,22 +127,7 @@ async function writeChunk(
         accepted += r.n;
       }
     }
-    if (rejects.length > 0) {
-      await tx.query(
-        `INSERT INTO ingest_rejects (batch_id, file, line, field, reason, raw, raw_hash)
-         SELECT $1, $2, t.line, t.field, t.reason, t.raw, sha256(convert_to(t.raw, 'UTF8'))
-           FROM unnest($3::int[], $4::text[], $5::text[], $6::text[]) AS t(line, field, reason, raw)
-         ON CONFLICT (file, line, raw_hash) DO NOTHING`,
-        [
-          batchId,
-          file,
-          rejects.map((r) => r.line),
-          rejects.map((r) => r.field),
-          rejects.map((r) => r.reason),
-          rejects.map((r) => r.raw),
-        ],
-      );
-    }
+    await recordRejects(tx, batchId, file, rejects);
     return { accepted, days };
   });
 }
@@ -186,7 +166,7 @@ export async function ingestObservations(
       rejected: 0,
     };
     let rows: PendingRow[] = [];
-    let rejects: PendingReject[] = [];
+    let rejects: RejectedLine[] = [];
     let pending: Promise<void> = Promise.resolve();
     const flush = () => {
       const chunkRows = rows;

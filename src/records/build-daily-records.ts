@@ -15,8 +15,10 @@ import { assertServiceDay } from '../time/service-day.js';
  * second unit seen less often still counts (5 vs 2), and a lone report stands when nothing
  * contradicts it. Losing observations stay in `observations`; nothing is deleted there.
  *
- * Status bits (compatibility.md): 0x01 when support >= `confirmMinSupport` [2]; 0x02 (coupled,
- * position unknown) when the train has two records that day.
+ * Status bits (compatibility.md): 0x01 (confirmed) when support >= `confirmMinSupport` [2];
+ * 0x02 (coupled, position unknown) when the train keeps two records that day and both are
+ * confirmed. Two unconfirmed records of one train (one report each way) are a conflict the data
+ * cannot settle, not a coupling: both are kept, neither is confirmed nor marked coupled.
  */
 export interface ConflictRule {
   /** Support a non-leading candidate needs at least. Default 2. */
@@ -77,9 +79,10 @@ const SELECT_WANTED = `
   )
   SELECT train_code, emu_id, support, sources, first_observed_at, last_observed_at,
          (CASE WHEN support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
-         | (CASE WHEN count(*) OVER (PARTITION BY train_code) > 1 THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END)
-           AS status
-    FROM kept`;
+         | (CASE WHEN count(*) OVER t > 1 AND min(support) OVER t >= $5
+                THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status
+    FROM kept
+  WINDOW t AS (PARTITION BY train_code)`;
 
 /**
  * Builds (or rebuilds) the daily records of one service day from its observations, in one

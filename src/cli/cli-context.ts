@@ -1,0 +1,33 @@
+import { openAppContext, type AppContext } from '../app/app-context.js';
+import { ConfigError } from '../config/config.js';
+import { createLogger } from '../log/logger.js';
+
+/** A failure the CLI reports as one line and a non-zero exit, without a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/**
+ * Opens the app context for one command and always closes it. The CLI logs only warnings by
+ * default (LOG_LEVEL overrides) so that its own output stays readable.
+ */
+export async function withAppContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  let ctx: AppContext;
+  try {
+    ctx = await openAppContext({ logger: createLogger(process.env.LOG_LEVEL ?? 'warn') });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.db.close();
+  }
+}

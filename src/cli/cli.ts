@@ -1,0 +1,177 @@
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { Command, InvalidArgumentError } from 'commander';
+import { importFleet, FleetFileError } from '../emus/import-fleet.js';
+import { renderDailyExport, getDailyExport } from '../exports/daily-export-csv.js';
+import { ingestObservations } from '../ingest/ingest-observations.js';
+import { migrate } from '../db/migrate.js';
+import {
+  serviceDayFromYmd,
+  ymdOfServiceDay,
+  InvalidServiceDateError,
+} from '../time/service-day.js';
+import { CliError, withAppContext } from './cli-context.js';
+import { replayDays } from './replay-days.js';
+import { printStatus } from './print-status.js';
+
+function ymdArgument(value: string): number {
+  try {
+    return serviceDayFromYmd(value);
+  } catch (err) {
+    if (err instanceof InvalidServiceDateError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+}
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+export function buildCli(): Command {
+  const program = new Command()
+    .name('emutrack')
+    .description(
+      "Which train number was run by which EMU on which service day: operators' commands.",
+    )
+    .showSuggestionAfterError()
+    .configureOutput({ outputError: (str, write) => write(str.split('\n')[0]!.trim() + '\n') });
+
+  program
+    .command('ingest')
+    .description(
+      'ingest observations from an NDJSON or CSV file, or every such file in a directory',
+    )
+    .argument('<file-or-directory>')
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string, opts: { json?: boolean }) => {
+      const result = await withAppContext((ctx) => ingestObservations(ctx.db, target));
+      if (opts.json) out(JSON.stringify(result));
+      else {
+        for (const f of result.files) {
+          out(
+            f.error
+              ? `${f.file}: UNREADABLE: ${f.error}`
+              : `${f.file}: read ${f.read}, accepted ${f.accepted}, duplicate ${f.duplicate}, rejected ${f.rejected}`,
+          );
+        }
+        out(
+          `total: read ${result.read}, accepted ${result.accepted}, duplicate ${result.duplicate}, rejected ${result.rejected}` +
+            ` (batch ${result.batchId}${result.rejected > 0 ? '; see table ingest_rejects' : ''})`,
+        );
+      }
+      if (result.files.length === 0)
+        throw new CliError(`${target}: no .ndjson, .jsonl, .json or .csv files found`);
+      const unreadable = result.files.filter((f) => f.error);
+      if (unreadable.length > 0)
+        throw new CliError(`${unreadable.length} file(s) could not be read`);
+    });
+
+  program
+    .command('import-fleet')
+    .description('import or update EMUs from a fleet CSV (header row; emu_code required)')
+    .argument('<csv>')
+    .action(async (file: string) => {
+      try {
+        const r = await withAppContext((ctx) => importFleet(ctx.db, file));
+        out(
+          `${r.file}: read ${r.read}, created ${r.created}, updated ${r.updated}, rejected ${r.rejected}`,
+        );
+        if (r.ignoredColumns.length > 0) out(`ignored columns: ${r.ignoredColumns.join(', ')}`);
+      } catch (err) {
+        if (err instanceof FleetFileError) throw new CliError(err.message);
+        throw err;
+      }
+    });
+
+  program
+    .command('export')
+    .description("render one service day's CSV export and write it (stdout by default)")
+    .argument('<YYYYMMDD>', 'service day', ymdArgument)
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(async (serviceDay: number, opts: { out?: string }) => {
+      const content = await withAppContext(async (ctx) => {
+        await renderDailyExport(ctx.db, serviceDay);
+        return (await getDailyExport(ctx.db, serviceDay))!.content;
+      });
+      await pipeline(
+        Readable.from([content]),
+        opts.out ? createWriteStream(opts.out) : process.stdout,
+      );
+      if (opts.out)
+        process.stderr.write(
+          `${ymdOfServiceDay(serviceDay)}: ${content.length} bytes written to ${opts.out}\n`,
+        );
+    });
+
+  program
+    .command('replay')
+    .description('build daily records and render the export of every day in a range (inclusive)')
+    .requiredOption('--from <YYYYMMDD>', 'first service day', ymdArgument)
+    .requiredOption('--to <YYYYMMDD>', 'last service day', ymdArgument)
+    .action(async (opts: { from: number; to: number }) => {
+      if (opts.to < opts.from) throw new CliError('--to is before --from');
+      if (opts.to - opts.from >= 3660)
+        throw new CliError('a replay covers at most 3660 days; split the range');
+      const outcome = await withAppContext((ctx) => replayDays(ctx, opts.from, opts.to));
+      out(
+        `replay: ${outcome.succeeded.length} of ${outcome.days} days done, ${outcome.failed.length} failed`,
+      );
+      if (outcome.failed.length > 0)
+        throw new CliError(
+          `failed days: ${outcome.failed.map((f) => ymdOfServiceDay(f.serviceDay)).join(', ')}`,
+        );
+    });
+
+  program
+    .command('status')
+    .description('queue counts and the last run of each job per service day')
+    .option(
+      '--days <n>',
+      'how many recent service days to list',
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 366)
+          throw new InvalidArgumentError('expected a whole number 1-366');
+        return n;
+      },
+      14,
+    )
+    .option('--json', 'print the status as JSON')
+    .action(async (opts: { days: number; json?: boolean }) => {
+      await withAppContext((ctx) => printStatus(ctx, opts, out));
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const applied = await withAppContext((ctx) => migrate(ctx.db));
+      out(
+        applied.length === 0
+          ? 'migrations: up to date'
+          : `migrations applied: ${applied.join(', ')}`,
+      );
+    });
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildCli().exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    const e = err as { code?: string; exitCode?: number; message?: string };
+    if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
+      // Commander has already printed its one-line reason (or the help / version text).
+      return e.exitCode ?? 1;
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`emutrack: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`emutrack: ${(err as Error).message ?? String(err)}\n`);
+    if (process.env.EMUTRACK_DEBUG) console.error(err);
+    return 1;
+  }
+}

@@ -1,20 +1,11 @@
 import { runner } from 'node-pg-migrate';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../app/package-root.js';
 import type { Db } from './db.js';
 
-/** migrations/ at the package root, whether running from src/ (tests) or dist/src/ (built). */
+/** migrations/ at the package root. */
 export function migrationsDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const parent = path.dirname(dir);
-    if (path.basename(dir) === 'src') {
-      const root = path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
-      return path.join(root, 'migrations');
-    }
-    if (parent === dir) throw new Error('cannot locate migrations/ directory');
-    dir = parent;
-  }
+  return path.join(packageRoot(), 'migrations');
 }
 
 export interface MigrateOptions {
@@ -45,7 +36,6 @@ export async function migrate(db: Db, options: MigrateOptions = {}): Promise<str
       singleTransaction: true,
       advisoryLockMode: 'wait',
       checkOrder: true,
-      log,
       logger: { debug: log, info: log, warn: log, error: log },
     });
     return applied.map((m) => m.name);

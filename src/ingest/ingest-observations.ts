@@ -35,11 +35,22 @@ export interface IngestOptions {
   onProgress?: (totals: IngestTotals & { file: string }) => void;
 }
 
+/** The file or directory given to ingest does not exist. */
+export class InputNotFoundError extends Error {
+  constructor(readonly target: string) {
+    super(`${target}: no such file or directory`);
+    this.name = 'InputNotFoundError';
+  }
+}
+
 const INPUT_FILE = /\.(ndjson|jsonl|json|csv)$/i;
 
 /** The files a path names: itself, or the observation files directly inside a directory, by name. */
 export async function listInputFiles(target: string): Promise<{ root: string; files: string[] }> {
-  const st = await stat(target);
+  const st = await stat(target).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new InputNotFoundError(target);
+    throw err;
+  });
   if (!st.isDirectory()) return { root: path.dirname(target), files: [target] };
   const entries = await readdir(target, { withFileTypes: true });
   const files = entries

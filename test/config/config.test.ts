@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  it('has defaults that need no environment at all (the embedded default)', () => {
+    const c = loadConfig({});
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.PORT).toBe(3000);
+    expect(c.NIGHTLY_CRON).toBe('0 0 * * *');
+  });
+
+  it('treats empty URLs as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: ' ' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ QUEUE_PREFIX: 'a:b' }, 'QUEUE_PREFIX'],
+    [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
+  ])('names the bad variable: %j', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+    expect((error as Error).message).toContain(variable);
+  });
+});

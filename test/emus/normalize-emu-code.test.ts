@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { MalformedEmuCodeError, parseEmuCode } from '../../src/emus/normalize-emu-code.js';
+
+describe('EMU code normalisation', () => {
+  it.each([
+    ['CR400AF2001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400AF-2001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['cr400af-2001', 'CR400AF-2001', 'CR400AF', '2001'],
+    [' CR400AF 2001 ', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400AF–2001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400BFA5156', 'CR400BF-A-5156', 'CR400BF-A', '5156'],
+    ['CR400BF-A-5156', 'CR400BF-A-5156', 'CR400BF-A', '5156'],
+    ['CR400BF-A5156', 'CR400BF-A-5156', 'CR400BF-A', '5156'],
+    ['CR400AFBZ2261', 'CR400AF-BZ-2261', 'CR400AF-BZ', '2261'],
+    ['CR400AF-Z-0216-02-03F', 'CR400AF-Z-0216', 'CR400AF-Z', '0216'],
+    ['CR400AF-2001-05', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR300AF3001', 'CR300AF-3001', 'CR300AF', '3001'],
+    ['CR200J-1001', 'CR200J-1001', 'CR200J', '1001'],
+    ['CRH380AL2541', 'CRH380AL-2541', 'CRH380AL', '2541'],
+    ['CRH380A-2641', 'CRH380A-2641', 'CRH380A', '2641'],
+    ['CRH2A2010', 'CRH2A-2010', 'CRH2A', '2010'],
+    ['CRH6A-A-0201', 'CRH6A-A-0201', 'CRH6A-A', '0201'],
+  ])('%s -> %s', (input, code, model, trainSetNo) => {
+    expect(parseEmuCode(input)).toEqual({ code, model, trainSetNo });
+  });
+
+  it('keeps an unknown but well-formed code as written (upper-cased), so the unit still registers', () => {
+    expect(parseEmuCode('ct-1010')).toEqual({ code: 'CT-1010', model: '', trainSetNo: '' });
+  });
+
+  it.each(['', '   ', 'CR400AF/2001', 'G123!', '动车组2001', '-2001', 'CR400AF-'])(
+    'refuses %j',
+    (input) => {
+      expect(() => parseEmuCode(input)).toThrow(MalformedEmuCodeError);
+    },
+  );
+});

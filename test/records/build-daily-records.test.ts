@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { ingestSightings, sightings } from '../helpers/observations.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+
+const t = useTestDatabase();
+
+async function records(ymd: string) {
+  const r = await t.current.db.query<{
+    id: number;
+    train_code: string;
+    code: string;
+    support: number;
+    status: number;
+    sources: string[];
+  }>(
+    `SELECT d.id, d.train_code, e.code, d.support, d.status, d.sources
+       FROM daily_records d JOIN emus e ON e.id = d.emu_id
+      WHERE d.service_day = $1 ORDER BY d.train_code, e.code`,
+    [serviceDayFromYmd(ymd)],
+  );
+  return r.rows;
+}
+
+const brief = (rows: Awaited<ReturnType<typeof records>>) =>
+  rows.map((r) => [r.train_code, r.code, r.support, r.status]);
+
+describe('buildDailyRecords: the conflict rule', () => {
+  it('outvotes one dissenting report against many confirmations (5 vs 1)', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260901', 'G10', 'CR400AF-2001', 5),
+      ...sightings('20260901', 'G10', 'CR400AF-2002', 1),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260901'));
+    expect(brief(await records('20260901'))).toEqual([['G10', 'CR400AF-2001', 5, 0x01]]);
+  });
+
+  it('keeps a coupled run whose second unit was seen less often (5 vs 2), both confirmed and coupled', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260902', 'G11', 'CRH2A-2010', 5),
+      ...sightings('20260902', 'G11', 'CRH2A-2011', 2),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260902'));
+    expect(brief(await records('20260902'))).toEqual([
+      ['G11', 'CRH2A-2010', 5, 0x03],
+      ['G11', 'CRH2A-2011', 2, 0x03],
+    ]);
+  });
+
+  it('drops a candidate below a third of the leader even with two sightings (7 vs 2)', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260903', 'G12', 'CRH2A-2010', 7),
+      ...sightings('20260903', 'G12', 'CRH2A-2011', 2),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260903'));
+    expect(brief(await records('20260903'))).toEqual([['G12', 'CRH2A-2010', 7, 0x01]]);
+  });
+
+  it('keeps at most two units, by support (4, 3, 2)', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260904', 'G13', 'CRH2A-2010', 4),
+      ...sightings('20260904', 'G13', 'CRH2A-2011', 3),
+      ...sightings('20260904', 'G13', 'CRH2A-2012', 2),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260904'));
+    expect(brief(await records('20260904'))).toEqual([
+      ['G13', 'CRH2A-2010', 4, 0x03],
+      ['G13', 'CRH2A-2011', 3, 0x03],
+    ]);
+  });
+
+  it('keeps a lone report unconfirmed, and one report against one as two unconfirmed, uncoupled records', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260905', 'G14', 'CR400AF-2001', 1),
+      ...sightings('20260905', 'G15', 'CR400AF-2002', 1),
+      ...sightings('20260905', 'G15', 'CR400AF-2003', 1),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260905'));
+    expect(brief(await records('20260905'))).toEqual([
+      ['G14', 'CR400AF-2001', 1, 0],
+      ['G15', 'CR400AF-2002', 1, 0],
+      ['G15', 'CR400AF-2003', 1, 0],
+    ]);
+  });
+
+  it('honours a configured confirmation threshold', async () => {
+    await ingestSightings(t.current.db, sightings('20260906', 'G16', 'CR400AF-2001', 2));
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260906'), { confirmMinSupport: 3 });
+    expect(brief(await records('20260906'))).toEqual([['G16', 'CR400AF-2001', 2, 0]]);
+  });
+
+  it('records the distinct sources of the support', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260907', 'G17', 'CR400AF-2001', 2, 'travel-code'),
+      ...sightings('20260907', 'G17', 'CR400AF-2001', 1, 'station-board'),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260907'));
+    expect((await records('20260907'))[0]!.sources).toEqual(['station-board', 'travel-code']);
+  });
+});
+
+describe('buildDailyRecords: rebuilds', () => {
+  it('keeps ids of supported keys, gives new keys new ids, removes keys no longer supported', async () => {
+    const day = serviceDayFromYmd('20260910');
+    await ingestSightings(t.current.db, [
+      ...sightings('20260910', 'G20', 'CR400AF-2001', 1),
+      ...sightings('20260910', 'G21', 'CR400AF-2002', 3),
+    ]);
+    const first = await buildDailyRecords(t.current.db, day);
+    expect(first).toMatchObject({ records: 2, inserted: 2, updated: 0, deleted: 0 });
+    const before = await records('20260910');
+
+    // Three sightings of another unit on G20 now outvote the lone report; G22 is new; G21 gains support.
+    await ingestSightings(t.current.db, [
+      ...sightings('20260910', 'G20', 'CR400AF-2003', 3),
+      ...sightings('20260910', 'G22', 'CR400AF-2001', 2),
+      ...sightings('20260910', 'G21', 'CR400AF-2002', 1),
+    ]);
+    const second = await buildDailyRecords(t.current.db, day);
+    expect(second).toMatchObject({ records: 3, inserted: 2, updated: 1, deleted: 1 });
+    const after = await records('20260910');
+    expect(brief(after)).toEqual([
+      ['G20', 'CR400AF-2003', 3, 1],
+      ['G21', 'CR400AF-2002', 4, 1],
+      ['G22', 'CR400AF-2001', 2, 1],
+    ]);
+    const g21Before = before.find((r) => r.train_code === 'G21')!;
+    const g21After = after.find((r) => r.train_code === 'G21')!;
+    expect(g21After.id).toBe(g21Before.id);
+    expect(
+      Math.min(...after.filter((r) => r.train_code !== 'G21').map((r) => r.id)),
+    ).toBeGreaterThan(Math.max(...before.map((r) => r.id)));
+
+    expect(await buildDailyRecords(t.current.db, day)).toMatchObject({
+      records: 3,
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
+    });
+    expect(await records('20260910')).toEqual(after);
+  });
+
+  it('leaves other days alone and builds an empty day as empty', async () => {
+    const other = await records('20260910');
+    expect(await buildDailyRecords(t.current.db, serviceDayFromYmd('20261001'))).toMatchObject({
+      records: 0,
+      observations: 0,
+    });
+    expect(await records('20260910')).toEqual(other);
+  });
+
+  it('serialises concurrent builds of one day: no duplicate records', async () => {
+    const day = serviceDayFromYmd('20260911');
+    const batch = [];
+    for (let i = 0; i < 300; i++)
+      batch.push(
+        ...sightings(
+          '20260911',
+          `G${3000 + i}`,
+          `CR400AF-${String(2000 + (i % 50)).padStart(4, '0')}`,
+          2,
+        ),
+      );
+    await ingestSightings(t.current.db, batch);
+    await Promise.all([
+      buildDailyRecords(t.current.db, day),
+      buildDailyRecords(t.current.db, day),
+      buildDailyRecords(t.current.db, day),
+    ]);
+    const r = await t.current.db.query<{ n: number; keys: number }>(
+      'SELECT count(*)::int AS n, count(DISTINCT (train_code, emu_id))::int AS keys FROM daily_records WHERE service_day = $1',
+      [day],
+    );
+    expect(r.rows[0]).toEqual({ n: 300, keys: 300 });
+  });
+
+  it('refuses a day number that is not a day', async () => {
+    await expect(buildDailyRecords(t.current.db, 1.5)).rejects.toThrow(/not a service day/);
+  });
+});

@@ -33,6 +33,8 @@ export function buildCli(): Command {
       "Which train number was run by which EMU on which service day: operators' commands.",
     )
     .showSuggestionAfterError()
+    // Set before the commands are added: subcommands copy these settings when created.
+    .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.split('\n')[0]!.trim() + '\n') });
 
   program
@@ -156,7 +158,7 @@ export function buildCli(): Command {
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildCli().exitOverride();
+  const program = buildCli();
   try {
     await program.parseAsync(argv);
     return 0;

@@ -1,0 +1,24 @@
+# One image for both processes: `node dist/src/api/server.js` (api) and
+# `node dist/src/queue/worker-main.js` (worker).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY bin ./bin
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY jobs ./jobs
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY migrations ./migrations
+COPY fixtures ./fixtures
+USER node
+CMD ["node", "dist/src/api/server.js"]

@@ -12,6 +12,39 @@ export class InvalidJobPayloadError extends Error {
 
 export type JobVia = 'bullmq' | 'in-process';
 
+/** Validates a payload against its job's zod schema; throws InvalidJobPayloadError naming the field. */
+export function parseJobPayload<P extends z.ZodType, R>(
+  def: JobDefinition<P, R>,
+  rawPayload: unknown,
+): z.infer<P> {
+  const parsed = def.payload.safeParse(rawPayload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidJobPayloadError(
+      def.name,
+      `${issue.path.join('.') || '(payload)'}: ${issue.message}`,
+    );
+  }
+  return parsed.data as z.infer<P>;
+}
+
+export const ABANDONED_RUN_ERROR =
+  'abandoned: the job was started again (the worker running it was lost or stalled)';
+
+/**
+ * BullMQ hands a job id to one worker at a time, so when a job starts, an earlier run of the same
+ * id still marked running belongs to a worker that died or lost its lock: job_runs says so
+ * instead of showing it running forever. (A run that lost its lock but still finishes later
+ * overwrites this with its real outcome.)
+ */
+async function markAbandonedRuns(ctx: AppContext, job: string, jobId: string): Promise<void> {
+  await ctx.db.query(
+    `UPDATE job_runs SET status = 'failed', finished_at = now(), error = $3
+      WHERE job = $1 AND job_id = $2 AND via = 'bullmq' AND status = 'running'`,
+    [job, jobId, ABANDONED_RUN_ERROR],
+  );
+}
+
 /**
  * Runs one job's processor, validating its payload and recording the run in job_runs, whoever
  * drives it: a BullMQ worker or the in-process runner. Failures are recorded and rethrown.
@@ -23,16 +56,9 @@ export async function executeJob<P extends z.ZodType, R>(
   run: JobRunInfo,
   via: JobVia,
 ): Promise<R> {
-  const parsed = def.payload.safeParse(rawPayload);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidJobPayloadError(
-      def.name,
-      `${issue.path.join('.') || '(payload)'}: ${issue.message}`,
-    );
-  }
-  const payload = parsed.data as z.infer<P>;
+  const payload = parseJobPayload(def, rawPayload);
   const serviceDay = def.serviceDayOf?.(payload) ?? null;
+  if (via === 'bullmq') await markAbandonedRuns(ctx, def.name, run.jobId);
   const started = await ctx.db.query<{ id: number }>(
     `INSERT INTO job_runs (job, job_id, service_day, via, attempt, status) VALUES ($1, $2, $3, $4, $5, 'running') RETURNING id`,
     [def.name, run.jobId, serviceDay, via, run.attempt],

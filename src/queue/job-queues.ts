@@ -1,0 +1,216 @@
+import { FlowProducer, Queue, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { z } from 'zod';
+import type { Config } from '../config/config.js';
+import {
+  allJobs,
+  buildDailyRecordsJob,
+  renderDailyExportJob,
+  type JobDefinition,
+} from '../../jobs/index.js';
+import { parseJobPayload } from './execute-job.js';
+import {
+  defaultJobOptions,
+  jobRetentionFromConfig,
+  type JobRetentionOptions,
+} from './job-options.js';
+import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+
+/** Any job definition, whatever its payload and result (for lists of them). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobDefinition = JobDefinition<z.ZodType, any>;
+
+export interface JobQueuesOptions {
+  /** Redis connection the queues share. Not closed by close() unless `ownsConnection`. */
+  connection: Redis;
+  /** Prefix of every BullMQ key. Default "emutrack". */
+  prefix?: string;
+  /** Attempts, backoff and retention of finished jobs. */
+  retention: JobRetentionOptions;
+  /** The jobs that get a queue (queue name = job name). Default: every job in jobs/. */
+  definitions?: readonly AnyJobDefinition[];
+  /** Close the connection in close(). Default false. */
+  ownsConnection?: boolean;
+  /**
+   * Told of connection errors (Redis down, say; commands wait or fail on their own). Default:
+   * ignore them. Without a listener an EventEmitter 'error' would crash the process.
+   */
+  onError?: (err: Error) => void;
+}
+
+/**
+ * - `added`: a new job was queued.
+ * - `already-pending`: a job with the same id was waiting, delayed or running; it is the one
+ *   that will do the work, so nothing was added.
+ */
+export type EnqueueOutcome = 'added' | 'already-pending';
+
+export interface EnqueueResult {
+  jobId: string;
+  outcome: EnqueueOutcome;
+}
+
+/** A job name no queue was opened for. */
+export class UnknownQueueError extends Error {
+  constructor(name: string) {
+    super(`no queue for job "${name}"`);
+    this.name = 'UnknownQueueError';
+  }
+}
+
+/**
+ * One BullMQ queue per job definition (queue name = job name) and a FlowProducer, with the
+ * enqueue rules of the project:
+ *
+ * - payloads are validated by the job's zod schema before anything reaches Redis;
+ * - a job whose definition gives an id (build-<day>, export-<day>) exists once while pending:
+ *   enqueueing it again adds nothing. Once finished (completed or failed) it is history (kept
+ *   in job_runs), and enqueueing the same id again replaces it, so the day runs again.
+ */
+export class JobQueues {
+  readonly prefix: string;
+  private readonly connection: Redis;
+  private readonly ownsConnection: boolean;
+  private readonly byName = new Map<string, Queue>();
+  private readonly jobOptions: ReturnType<typeof defaultJobOptions>;
+  private readonly flows: FlowProducer;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: JobQueuesOptions) {
+    this.prefix = options.prefix ?? 'emutrack';
+    this.connection = options.connection;
+    this.ownsConnection = options.ownsConnection ?? false;
+    this.jobOptions = defaultJobOptions(options.retention);
+    const onError = options.onError ?? (() => {});
+    for (const def of options.definitions ?? allJobs) {
+      const queue = new Queue(def.name, {
+        connection: this.connection,
+        prefix: this.prefix,
+        defaultJobOptions: this.jobOptions,
+      });
+      queue.on('error', onError);
+      this.byName.set(def.name, queue);
+    }
+    this.flows = new FlowProducer({ connection: this.connection, prefix: this.prefix });
+    this.flows.on('error', onError);
+  }
+
+  /** Options every job gets (attempts, backoff, retention): for flows and schedulers too. */
+  get defaultJobOptions(): ReturnType<typeof defaultJobOptions> {
+    return { ...this.jobOptions };
+  }
+
+  queue(name: string): Queue {
+    const q = this.byName.get(name);
+    if (!q) throw new UnknownQueueError(name);
+    return q;
+  }
+
+  get queues(): Queue[] {
+    return [...this.byName.values()];
+  }
+
+  /** Validates the payload and adds the job, unless one with the same id is pending. */
+  async enqueue<P extends z.ZodType, R>(
+    def: JobDefinition<P, R>,
+    payload: z.input<P>,
+  ): Promise<EnqueueResult> {
+    const data = parseJobPayload(def, payload);
+    const queue = this.queue(def.name);
+    const jobId = def.jobId(data);
+    if (jobId !== undefined && (await this.isPending(queue, jobId))) {
+      return { jobId, outcome: 'already-pending' };
+    }
+    const job = await queue.add(def.name, data, jobId === undefined ? {} : { jobId });
+    return { jobId: job.id!, outcome: 'added' };
+  }
+
+  /**
+   * The nightly flow of one service day: build-daily-records (build-<day>), then, once it has
+   * completed, render-daily-export (export-<day>). When the build fails for good, the export
+   * fails with it. A flow of that day still pending is left alone (outcome already-pending);
+   * a build of that day already pending on its own becomes the flow's child.
+   */
+  async enqueueDayFlow(serviceDay: number): Promise<EnqueueResult> {
+    const build = parseJobPayload(buildDailyRecordsJob, { serviceDay });
+    const exp = parseJobPayload(renderDailyExportJob, { serviceDay });
+    const buildId = dayJobId(buildDailyRecordsJob, build);
+    const exportId = dayJobId(renderDailyExportJob, exp);
+    const exportQueue = this.queue(renderDailyExportJob.name);
+    const buildQueue = this.queue(buildDailyRecordsJob.name);
+    if (await this.isPending(exportQueue, exportId)) {
+      return { jobId: exportId, outcome: 'already-pending' };
+    }
+    await this.isPending(buildQueue, buildId);
+    await this.flows.add({
+      name: renderDailyExportJob.name,
+      queueName: renderDailyExportJob.name,
+      data: exp,
+      opts: { ...this.jobOptions, jobId: exportId },
+      children: [
+        {
+          name: buildDailyRecordsJob.name,
+          queueName: buildDailyRecordsJob.name,
+          data: build,
+          opts: { ...this.jobOptions, jobId: buildId, failParentOnFailure: true },
+        },
+      ],
+    });
+    return { jobId: exportId, outcome: 'added' };
+  }
+
+  /** The job with this id in this job's queue, if Redis still has it. */
+  async getJob(jobName: string, jobId: string): Promise<Job | undefined> {
+    return this.queue(jobName).getJob(jobId);
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.queues.map((q) => q.close()), this.flows.close()]);
+      if (this.ownsConnection) await closeRedisConnection(this.connection);
+    })();
+    return this.closing;
+  }
+
+  /**
+   * True when a job with this id is waiting, delayed, waiting for children or running. A
+   * finished one is removed (with its finished children) so that the id can be used again.
+   */
+  private async isPending(queue: Queue, jobId: string): Promise<boolean> {
+    const job = await queue.getJob(jobId);
+    if (!job) return false;
+    const state = await job.getState();
+    if (state === 'completed' || state === 'failed') {
+      // Fails only when a concurrent enqueue re-added the id and a worker took it: then the
+      // add that follows finds the id taken and adds nothing, which is what we want.
+      await job.remove({ removeChildren: true }).catch(() => {});
+      return false;
+    }
+    return state !== 'unknown';
+  }
+}
+
+function dayJobId<P extends z.ZodType, R>(def: JobDefinition<P, R>, payload: z.infer<P>): string {
+  const id = def.jobId(payload);
+  if (id === undefined) throw new Error(`${def.name}: a day's job must have a job id`);
+  return id;
+}
+
+export interface OpenJobQueuesOptions {
+  /** 'command' (default) for one-shot CLI commands, 'producer' for long-running processes. */
+  role?: 'producer' | 'command';
+  onError?: (err: Error) => void;
+}
+
+/** Queues on their own connection to config.REDIS_URL (closed with them). */
+export function openJobQueues(config: Config, options: OpenJobQueuesOptions = {}): JobQueues {
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set: jobs run in-process');
+  const { onError } = options;
+  return new JobQueues({
+    connection: createRedisConnection(config.REDIS_URL, options.role ?? 'command'),
+    ownsConnection: true,
+    prefix: config.QUEUE_PREFIX,
+    retention: jobRetentionFromConfig(config),
+    ...(onError && { onError }),
+  });
+}

@@ -1,0 +1,155 @@
+import type { Redis } from 'ioredis';
+import type { AppContext } from '../app/app-context.js';
+import { ingestObservationsJob } from '../../jobs/index.js';
+import { runInProcess, runNightlyInProcess } from './in-process-runner.js';
+import { CronTicker } from './cron-ticker.js';
+import { IntervalTask } from './interval-task.js';
+import { JobQueues } from './job-queues.js';
+import { jobRetentionFromConfig } from './job-options.js';
+import { JobWorkers, type WorkerTuning } from './job-workers.js';
+import { assertNightlyCron, upsertNightlyScheduler } from './nightly-schedule.js';
+import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+
+/** How often the inbox (INBOX_DIR) is swept for new observation files. */
+export const DEFAULT_INBOX_SWEEP_MS = 30_000;
+
+export interface WorkerRuntimeOptions {
+  /**
+   * Worker connection to use instead of opening one to config.REDIS_URL (the caller closes
+   * it). Ignored without REDIS_URL.
+   */
+  connection?: Redis;
+  /** Lock and stalled-check settings; concurrency defaults to config.WORKER_CONCURRENCY. */
+  tuning?: Partial<WorkerTuning>;
+  /** Default DEFAULT_INBOX_SWEEP_MS. */
+  inboxSweepMs?: number;
+}
+
+export interface WorkerRuntime {
+  /** bullmq: workers on Redis queues; in-process: a cron ticker running jobs in this process. */
+  readonly mode: 'bullmq' | 'in-process';
+  /** BullMQ mode: the queues (to enqueue on, in tests and tools). */
+  readonly queues?: JobQueues;
+  readonly workers?: JobWorkers;
+  /**
+   * Stops taking work and resolves once running jobs have finished and the Redis connections
+   * are closed. The database (ctx.db) is the caller's to close.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * What `npm run worker` runs. With REDIS_URL: one BullMQ worker per job, the nightly Job
+ * Scheduler upserted, and inbox sweeps enqueued. Without: the nightly flow and inbox sweeps run
+ * in this process, one job at a time, through the same job code (in-process runner).
+ */
+export async function startWorkerRuntime(
+  ctx: AppContext,
+  options: WorkerRuntimeOptions = {},
+): Promise<WorkerRuntime> {
+  assertNightlyCron(ctx.config.NIGHTLY_CRON);
+  return ctx.config.REDIS_URL
+    ? startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
+    : startInProcessRuntime(ctx, options);
+}
+
+async function startBullmqRuntime(
+  ctx: AppContext,
+  redisUrl: string,
+  options: WorkerRuntimeOptions,
+): Promise<WorkerRuntime> {
+  const { config, logger } = ctx;
+  const connection = options.connection ?? createRedisConnection(redisUrl, 'worker');
+  const ownsConnection = options.connection === undefined;
+  const queues = new JobQueues({
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    retention: jobRetentionFromConfig(config),
+    onError: (err) => logger.warn({ err: err.message }, 'redis connection error'),
+  });
+  let workers: JobWorkers | undefined;
+  let sweeper: IntervalTask | undefined;
+  const close = async () => {
+    await sweeper?.stop();
+    await workers?.close();
+    await queues.close();
+    if (ownsConnection) await closeRedisConnection(connection);
+  };
+  try {
+    const scheduler = await upsertNightlyScheduler(queues, config.NIGHTLY_CRON);
+    logger.info(
+      { ...scheduler, nextDueAt: new Date(scheduler.nextDueAt).toISOString() },
+      'nightly scheduler upserted',
+    );
+    workers = new JobWorkers(ctx, {
+      connection,
+      queues,
+      tuning: { concurrency: config.WORKER_CONCURRENCY, ...options.tuning },
+    });
+    await workers.waitUntilReady();
+    const inbox = config.INBOX_DIR;
+    if (inbox) {
+      // The inbox job's id is fixed, so sweeps from several workers never overlap.
+      sweeper = new IntervalTask(
+        'inbox sweep',
+        options.inboxSweepMs ?? DEFAULT_INBOX_SWEEP_MS,
+        () => queues.enqueue(ingestObservationsJob, { inbox }),
+        logger,
+      );
+      sweeper.start();
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  logger.info(
+    { prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY },
+    'workers started (BullMQ)',
+  );
+  return { mode: 'bullmq', queues, workers, close };
+}
+
+function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): WorkerRuntime {
+  const { config, logger } = ctx;
+  // One job at a time: the embedded database has one session, and a build must not interleave
+  // with the ingestion feeding it.
+  let tail: Promise<unknown> = Promise.resolve();
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = tail.then(task, task);
+    tail = result.catch(() => {});
+    return result;
+  };
+  const ticker = new CronTicker({
+    pattern: config.NIGHTLY_CRON,
+    logger,
+    onTick: async (dueAt) => {
+      const day = await serially(() => runNightlyInProcess(ctx, dueAt));
+      logger.info(
+        { serviceDay: day.serviceDay, records: day.build.records, rows: day.export.rowCount },
+        'nightly: day built and exported (in-process)',
+      );
+    },
+  });
+  ticker.start();
+  const inbox = config.INBOX_DIR;
+  const sweeper = inbox
+    ? new IntervalTask(
+        'inbox sweep',
+        options.inboxSweepMs ?? DEFAULT_INBOX_SWEEP_MS,
+        () => serially(() => runInProcess(ctx, ingestObservationsJob, { inbox })),
+        logger,
+      )
+    : undefined;
+  sweeper?.start();
+  logger.info(
+    { nightlyCron: config.NIGHTLY_CRON, nextDueAt: new Date(ticker.nextDueAt!).toISOString() },
+    'no REDIS_URL: jobs run in this process',
+  );
+  return {
+    mode: 'in-process',
+    close: async () => {
+      await Promise.all([ticker.stop(), sweeper?.stop()]);
+      await tail;
+    },
+  };
+}

@@ -1,9 +1,15 @@
 import { buildDailyRecordsJob } from './build-daily-records.js';
 import { ingestObservationsJob } from './ingest-observations.js';
-import { nightlyJob } from './nightly.js';
+import { nightlyJob, nightlyServiceDay } from './nightly.js';
 import { renderDailyExportJob } from './render-daily-export.js';
 
-export { buildDailyRecordsJob, ingestObservationsJob, nightlyJob, renderDailyExportJob };
+export {
+  buildDailyRecordsJob,
+  ingestObservationsJob,
+  nightlyJob,
+  nightlyServiceDay,
+  renderDailyExportJob,
+};
 export type { JobDefinition, JobRunInfo } from './job-definition.js';
 
 /** Every job the worker serves, one queue each (queue name = job name). */

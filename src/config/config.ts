@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** A configuration value that failed validation; names the variable so start-up can say which. */
@@ -32,6 +33,22 @@ const optionalUrl = (protocols: string[]) =>
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 
+/** A quota cost: a non-negative number of tokens, fractions allowed (kept to 6 decimals). */
+const cost = (def: number) => z.coerce.number().min(0).max(1_000_000).default(def);
+
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** What Fastify's trustProxy (proxy-addr) accepts: an address, a CIDR range or a keyword. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_KEYWORDS.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
 const envSchema = z.object({
   DATABASE_URL: optionalUrl(['postgres:', 'postgresql:']),
   REDIS_URL: optionalUrl(['redis:', 'rediss:']),
@@ -58,6 +75,46 @@ const envSchema = z.object({
   /** Sightings needed for a record's confirmed bit. */
   CONFIRM_MIN_SUPPORT: int(2, 1, 1000),
   PG_POOL_MAX: int(10, 1, 200),
+
+  // Read API v2 (src/api). Defaults are the live service's (compatibility.md).
+  /** Page size of /records/daily when `limit` is absent. */
+  RECORDS_DAILY_DEFAULT_LIMIT: int(20, 1, 10_000),
+  /** Largest page of /records/daily; larger `limit` values are cut to it, not refused. */
+  RECORDS_DAILY_MAX_LIMIT: int(200, 1, 10_000),
+  /**
+   * Proxies whose X-Forwarded-For is believed, comma-separated: addresses, CIDR ranges, or the
+   * names loopback, linklocal, uniquelocal. Empty (the default): the socket address is the caller.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
+    .refine((list) => list.every(isProxyAddress), {
+      message:
+        'expected comma-separated IP addresses, CIDR ranges, loopback, linklocal or uniquelocal',
+    }),
+
+  // Quota: one token bucket per caller (src/quota).
+  QUOTA_ANONYMOUS_CAPACITY: int(25, 1),
+  QUOTA_USER_CAPACITY: int(1000, 1),
+  /** Tokens added every QUOTA_REFILL_INTERVAL_SECONDS; 0 turns refill off. */
+  QUOTA_REFILL_AMOUNT: int(5, 0),
+  QUOTA_REFILL_INTERVAL_SECONDS: int(300, 1),
+  /** Cost of one /records/daily request before its records are counted. */
+  QUOTA_COST_RECORDS_DAILY: cost(0),
+  /** Cost of each record /records/daily returns; a request's total is rounded up. */
+  QUOTA_COST_RECORDS_DAILY_PER_RECORD: cost(0.05),
+  QUOTA_COST_EXPORT_INDEX: cost(2),
+  QUOTA_COST_EXPORT_DAY: cost(50),
+  /** Prefix of the quota buckets' Redis keys; tests give each run its own. */
+  QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
+  /** A quota command Redis has not answered in this time counts as Redis being down. */
+  QUOTA_REDIS_TIMEOUT_MS: int(1_000, 10, 60_000),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -1,0 +1,62 @@
+/** The v2 API's error codes and the HTTP status each is sent with. */
+export const API_ERROR_STATUS = {
+  invalid_param: 400,
+  not_found: 404,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+/** An error the API reports as `{meta, error: {code, message}}`; the message is shown to clients. */
+export class ApiError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    /** Seconds to wait, for rate_limited. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = API_ERROR_STATUS[code];
+  }
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+  // Postgres: cannot connect now, admin shutdown, crash shutdown, too many connections.
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+
+/** Whether an error from a query means the database cannot be reached (503), not a bug (500). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    if (typeof e !== 'object') break;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      // SQLSTATE class 08: connection exception.
+      if (CONNECTION_ERROR_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+    }
+    if (e instanceof AggregateError && e.errors.some(isDatabaseUnavailable)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -1,0 +1,158 @@
+import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from '@fastify/type-provider-zod';
+import type { ApiApp } from './services.js';
+
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key or an OAuth access token.',
+  },
+  cookieAuth: { type: 'apiKey', in: 'cookie', name: 'token', description: 'Web login session.' },
+} as const;
+
+export interface V2OperationDoc {
+  operationId: string;
+  tag: string;
+  /** The scope a credential needs (compatibility.md); anonymous callers hold every read scope. */
+  scope: string;
+  summary: string;
+  description?: string;
+}
+
+/**
+ * The documentation part of a v2 route's schema: the spec's operationId and tag, and the scope as
+ * security requirements (anonymous `{}`, or bearer/cookie with the scope) and as `x-scope`.
+ */
+export function v2Operation(doc: V2OperationDoc) {
+  return {
+    operationId: doc.operationId,
+    tags: [doc.tag],
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    security: [{}, { bearerAuth: [doc.scope] }, { cookieAuth: [doc.scope] }] as Array<
+      Record<string, string[]>
+    >,
+    'x-scope': doc.scope,
+  };
+}
+
+const QUOTA_HEADERS = {
+  'x-api-remain': {
+    description: 'Quota left after this request.',
+    schema: { type: 'integer' },
+  },
+  'x-api-cost': { description: 'Quota charged for this request.', schema: { type: 'integer' } },
+  'Retry-After': {
+    description: 'Seconds to wait (whole, rounded up); sent with 429.',
+    schema: { type: 'integer' },
+  },
+};
+
+const RESPONSE_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  400: 'invalid_param: a parameter is malformed; the message names it.',
+  404: 'not_found',
+  429: 'rate_limited: not enough quota; wait Retry-After seconds.',
+  500: 'internal',
+  503: 'unavailable: the database cannot be reached.',
+};
+
+type Document = ReturnType<typeof jsonSchemaTransformObject>;
+type DocumentParts = {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> };
+};
+type Response = { description?: string; content?: Record<string, unknown>; headers?: unknown };
+type Operation = { responses?: Record<string, Response> };
+
+/** Names of the component schemas reachable from `root` through $refs. */
+function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Set<string> {
+  const seen = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') {
+        const name = value.replace('#/components/schemas/', '');
+        if (!seen.has(name)) {
+          seen.add(name);
+          visit(schemas[name]);
+        }
+      } else {
+        visit(value);
+      }
+    }
+  };
+  visit(root);
+  return seen;
+}
+
+/**
+ * Completes what the route schemas cannot say: the quota headers and a description on every v2
+ * response, 304 and the CSV of GetDailyExport; and drops the component schemas no operation
+ * uses (the type provider emits an input and an output copy of every registered schema).
+ */
+function finishDocument(input: Document): Document {
+  const document = input as DocumentParts;
+  const paths = document.paths ?? {};
+  document.components = { ...document.components, headers: QUOTA_HEADERS };
+  const headerRefs = Object.fromEntries(
+    Object.keys(QUOTA_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
+  for (const [path, operations] of Object.entries(paths)) {
+    if (!path.startsWith('/api/v2/')) continue;
+    for (const operation of Object.values(operations)) {
+      const responses = (operation.responses ??= {});
+      for (const [status, response] of Object.entries(responses)) {
+        response.description = RESPONSE_DESCRIPTIONS[status] ?? response.description;
+        response.headers = headerRefs;
+      }
+      if (path === '/api/v2/exports/daily/{date}') {
+        responses['304'] = {
+          description: 'Not Modified: If-None-Match matched the ETag (no quota charged).',
+          headers: headerRefs,
+        };
+        const ok = responses['200'];
+        if (ok) {
+          ok.content = {
+            ...ok.content,
+            'text/csv': { schema: { type: 'string', description: 'The CSV file (binary=true).' } },
+          };
+        }
+      }
+    }
+  }
+  const schemas = document.components.schemas ?? {};
+  const used = referencedSchemas(paths, schemas);
+  document.components.schemas = Object.fromEntries(
+    Object.entries(schemas).filter(([name]) => used.has(name)),
+  );
+  return input;
+}
+
+/** The OpenAPI 3.1 document (at /api/v2/openapi.json) and the interactive docs (at /docs). */
+export async function registerOpenApi(app: ApiApp): Promise<void> {
+  const options: FastifyDynamicSwaggerOptions = {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'emutrack API',
+        version: '2.0.0',
+        description:
+          'Which train number was run by which EMU on which service day. Every /api/v2 response is an envelope {meta, data} or {meta, error}; meta and the x-api-remain / x-api-cost headers report the quota.',
+      },
+      tags: [
+        { name: 'Records', description: 'Daily train/EMU records.' },
+        { name: 'Exports', description: 'Per-day CSV exports.' },
+      ],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input)),
+  };
+  await app.register(fastifySwagger, options);
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

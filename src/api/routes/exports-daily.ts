@@ -1,0 +1,195 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { Queryable } from '../../db/db.js';
+import { dailyExportIndex } from '../../exports/daily-export-csv.js';
+import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
+import { ApiError } from '../api-error.js';
+import { dataEnvelope, errorResponses } from '../envelope.js';
+import { v2Operation } from '../openapi.js';
+import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
+import type { ApiServices, V2App } from '../services.js';
+
+export const dailyExportIndexDataSchema = z
+  .object({
+    selectedYear: z.uint32().describe('0 when there are no exports at all.'),
+    selectedMonth: z.uint32(),
+    availableYears: z.array(z.uint32()),
+    availableMonths: z.array(z.uint32()).describe('Months of selectedYear that have exports.'),
+    items: z
+      .array(z.object({ serviceDay: z.uint32() }).meta({ id: 'DailyExportIndexItem' }))
+      .describe('The days of the selected month that have exports, ascending.'),
+  })
+  .meta({ id: 'GetDailyExportIndexData' });
+
+export const dailyExportDataSchema = z
+  .object({
+    serviceDay: z.uint32(),
+    total: z.uint32().describe('Rows in the CSV (records of the day).'),
+    content: z.base64().describe('The CSV file, base64.'),
+  })
+  .meta({ id: 'GetDailyExportData' });
+
+const EXPORTS_SCOPE = 'api.exports.daily.read';
+
+/** A year's worth of seconds: what "immutable" is cached for. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+interface StoredExportHead {
+  row_count: number;
+  sha256: string;
+  rendered_at: Date;
+}
+
+async function exportHead(
+  db: Queryable,
+  serviceDay: number,
+): Promise<StoredExportHead | undefined> {
+  const r = await db.query<StoredExportHead>(
+    'SELECT row_count, sha256, rendered_at FROM daily_exports WHERE service_day = $1',
+    [serviceDay],
+  );
+  return r.rows[0];
+}
+
+async function exportBody(
+  db: Queryable,
+  serviceDay: number,
+): Promise<(StoredExportHead & { content: Uint8Array }) | undefined> {
+  const r = await db.query<StoredExportHead & { content: Uint8Array }>(
+    'SELECT content, row_count, sha256, rendered_at FROM daily_exports WHERE service_day = $1',
+    [serviceDay],
+  );
+  return r.rows[0];
+}
+
+/**
+ * A day's export is final once the day is over in Shanghai and it was rendered after that: it
+ * holds the whole day. Today's export, or one rendered before its day ended, may still change.
+ */
+function isFinal(serviceDay: number, renderedAt: Date, nowMs: number): boolean {
+  return (
+    serviceDayOf(nowMs / 1000) > serviceDay &&
+    renderedAt.getTime() / 1000 >= midnightOfServiceDay(serviceDay + 1)
+  );
+}
+
+/** RFC 9110 weak comparison of If-None-Match against our entity tag. */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const opaque = etag.replace(/^W\//, '');
+  return ifNoneMatch
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
+}
+
+export function registerExportsDaily(app: V2App, services: ApiServices): void {
+  const { db, gate, costs, clock } = services;
+
+  app.get(
+    '/api/v2/exports/daily',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetDailyExportIndex',
+          tag: 'Exports',
+          scope: EXPORTS_SCOPE,
+          summary: 'Lists the days of one month that have CSV exports',
+          description: `Give year and month together, or neither for the latest month that has exports. Quota: ${costs.exportIndex.of()} per request.`,
+        }),
+        querystring: z.object({
+          year: wholeNumberParam('year', 1, 9999),
+          month: wholeNumberParam('month', 1, 12),
+        }),
+        response: { 200: dataEnvelope(dailyExportIndexDataSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { year, month } = request.query;
+      if ((year === undefined) !== (month === undefined)) {
+        const missing = year === undefined ? 'year' : 'month';
+        throw new ApiError(
+          'invalid_param',
+          `${missing} is required when ${missing === 'year' ? 'month' : 'year'} is given (or omit both for the latest month)`,
+        );
+      }
+      await gate.charge(request, costs.exportIndex.of());
+      const index = await dailyExportIndex(db, year, month);
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      return {
+        meta,
+        data: {
+          selectedYear: index.selectedYear,
+          selectedMonth: index.selectedMonth,
+          availableYears: index.availableYears,
+          availableMonths: index.availableMonths,
+          items: index.serviceDays.map((serviceDay) => ({ serviceDay })),
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/api/v2/exports/daily/:date',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetDailyExport',
+          tag: 'Exports',
+          scope: EXPORTS_SCOPE,
+          summary: "Downloads one day's CSV export",
+          description: `JSON with the CSV in base64 by default; \`binary=true\` sends the CSV itself (text/csv, as an attachment YYYYMMDD.csv). A finished day's export is immutable: its ETag is the file's SHA-256 and If-None-Match answers 304 (free of quota). Quota: ${costs.exportDay.of()} per download (a caller whose bucket is smaller is charged its whole bucket).`,
+        }),
+        params: z.object({ date: serviceDateParam('date') }),
+        querystring: z.object({ binary: booleanParam('binary') }),
+        response: { 200: dataEnvelope(dailyExportDataSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const serviceDay = request.params.date;
+      const { binary } = request.query;
+      const ymd = ymdOfServiceDay(serviceDay);
+      const notFound = () => new ApiError('not_found', `no export for ${ymd}`);
+      const head = await exportHead(db, serviceDay);
+      if (!head) throw notFound();
+
+      const etagOf = (sha256: string) => (binary ? `"${sha256}"` : `W/"${sha256}"`);
+      const cacheControlOf = (renderedAt: Date) =>
+        isFinal(serviceDay, renderedAt, clock())
+          ? binary
+            ? IMMUTABLE
+            : IMMUTABLE.replace('public', 'private')
+          : 'no-cache';
+      if (matchesEtag(request.headers['if-none-match'], etagOf(head.sha256))) {
+        gate.setHeaders(reply, await gate.meta(request));
+        reply.header('etag', etagOf(head.sha256));
+        reply.header('cache-control', cacheControlOf(head.rendered_at));
+        // 304 and the CSV are not envelopes: sent past the typed (JSON) response schemas.
+        return (reply as FastifyReply).code(304).send();
+      }
+
+      await gate.charge(request, costs.exportDay.of());
+      const stored = await exportBody(db, serviceDay);
+      if (!stored) throw notFound();
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      reply.header('etag', etagOf(stored.sha256));
+      reply.header('cache-control', cacheControlOf(stored.rendered_at));
+      const content = Buffer.from(
+        stored.content.buffer,
+        stored.content.byteOffset,
+        stored.content.byteLength,
+      );
+      if (binary) {
+        reply.header('content-type', 'text/csv; charset=utf-8');
+        reply.header('content-disposition', `attachment; filename=${ymd}.csv`);
+        return (reply as FastifyReply).send(content);
+      }
+      return {
+        meta,
+        data: { serviceDay, total: stored.row_count, content: content.toString('base64') },
+      };
+    },
+  );
+}

@@ -1,0 +1,57 @@
+import { openAppContext } from '../app/app-context.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { createQuotaRedis } from '../quota/create-quota-store.js';
+import { buildApp } from './app.js';
+
+/**
+ * `npm start`: the API on HOST:PORT. Postgres at DATABASE_URL or the embedded PGlite database;
+ * quota buckets in Redis at REDIS_URL or, without it, in this process. Stops cleanly on SIGTERM
+ * and SIGINT: no new connections, running requests finish, then Redis and the database close.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const { db, logger } = await openAppContext({ config });
+  const redis = config.REDIS_URL ? createQuotaRedis(config.REDIS_URL, config) : undefined;
+  const app = await buildApp({ db, config, logger, redis });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      redis?.disconnect();
+      await db.close();
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exitCode = 1;
+    }
+  };
+  process.once('SIGTERM', (s) => void stop(s));
+  process.once('SIGINT', (s) => void stop(s));
+
+  await app.listen({ host: config.HOST, port: config.PORT });
+  logger.info(
+    {
+      database: db.kind,
+      quota: redis ? 'redis (in-process while unreachable)' : 'in-process',
+      docs: '/docs',
+    },
+    'API ready',
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

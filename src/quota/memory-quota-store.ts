@@ -1,0 +1,80 @@
+import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from './quota-store.js';
+import { applyBucket, type BucketState } from './token-bucket.js';
+
+export interface MemoryQuotaStoreOptions {
+  refill: RefillParams;
+  /** Default Date.now. */
+  clock?: Clock;
+  /** Buckets kept before expired ones are swept. Default 100,000. */
+  sweepAbove?: number;
+}
+
+interface Entry extends BucketState {
+  /** When the bucket is full again and can be forgotten (ms); Infinity = never. */
+  expiresAtMs: number;
+}
+
+/**
+ * Token buckets in this process: the embedded default (no Redis) and the fallback while Redis is
+ * away. Same rules as the Redis store; the state is lost on restart, and each process has its own.
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  private readonly buckets = new Map<string, Entry>();
+  private readonly clock: Clock;
+  private sweepAbove: number;
+
+  constructor(private readonly options: MemoryQuotaStoreOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.sweepAbove = options.sweepAbove ?? 100_000;
+  }
+
+  async take(bucket: BucketRef, cost: number): Promise<QuotaDecision> {
+    const outcome = this.apply(bucket, { kind: 'take', cost });
+    return {
+      allowed: outcome.allowed,
+      remain: outcome.remain,
+      cost: outcome.charged,
+      retryAfterMs: outcome.retryAfterMs,
+      via: 'memory',
+    };
+  }
+
+  async refund(bucket: BucketRef, amount: number): Promise<number> {
+    return this.apply(bucket, { kind: 'refund', amount }).remain;
+  }
+
+  /** Buckets currently held (full buckets are not held). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private apply(bucket: BucketRef, op: Parameters<typeof applyBucket>[3]) {
+    const now = this.clock();
+    const entry = this.buckets.get(bucket.key);
+    const stored = entry && entry.expiresAtMs > now ? entry : undefined;
+    const outcome = applyBucket(
+      stored,
+      { capacity: bucket.capacity, ...this.options.refill },
+      now,
+      op,
+    );
+    if (outcome.state === undefined) {
+      this.buckets.delete(bucket.key);
+    } else {
+      this.buckets.set(bucket.key, {
+        ...outcome.state,
+        expiresAtMs: outcome.ttlMs === undefined ? Infinity : now + outcome.ttlMs,
+      });
+      if (this.buckets.size > this.sweepAbove) {
+        this.sweep(now);
+        // Many live buckets: sweep again only after the map has doubled, not on every take.
+        this.sweepAbove = Math.max(this.options.sweepAbove ?? 100_000, this.buckets.size * 2);
+      }
+    }
+    return outcome;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.buckets) if (entry.expiresAtMs <= now) this.buckets.delete(key);
+  }
+}

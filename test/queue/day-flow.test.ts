@@ -88,9 +88,9 @@ describe('the day flow on BullMQ', () => {
 
   it('refuses a bad payload before it reaches Redis, naming the field', async () => {
     const queues = env.queues();
-    await expect(
-      queues.enqueue(buildDailyRecordsJob, { serviceDay: -3 } as never),
-    ).rejects.toThrow(InvalidJobPayloadError);
+    await expect(queues.enqueue(buildDailyRecordsJob, { serviceDay: -3 } as never)).rejects.toThrow(
+      InvalidJobPayloadError,
+    );
     await expect(queues.enqueue(buildDailyRecordsJob, {} as never)).rejects.toThrow(
       /build-daily-records: invalid payload: serviceDay:/,
     );

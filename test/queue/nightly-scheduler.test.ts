@@ -19,7 +19,10 @@ describe('the nightly Job Scheduler', () => {
   it('fires, and each tick builds and exports the day that just ended', async () => {
     // A tick works on the day before the one it is due in; the test may straddle midnight.
     const today = serviceDayOf(Math.floor(Date.now() / 1000));
-    const seeded = [await seedDay(env.database.db, today - 1), await seedDay(env.database.db, today)];
+    const seeded = [
+      await seedDay(env.database.db, today - 1),
+      await seedDay(env.database.db, today),
+    ];
 
     const ctx = env.ctx({ NIGHTLY_CRON: '* * * * * *' });
     const runtime = await startWorkerRuntime(ctx, { connection: env.connection() });

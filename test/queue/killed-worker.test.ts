@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
+import { ABANDONED_RUN_ERROR } from '../../src/queue/execute-job.js';
+import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import {
+  childBackends,
+  startChildWorker,
+  waitUntilChildSleepsInBuild,
+} from './support/child-worker.js';
+import { jobRuns, recordCount, seedDay, storedExport } from './support/day-data.js';
+import { useQueueEnv } from './support/queue-env.js';
+import { waitFor } from './support/wait-for.js';
+
+const env = useQueueEnv();
+
+describe('a worker killed in the middle of a build', () => {
+  it('leaves its job to another worker, which completes the day with no duplicate records', async () => {
+    const { db } = env.database;
+    const day = await seedDay(db, serviceDayFromYmd('20261001'), 60);
+    const queues = env.queues();
+    await queues.enqueueDayFlow(day.serviceDay);
+
+    const child = await startChildWorker(
+      // BullMQ runs one stalled check per stalledInterval across all workers of a queue (the
+      // last checker's interval), so the child's must be short too.
+      env.childEnv({
+        SLOW_BUILD_SECONDS: '120',
+        LOCK_DURATION_MS: '2000',
+        STALLED_INTERVAL_MS: '250',
+      }),
+    );
+    env.defer(async () => child.process.kill('SIGKILL'));
+    await waitUntilChildSleepsInBuild(db, child);
+    const build = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    expect(await build!.getState()).toBe('active');
+
+    child.process.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    // Postgres notices the dead client and rolls its transaction back: nothing half-built.
+    await waitFor('the killed worker’s connections to close', async () => {
+      return (await childBackends(db, child)) === 0;
+    });
+    expect(await recordCount(db, day.serviceDay)).toBe(0);
+
+    // A second worker finds the job stalled once the dead worker's lock lapses, and runs it.
+    env.workers(env.ctx(), queues, { stalledInterval: 250 });
+    await waitFor('the day flow to complete on the second worker', async () => {
+      const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
+      return (await job?.getState()) === 'completed';
+    });
+
+    expect(await recordCount(db, day.serviceDay)).toBe(day.expectedRecords);
+    const keys = await db.query<{ n: number; keys: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT (train_code, emu_id))::int AS keys
+         FROM daily_records WHERE service_day = $1`,
+      [day.serviceDay],
+    );
+    expect(keys.rows[0]).toEqual({ n: day.expectedRecords, keys: day.expectedRecords });
+    expect((await storedExport(db, day.serviceDay))?.row_count).toBe(day.expectedRecords);
+    // The day is complete: building it again changes nothing.
+    expect(await buildDailyRecords(db, day.serviceDay)).toMatchObject({
+      records: day.expectedRecords,
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
+    });
+
+    const builds = await jobRuns(db, buildDailyRecordsJob.name, day.serviceDay);
+    expect(builds.map((r) => [r.attempt, r.status, r.error])).toEqual([
+      [1, 'failed', ABANDONED_RUN_ERROR],
+      [2, 'completed', null],
+    ]);
+    const done = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    expect(done!.stalledCounter).toBe(1);
+    expect(done!.attemptsMade).toBe(1);
+  }, 120_000);
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler } from '@fastify/type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
@@ -62,6 +62,12 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     request.log.warn({ err: error }, 'database unreachable');
     return new ApiError('unavailable', 'the database cannot be reached; try again shortly');
   }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError('invalid_param', 'the URL is malformed (bad percent-encoding)');
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError('invalid_param', 'a path parameter is longer than 100 characters');
+  }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // Fastify's own client errors (bad URL, body on a GET, ...): their messages are safe to show.
     return new ApiError('invalid_param', error.message);
@@ -77,17 +83,6 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
 export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const { config, db } = deps;
   const clock = deps.clock ?? Date.now;
-  const app = Fastify({
-    loggerInstance: deps.logger,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
-  });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(createFastSerializerCompiler());
-
   const store =
     deps.quotaStore ??
     createQuotaStore({ config, logger: deps.logger, redis: deps.redis, clock: deps.clock });
@@ -101,11 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     clock,
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+  /** The one place failures are answered: the envelope (with quota) under /api/v2. */
+  const sendError = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, request);
     if (!isV2(request)) {
       return reply
@@ -117,7 +109,28 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     gate.setHeaders(reply, meta);
     const body: ErrorEnvelope = { meta, error: { code: apiError.code, message: apiError.message } };
     return reply.code(apiError.statusCode).send(body);
+  };
+
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
+    // Malformed URLs and over-long path parameters are refused before routing: same envelope.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      void sendError(error, request as FastifyRequest, reply as unknown as FastifyReply);
+    },
   });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(createFastSerializerCompiler());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(sendError);
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]!.slice(0, 200);

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { openAppContext } from '../app/app-context.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { createQuotaRedis } from '../quota/create-quota-store.js';
@@ -8,6 +9,22 @@ import { buildApp } from './app.js';
  * quota buckets in Redis at REDIS_URL or, without it, in this process. Stops cleanly on SIGTERM
  * and SIGINT: no new connections, running requests finish, then Redis and the database close.
  */
+/** Whether the connection becomes ready within `ms` (requests before that use the in-process quota). */
+function redisReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -21,6 +38,9 @@ async function main(): Promise<void> {
   }
   const { db, logger } = await openAppContext({ config });
   const redis = config.REDIS_URL ? createQuotaRedis(config.REDIS_URL, config) : undefined;
+  if (redis && !(await redisReady(redis, 5_000))) {
+    logger.warn('Redis is not reachable yet; quota is decided in this process until it is');
+  }
   const app = await buildApp({ db, config, logger, redis });
 
   let stopping = false;

@@ -1,3 +1,4 @@
+import type { LogLevel } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../../db/db.js';
 import type { ApiApp } from '../services.js';
@@ -27,7 +28,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
  */
 export function registerHealth(app: ApiApp, deps: HealthDeps): void {
   const timeoutMs = deps.timeoutMs ?? 2_000;
-  const hidden = { schema: { hide: true }, logLevel: 'warn' as const };
+  // Probes come every few seconds: their request logs are kept out of info, never made louder.
+  const logLevel = (app.log.levelVal >= 40 ? app.log.level : 'warn') as LogLevel;
+  const hidden = { schema: { hide: true }, logLevel };
 
   app.get('/healthz', hidden, async () => ({ status: 'ok' }));
 

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiApp } from '../../src/api/app.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { makeApp } from './helpers/api-harness.js';
+
+interface Operation {
+  operationId: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  'x-scope': string;
+  parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: object }>;
+}
+
+describe('OpenAPI document and docs', () => {
+  const t = useTestDatabase();
+  let app: ApiApp;
+  let doc: {
+    openapi: string;
+    paths: Record<string, { get: Operation }>;
+    components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    app = await makeApp(t.current.db);
+    const res = await app.inject('/api/v2/openapi.json');
+    expect(res.statusCode).toBe(200);
+    doc = res.json();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is OpenAPI 3.1 with the operations, tags and scopes of the spec', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const ops = Object.entries(doc.paths).map(([path, item]) => [
+      path,
+      item.get.operationId,
+      item.get.tags,
+      item.get['x-scope'],
+    ]);
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        ['/api/v2/records/daily', 'GetDailyRecords', ['Records'], 'api.records.daily.read'],
+        ['/api/v2/exports/daily', 'GetDailyExportIndex', ['Exports'], 'api.exports.daily.read'],
+        ['/api/v2/exports/daily/{date}', 'GetDailyExport', ['Exports'], 'api.exports.daily.read'],
+      ]),
+    );
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v2/exports/daily',
+      '/api/v2/exports/daily/{date}',
+      '/api/v2/records/daily',
+    ]);
+    const records = doc.paths['/api/v2/records/daily']!.get;
+    expect(records.security).toEqual([
+      {},
+      { bearerAuth: ['api.records.daily.read'] },
+      { cookieAuth: ['api.records.daily.read'] },
+    ]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'bearerAuth',
+      'cookieAuth',
+    ]);
+  });
+
+  it('documents the parameters from the same zod schemas that validate them', () => {
+    const params = doc.paths['/api/v2/records/daily']!.get.parameters!;
+    expect(params.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['date', 'query', true],
+      ['limit', 'query', false],
+      ['cursor', 'query', false],
+    ]);
+    expect(params[0]!.schema).toMatchObject({ type: 'string', pattern: '^[0-9]{8}$' });
+    expect(params[1]!.schema).toMatchObject({ type: 'integer', minimum: 1 });
+    const exportParams = doc.paths['/api/v2/exports/daily/{date}']!.get.parameters!;
+    expect(exportParams.map((p) => [p.name, p.in])).toEqual([
+      ['binary', 'query'],
+      ['date', 'path'],
+    ]);
+  });
+
+  it('documents the envelope, the errors, the quota headers, 304 and the CSV', () => {
+    const records = doc.paths['/api/v2/records/daily']!.get;
+    expect(Object.keys(records.responses).sort()).toEqual([
+      '200',
+      '400',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(records.responses['429']!.headers).toHaveProperty('Retry-After');
+    expect(records.responses['200']!.headers).toHaveProperty('x-api-remain');
+    const ok = records.responses['200']!.content!['application/json']!.schema;
+    expect(ok).toMatchObject({
+      properties: {
+        meta: { $ref: '#/components/schemas/ApiMeta' },
+        data: { $ref: '#/components/schemas/GetDailyRecordsData' },
+      },
+    });
+    expect(doc.components.schemas['DailyRecordItem']).toMatchObject({
+      required: ['id', 'serviceDay', 'emuId', 'status'],
+    });
+    const download = doc.paths['/api/v2/exports/daily/{date}']!.get.responses;
+    expect(download['200']!.content).toHaveProperty('text/csv');
+    expect(download).toHaveProperty('304');
+    // Every $ref resolves, and nothing unused is left in the components.
+    const text = JSON.stringify(doc);
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      expect(doc.components.schemas).toHaveProperty(name!);
+    }
+    expect(Object.keys(doc.components.schemas).some((n) => n.endsWith('Input'))).toBe(false);
+  });
+
+  it('serves the interactive docs at /docs', async () => {
+    let res = await app.inject('/docs');
+    if (res.statusCode === 302) res = await app.inject(res.headers.location as string);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toContain('swagger');
+  });
+
+  it('answers /healthz and /readyz', async () => {
+    expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', postgres: 'ok', redis: 'not configured' });
+  });
+});

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
+import type { BucketRef, QuotaDecision } from '../../src/quota/quota-store.js';
+import { RedisQuotaStore } from '../../src/quota/redis-quota-store.js';
+import { deleteKeys, testRedis } from '../api/helpers/api-harness.js';
+
+// A tiny deterministic generator: the same sequence on every run.
+function lcg(seed: number) {
+  let s = seed >>> 0;
+  return (n: number) => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s % n;
+  };
+}
+
+describe('RedisQuotaStore (the Lua script)', () => {
+  let redis: Redis;
+  const prefix = `emutrack-test:${randomBytes(6).toString('hex')}:quota:`;
+
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => {
+    await deleteKeys(redis, prefix);
+    redis.disconnect();
+  });
+
+  for (const refillAmount of [3, 0]) {
+    it(`decides exactly as the in-process bucket (refill ${refillAmount})`, async () => {
+      let now = 1_800_000_000_000;
+      const clock = () => now;
+      const refill = { refillAmount, refillIntervalMs: 10_000 };
+      const memory = new MemoryQuotaStore({ refill, clock });
+      const inRedis = new RedisQuotaStore({ redis, refill, keyPrefix: prefix, clock });
+      const next = lcg(refillAmount + 7);
+      const buckets: BucketRef[] = [
+        { key: `same-${refillAmount}-a`, capacity: 10 },
+        { key: `same-${refillAmount}-b`, capacity: 25 },
+      ];
+      const pick = (d: QuotaDecision) => [d.allowed, d.remain, d.cost, d.retryAfterMs];
+      for (let i = 0; i < 400; i++) {
+        now += next(4) === 0 ? next(30_000) : next(500);
+        const bucket = buckets[next(2)]!;
+        if (next(5) === 0) {
+          const amount = next(6);
+          expect(await inRedis.refund(bucket, amount), `op ${i}`).toBe(
+            await memory.refund(bucket, amount),
+          );
+        } else {
+          const cost = next(bucket.capacity + 4);
+          expect(pick(await inRedis.take(bucket, cost)), `op ${i}`).toEqual(
+            pick(await memory.take(bucket, cost)),
+          );
+        }
+      }
+    });
+  }
+
+  it('keeps nothing for a full bucket and expires a spent one when it would be full', async () => {
+    let now = 1_800_000_000_000;
+    const store = new RedisQuotaStore({
+      redis,
+      refill: { refillAmount: 2, refillIntervalMs: 5_000 },
+      keyPrefix: prefix,
+      clock: () => now,
+    });
+    const bucket = { key: 'ttl', capacity: 4 };
+    await store.take(bucket, 0);
+    expect(await redis.exists(`${prefix}ttl`)).toBe(0);
+    await store.take(bucket, 3);
+    const ttl = await redis.pttl(`${prefix}ttl`);
+    expect(ttl).toBeGreaterThan(9_000); // 3 tokens missing = 2 refills of 2 = 10 s
+    expect(ttl).toBeLessThanOrEqual(10_000);
+    now += 10_000;
+    expect((await store.take(bucket, 0)).remain).toBe(4);
+    expect(await redis.exists(`${prefix}ttl`)).toBe(0);
+  });
+
+  it("uses Redis's own clock (TIME) when none is given", async () => {
+    const store = new RedisQuotaStore({
+      redis,
+      refill: { refillAmount: 1, refillIntervalMs: 1_000 },
+      keyPrefix: prefix,
+    });
+    const bucket = { key: 'redis-time', capacity: 2 };
+    // Sent back to back on one connection: Redis runs both within the same millisecond or two.
+    const [first, refused] = await Promise.all([store.take(bucket, 2), store.take(bucket, 1)]);
+    expect(first.allowed).toBe(true);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(1_000);
+    await new Promise((r) => setTimeout(r, refused.retryAfterMs + 50));
+    const later = await store.take(bucket, 1);
+    expect(later).toMatchObject({ allowed: true, remain: 0 });
+  });
+});

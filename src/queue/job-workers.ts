@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
-import { Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../app/app-context.js';
 import { allJobs, nightlyJob, type JobRunInfo } from '../../jobs/index.js';
 import { dueAtOf } from './due-at.js';
-import { executeJob } from './execute-job.js';
+import { executeJob, InvalidJobPayloadError } from './execute-job.js';
 import type { AnyJobDefinition, JobQueues } from './job-queues.js';
 
 export interface WorkerTuning {
@@ -101,6 +101,10 @@ export class JobWorkers {
         this.ctx.logger.info({ serviceDay, ...added }, 'nightly: day flow enqueued');
       }
       return result;
+    } catch (err) {
+      // A payload that fails its schema fails the same way on every attempt: no retries.
+      if (err instanceof InvalidJobPayloadError) throw new UnrecoverableError(err.message);
+      throw err;
     } finally {
       this.inProgress--;
     }

@@ -63,4 +63,19 @@ describe('retries', () => {
       [1, 'completed'],
     ]);
   });
+
+  it('does not retry a job whose payload fails its schema', async () => {
+    const queues = env.queues({ JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '50' });
+    env.workers(env.ctx(), queues);
+    // Added behind enqueue()'s back, as an older producer or a hand-edited job might.
+    const job = await queues
+      .queue(buildDailyRecordsJob.name)
+      .add(buildDailyRecordsJob.name, { serviceDay: 'yesterday' });
+    const failed = await waitFor('the job to fail', async () => {
+      const j = await queues.getJob(buildDailyRecordsJob.name, job.id!);
+      return (await j?.getState()) === 'failed' && j;
+    });
+    expect(failed.attemptsMade).toBe(1);
+    expect(failed.failedReason).toMatch(/build-daily-records: invalid payload: serviceDay:/);
+  });
 });

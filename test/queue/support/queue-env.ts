@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import type { AppContext } from '../../../src/app/app-context.js';
 import { loadConfig, type Config } from '../../../src/config/config.js';
+import { closeWithin } from '../../../src/queue/graceful-shutdown.js';
 import { JobQueues } from '../../../src/queue/job-queues.js';
 import { jobRetentionFromConfig } from '../../../src/queue/job-options.js';
 import { JobWorkers, type WorkerTuning } from '../../../src/queue/job-workers.js';
@@ -30,6 +31,7 @@ export interface QueueEnv {
   defer(fn: () => Promise<unknown>): void;
 }
 
+const noop = () => {};
 const FAST_RETRIES = { JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '100' };
 
 /**
@@ -45,8 +47,12 @@ export function useQueueEnv(): QueueEnv {
     cleanups = [];
   });
   afterEach(async () => {
-    for (const fn of cleanups.reverse()) await fn().catch(() => {});
-    await deleteKeys(prefix);
+    try {
+      // A cleanup stuck on a job that never ends must not keep the keys from being deleted.
+      for (const fn of cleanups.reverse()) await closeWithin(() => fn().then(noop, noop), 15_000);
+    } finally {
+      await deleteKeys(prefix);
+    }
   });
   const env: QueueEnv = {
     get prefix() {

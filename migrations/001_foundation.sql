@@ -57,7 +57,8 @@ CREATE TABLE ingest_batches (
 -- ingester, which registers EMUs in the same transaction, and FK triggers would halve the
 -- bulk-load rate.
 CREATE TABLE observations (
-  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  -- CACHE: one sequence round per 100 rows instead of per row halves the bulk-load cost of ids.
+  id bigint GENERATED ALWAYS AS IDENTITY (CACHE 100) PRIMARY KEY,
   batch_id bigint NOT NULL,
   file text NOT NULL,
   line integer NOT NULL,

@@ -1,4 +1,6 @@
 import type { BenchSuite } from '../bench-types.js';
+import { apiSuite } from './api.js';
+import { pipelineSuite } from './pipeline.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: readonly BenchSuite[] = [];
+export const suites: readonly BenchSuite[] = [pipelineSuite, apiSuite];

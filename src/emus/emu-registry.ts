@@ -1,50 +1,69 @@
 import type { Queryable } from '../db/db.js';
-import { parseEmuCode } from './normalize-emu-code.js';
+import { parseEmuCode, type ParsedEmuCode } from './normalize-emu-code.js';
 
 /**
  * Resolves written EMU codes to emuIds, registering units never seen before: an observation
- * is never dropped because its EMU is unknown. Every written form is kept as an alias.
- * Codes must already be known to parse (see parseEmuCode).
+ * is never dropped because its EMU is unknown. The written unit form (the code as written, less
+ * any travel-code seat tail) and the canonical code are kept as aliases. Codes must parse (see
+ * parseEmuCode). `cache` (written -> emuId) may be shared across calls of one ingestion: an
+ * alias never changes owner, so an entry never goes stale.
  */
 export async function resolveEmuIds(
   db: Queryable,
   writtenCodes: Iterable<string>,
+  cache: Map<string, number> = new Map(),
 ): Promise<Map<string, number>> {
-  const written = [...new Set(writtenCodes)];
   const ids = new Map<string, number>();
-  if (written.length === 0) return ids;
+  const parsed = new Map<string, ParsedEmuCode>();
+  for (const w of writtenCodes) {
+    if (ids.has(w) || parsed.has(w)) continue;
+    const hit = cache.get(w);
+    if (hit !== undefined) ids.set(w, hit);
+    else parsed.set(w, parseEmuCode(w));
+  }
+  if (parsed.size === 0) return ids;
+
+  const lookup = new Set<string>();
+  for (const p of parsed.values()) lookup.add(p.writtenUnit).add(p.code);
   const known = await db.query<{ alias: string; emu_id: number }>(
     'SELECT alias, emu_id FROM emu_aliases WHERE alias = ANY($1::text[])',
-    [written],
+    [[...lookup]],
   );
-  for (const r of known.rows) ids.set(r.alias, r.emu_id);
-  const missing = written.filter((w) => !ids.has(w));
-  if (missing.length === 0) return ids;
-
-  const parsed = missing.map((w) => ({ written: w, ...parseEmuCode(w) }));
-  const byCode = new Map(parsed.map((p) => [p.code, p]));
-  const codes = [...byCode.keys()];
-  await db.query(
-    `INSERT INTO emus (code, model, train_set_no, registered_by)
-     SELECT code, model, train_set_no, 'observation'
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)
-     ORDER BY code
-     ON CONFLICT (code) DO NOTHING`,
-    [codes, codes.map((c) => byCode.get(c)!.model), codes.map((c) => byCode.get(c)!.trainSetNo)],
-  );
-  const rows = await db.query<{ id: number; code: string }>(
-    'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
-    [codes],
-  );
-  const idByCode = new Map(rows.rows.map((r) => [r.code, r.id]));
-  const aliases = new Map<string, number>();
-  for (const p of parsed) {
-    const id = idByCode.get(p.code)!;
-    ids.set(p.written, id);
-    aliases.set(p.written, id);
-    aliases.set(p.code, id);
+  const byAlias = new Map(known.rows.map((r) => [r.alias, r.emu_id]));
+  const unknownCodes = new Map<string, ParsedEmuCode>();
+  const idByNewCode = new Map<string, number>();
+  for (const p of parsed.values()) {
+    if (!byAlias.has(p.writtenUnit) && !byAlias.has(p.code)) unknownCodes.set(p.code, p);
   }
-  await addAliases(db, aliases);
+  if (unknownCodes.size > 0) {
+    const codes = [...unknownCodes.keys()].sort();
+    await db.query(
+      `INSERT INTO emus (code, model, train_set_no, registered_by)
+       SELECT code, model, train_set_no, 'observation'
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)
+       ON CONFLICT (code) DO NOTHING`,
+      [
+        codes,
+        codes.map((c) => unknownCodes.get(c)!.model),
+        codes.map((c) => unknownCodes.get(c)!.trainSetNo),
+      ],
+    );
+    const rows = await db.query<{ id: number; code: string }>(
+      'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
+      [codes],
+    );
+    for (const r of rows.rows) idByNewCode.set(r.code, r.id);
+  }
+  const newAliases = new Map<string, number>();
+  for (const [w, p] of parsed) {
+    // A written form someone already owns wins; else the canonical code's unit.
+    const id = byAlias.get(p.writtenUnit) ?? byAlias.get(p.code) ?? idByNewCode.get(p.code)!;
+    ids.set(w, id);
+    cache.set(w, id);
+    if (!byAlias.has(p.writtenUnit)) newAliases.set(p.writtenUnit, id);
+    if (!byAlias.has(p.code)) newAliases.set(p.code, id);
+  }
+  await addAliases(db, newAliases);
   return ids;
 }
 

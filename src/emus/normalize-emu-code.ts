@@ -26,6 +26,11 @@ export interface ParsedEmuCode {
   model: string;
   /** The unit's number, e.g. 5156; '' when the code did not parse. */
   trainSetNo: string;
+  /**
+   * The input as written, trimmed, less any travel-code coach/seat tail: the form kept as an
+   * alias (CR400AF-Z-0216-02-03F -> CR400AF-Z-0216; CR400AF2001 stays CR400AF2001).
+   */
+  writtenUnit: string;
 }
 
 export class MalformedEmuCodeError extends Error {
@@ -41,6 +46,8 @@ const FUXING = /^(CR\d{3}(?:[AB]F|J))-?(?:([A-Z]{1,3})-?)?(\d{4})$/;
 const HEXIE = /^(CRH\d{1,3}[A-Z]*)(?:-([A-Z]{1,3}))?-?(\d{4})$/;
 const TRAVEL_CODE_TAIL = /^(.*\d{4})-\d{2}(?:-\d{1,2}[A-F])?$/;
 const PLAIN = /^[A-Z0-9][A-Z0-9-]{0,39}$/;
+const WRITTEN_TAIL =
+  /^(.*\d{4})[\s_\u2010-\u2015\uFF0D-]+\d{2}(?:[\s_\u2010-\u2015\uFF0D-]+\d{1,2}[A-Fa-f])?$/;
 
 export function parseEmuCode(input: string): ParsedEmuCode {
   let s = input
@@ -48,16 +55,20 @@ export function parseEmuCode(input: string): ParsedEmuCode {
     .toUpperCase()
     .replace(/[\s_\u2010-\u2015\uFF0D]+/g, '-')
     .replace(/-+/g, '-');
+  let writtenUnit = input.trim();
   const tail = TRAVEL_CODE_TAIL.exec(s);
-  if (tail && (FUXING.test(tail[1]!) || HEXIE.test(tail[1]!))) s = tail[1]!;
+  if (tail && (FUXING.test(tail[1]!) || HEXIE.test(tail[1]!))) {
+    s = tail[1]!;
+    writtenUnit = WRITTEN_TAIL.exec(writtenUnit)?.[1] ?? s;
+  }
   const m = FUXING.exec(s) ?? HEXIE.exec(s);
   if (m) {
     const [, base, variant, number] = m as unknown as [string, string, string | undefined, string];
     const model = variant ? `${base}-${variant}` : base;
-    return { code: `${model}-${number}`, model, trainSetNo: number };
+    return { code: `${model}-${number}`, model, trainSetNo: number, writtenUnit };
   }
   if (!PLAIN.test(s) || s.endsWith('-')) throw new MalformedEmuCodeError(input);
-  return { code: s, model: '', trainSetNo: '' };
+  return { code: s, model: '', trainSetNo: '', writtenUnit };
 }
 
 export function normalizeEmuCode(input: string): string {

@@ -1,9 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { copyTextRow, pgTextArray, type Db } from '../db/db.js';
-import { resolveEmuIds } from '../emus/emu-registry.js';
-import { recordRejects, type RejectedLine } from './record-rejects.js';
-import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
+import type { Db } from '../db/db.js';
+import type { RejectedLine } from './record-rejects.js';
+import { writeObservationChunk, type PendingRow } from './write-observation-chunk.js';
+import { isProblem, toObservationRecord } from './observation-record.js';
 import { readObservationLines, UnreadableFileError } from './read-observation-lines.js';
 
 export interface IngestTotals {
@@ -60,89 +60,6 @@ export async function listInputFiles(target: string): Promise<{ root: string; fi
   return { root: target, files };
 }
 
-interface PendingRow {
-  line: number;
-  record: ObservationRecord;
-}
-
-const STAGE_COLUMNS = [
-  'line',
-  'observed_at',
-  'service_day',
-  'service_date_given',
-  'train_code',
-  'train_codes',
-  'emu_code',
-  'source',
-  'ref',
-  'dedup_key',
-] as const;
-
-async function writeChunk(
-  db: Db,
-  batchId: number,
-  file: string,
-  rows: PendingRow[],
-  rejects: RejectedLine[],
-): Promise<{ accepted: number; days: Map<number, number> }> {
-  return db.transaction(async (tx) => {
-    const days = new Map<number, number>();
-    let accepted = 0;
-    if (rows.length > 0) {
-      const emuIds = await resolveEmuIds(
-        tx,
-        rows.map((r) => r.record.emuCode),
-      );
-      await tx.query(
-        `CREATE TEMP TABLE observations_stage (
-           line integer, observed_at bigint, service_day integer, service_date_given boolean,
-           train_code text, train_codes text[], emu_code text, source text, ref text, dedup_key text
-         ) ON COMMIT DROP`,
-      );
-      let data = '';
-      for (const { line, record: r } of rows) {
-        data += copyTextRow([
-          line,
-          r.observedAt,
-          r.serviceDay,
-          r.serviceDateGiven ? 't' : 'f',
-          r.trainCode,
-          pgTextArray(r.trainCodes),
-          r.emuCode,
-          r.source,
-          r.ref,
-          r.dedupKey,
-        ]);
-      }
-      await tx.copyFrom('observations_stage', STAGE_COLUMNS, data);
-      // The alias -> emuId map travels as two arrays rather than a column per row.
-      const aliases = [...emuIds.keys()];
-      const inserted = await tx.query<{ service_day: number; n: number }>(
-        `WITH emu AS (
-           SELECT * FROM unnest($3::text[], $4::int[]) AS e(alias, emu_id)
-         ), ins AS (
-           INSERT INTO observations (batch_id, file, line, observed_at, service_day, service_date_given,
-                                     train_code, train_codes, emu_id, emu_code, source, ref, dedup_key)
-           SELECT $1, $2, s.line, s.observed_at, s.service_day, s.service_date_given, s.train_code,
-                  s.train_codes, emu.emu_id, s.emu_code, s.source, s.ref, decode(s.dedup_key, 'hex')
-             FROM observations_stage s JOIN emu ON emu.alias = s.emu_code
-            ORDER BY s.line
-           ON CONFLICT (dedup_key) DO NOTHING
-           RETURNING service_day
-         )
-         SELECT service_day, count(*)::int AS n FROM ins GROUP BY service_day`,
-        [batchId, file, aliases, aliases.map((a) => emuIds.get(a)!)],
-      );
-      for (const r of inserted.rows) {
-        days.set(r.service_day, r.n);
-        accepted += r.n;
-      }
-    }
-    await recordRejects(tx, batchId, file, rejects);
-    return { accepted, days };
-  });
-}
-
 /**
  * Ingests one observation file or every observation file of a directory.
  *
@@ -166,6 +83,7 @@ export async function ingestObservations(
   const total: IngestTotals = { read: 0, accepted: 0, duplicate: 0, rejected: 0 };
   const results: IngestFileResult[] = [];
   const days = new Map<number, number>();
+  const emuCache = new Map<string, number>();
 
   for (const filePath of files) {
     const name = path.relative(root, filePath) || path.basename(filePath);
@@ -187,7 +105,7 @@ export async function ingestObservations(
       const previous = pending;
       pending = (async () => {
         await previous;
-        const w = await writeChunk(db, batchId, name, chunkRows, chunkRejects);
+        const w = await writeObservationChunk(db, batchId, name, chunkRows, chunkRejects, emuCache);
         result.accepted += w.accepted;
         result.duplicate += chunkRows.length - w.accepted;
         result.rejected += chunkRejects.length;

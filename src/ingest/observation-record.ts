@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { parseEmuCode, MalformedEmuCodeError } from '../emus/normalize-emu-code.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
 import { serviceDayFromYmd, InvalidServiceDateError } from '../time/service-day.js';
@@ -107,15 +107,14 @@ function optionalString(value: unknown): string | undefined {
 }
 
 /** Memoised per distinct input: a day's file names a few thousand codes a million times. */
-const emuCache = new Map<string, string | ObservationProblem>();
+const emuCache = new Map<string, { canonical: string } | ObservationProblem>();
 const trainCache = new Map<string, string[] | ObservationProblem>();
 
-function checkEmu(raw: string): string | ObservationProblem {
+function checkEmu(raw: string): { canonical: string } | ObservationProblem {
   let hit = emuCache.get(raw);
   if (hit === undefined) {
     try {
-      parseEmuCode(raw);
-      hit = raw;
+      hit = { canonical: parseEmuCode(raw).code };
     } catch (err) {
       if (!(err instanceof MalformedEmuCodeError)) throw err;
       hit = problem('emuCode', err.message);
@@ -151,6 +150,7 @@ export function dedupKeyOf(o: {
   ref: string | null;
   observedAt: number;
   trainCodes: string[];
+  /** Canonical EMU code. */
   emuCode: string;
   serviceDay: number;
   serviceDateGiven: boolean;
@@ -158,8 +158,8 @@ export function dedupKeyOf(o: {
   const material =
     o.ref !== null
       ? `ref\u0000${o.source}\u0000${o.ref}`
-      : `content\u0000${o.source}\u0000${o.observedAt}\u0000${o.trainCodes.join('/')}\u0000${parseEmuCode(o.emuCode).code}\u0000${o.serviceDateGiven ? o.serviceDay : ''}`;
-  return createHash('sha256').update(material).digest('hex');
+      : `content\u0000${o.source}\u0000${o.observedAt}\u0000${o.trainCodes.join('/')}\u0000${o.emuCode}\u0000${o.serviceDateGiven ? o.serviceDay : ''}`;
+  return hash('sha256', material, 'hex');
 }
 
 /** Validates one parsed line (an NDJSON object, or a CSV row keyed by header). */
@@ -178,8 +178,8 @@ export function toObservationRecord(input: unknown): ObservationRecord | Observa
 
   const emuRaw = optionalString(o.emuCode);
   if (emuRaw === undefined) return problem('emuCode', 'missing');
-  const emuCode = checkEmu(emuRaw);
-  if (typeof emuCode !== 'string') return emuCode;
+  const emu = checkEmu(emuRaw);
+  if ('reason' in emu) return emu;
 
   const source = optionalString(o.source);
   if (source === undefined) return problem('source', 'missing');
@@ -207,12 +207,12 @@ export function toObservationRecord(input: unknown): ObservationRecord | Observa
     serviceDateGiven: serviceDate !== undefined,
     trainCode: trainCodes.join('/'),
     trainCodes,
-    emuCode,
+    emuCode: emuRaw,
     source,
     ref,
     dedupKey: '',
   };
-  record.dedupKey = dedupKeyOf(record);
+  record.dedupKey = dedupKeyOf({ ...record, emuCode: emu.canonical });
   return record;
 }
 

@@ -21,11 +21,25 @@ describe('EMU code normalisation', () => {
     ['CRH2A2010', 'CRH2A-2010', 'CRH2A', '2010'],
     ['CRH6A-A-0201', 'CRH6A-A-0201', 'CRH6A-A', '0201'],
   ])('%s -> %s', (input, code, model, trainSetNo) => {
-    expect(parseEmuCode(input)).toEqual({ code, model, trainSetNo });
+    expect(parseEmuCode(input)).toMatchObject({ code, model, trainSetNo });
   });
 
   it('keeps an unknown but well-formed code as written (upper-cased), so the unit still registers', () => {
-    expect(parseEmuCode('ct-1010')).toEqual({ code: 'CT-1010', model: '', trainSetNo: '' });
+    expect(parseEmuCode('ct-1010')).toEqual({
+      code: 'CT-1010',
+      model: '',
+      trainSetNo: '',
+      writtenUnit: 'ct-1010',
+    });
+  });
+
+  it.each([
+    ['CR400AF-Z-0216-02-03F', 'CR400AF-Z-0216'],
+    ['cr400af z 0216 02 3f', 'cr400af z 0216'],
+    [' CR400AF2001 ', 'CR400AF2001'],
+    ['CR400AF-2001-05', 'CR400AF-2001'],
+  ])('keeps %j as the alias %j: the unit as written, without the seat', (input, writtenUnit) => {
+    expect(parseEmuCode(input).writtenUnit).toBe(writtenUnit);
   });
 
   it.each(['', '   ', 'CR400AF/2001', 'G123!', '动车组2001', '-2001', 'CR400AF-'])(

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { packageRoot } from '../src/app/package-root.js';
+import { generateDataset, type GeneratedManifest } from '../src/generator/write-dataset.js';
+
+export interface BenchDataset {
+  dir: string;
+  manifest: GeneratedManifest;
+  sightings: number;
+  firstServiceDay: number;
+}
+
+export interface BenchDatasetOptions {
+  emus: number;
+  days: number;
+  seed: number;
+  /** Share of sightings dropped. Default 0: the foundation bench wants 5 sightings per record. */
+  missingRate?: number;
+  log(message: string): void;
+}
+
+/**
+ * A generated network under bench-data/, made once per (size, seed, rate) and reused by later
+ * runs: generation is deterministic, so a cached copy is the same bytes.
+ */
+export async function benchDataset(options: BenchDatasetOptions): Promise<BenchDataset> {
+  const missingRate = options.missingRate ?? 0;
+  const dir = path.join(packageRoot(), 'bench-data', `gen-${options.emus}x${options.days}-s${options.seed}-m${missingRate}`);
+  let manifest: GeneratedManifest;
+  try {
+    manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as GeneratedManifest;
+  } catch {
+    options.log(`generating ${options.emus} EMUs x ${options.days} days into ${dir}`);
+    manifest = await generateDataset({ emus: options.emus, days: options.days, seed: options.seed, out: dir, missingRate });
+  }
+  return { dir, manifest, sightings: manifest.counts.sightings, firstServiceDay: manifest.perDay[0]!.serviceDay };
+}

@@ -121,7 +121,7 @@ async function insertIgnoringDuplicates(
       emuCache,
     );
     await tx.query(
-      'CREATE TEMP TABLE observations_stage (LIKE observations INCLUDING DEFAULTS) ON COMMIT DROP',
+      `CREATE TEMP TABLE observations_stage ON COMMIT DROP AS SELECT ${COLUMNS.join(', ')} FROM observations WITH NO DATA`,
     );
     await tx.copyFrom('observations_stage', COLUMNS, copyData(batchId, file, rows, emuIds));
     const inserted = await tx.query<{ service_day: number; n: number }>(

@@ -1,0 +1,115 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestObservations } from '../../src/ingest/ingest-observations.js';
+import { shanghai } from '../helpers/observations.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+
+const t = useTestDatabase();
+let dir: string;
+
+function lines(n: number, day: string, offset = 0): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(
+      JSON.stringify({
+        observedAt: shanghai(day, '08:00') + i,
+        trainCode: `G${100 + ((i + offset) % 400)}`,
+        emuCode: `CR400AF-${String(2000 + ((i + offset) % 97)).padStart(4, '0')}`,
+        source: 'travel-code',
+        ref: `r-${day}-${i + offset}`,
+      }),
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'emutrack-ingest-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ingestObservations', () => {
+  it('stores each sighting once when two ingestions of the same file race', async () => {
+    const file = path.join(dir, 'race.ndjson');
+    await writeFile(file, lines(3000, '20260901'));
+    const [a, b] = await Promise.all([
+      ingestObservations(t.current.db, file, { chunkSize: 500 }),
+      ingestObservations(t.current.db, file, { chunkSize: 700 }),
+    ]);
+    expect(a.accepted + b.accepted).toBe(3000);
+    expect(a.duplicate + b.duplicate).toBe(3000);
+    const r = await t.current.db.query<{ n: number; keys: number }>(
+      "SELECT count(*)::int AS n, count(DISTINCT dedup_key)::int AS keys FROM observations WHERE file = 'race.ndjson'",
+    );
+    expect(r.rows[0]).toEqual({ n: 3000, keys: 3000 });
+  });
+
+  it('gives the same result whatever the chunk size, duplicates inside one chunk included', async () => {
+    const file = path.join(dir, 'chunks.ndjson');
+    // The second half repeats the first: same refs.
+    await writeFile(file, lines(1000, '20260902') + lines(1000, '20260902'));
+    const r = await ingestObservations(t.current.db, file, { chunkSize: 333 });
+    expect(r).toMatchObject({
+      read: 2000,
+      accepted: 1000,
+      duplicate: 1000,
+      rejected: 0,
+      serviceDays: [20698],
+    });
+    const again = await ingestObservations(t.current.db, file, { chunkSize: 5000 });
+    expect(again).toMatchObject({ read: 2000, accepted: 0, duplicate: 2000 });
+  });
+
+  it('reports a file that cannot be read and carries on with the others', async () => {
+    const sub = await mkdtemp(path.join(dir, 'mixed-'));
+    await writeFile(
+      path.join(sub, 'a-no-header.csv'),
+      'when,train,unit\n1786671000,G1,CR400AF-2001\n',
+    );
+    await writeFile(path.join(sub, 'b-good.ndjson'), lines(10, '20260903'));
+    await writeFile(path.join(sub, 'notes.txt'), 'not an observation file');
+    const r = await ingestObservations(t.current.db, sub);
+    expect(r.files.map((f) => f.file)).toEqual(['a-no-header.csv', 'b-good.ndjson']);
+    expect(r.files[0]!.error).toMatch(
+      /CSV header lacks column\(s\) observedAt, trainCode, emuCode, source/,
+    );
+    expect(r.files[1]).toEqual({
+      file: 'b-good.ndjson',
+      read: 10,
+      accepted: 10,
+      duplicate: 0,
+      rejected: 0,
+    });
+  });
+
+  it('keeps the unit as written (less the seat) as an alias, not every seat', async () => {
+    const file = path.join(dir, 'qr.ndjson');
+    const qr = ['CR400AF-Z-0216-02-03F', 'CR400AF-Z-0216-05-11A', 'CR400AF-Z-0216-16-01D'].map(
+      (emuCode, i) =>
+        JSON.stringify({
+          observedAt: shanghai('20260904', '09:00') + i,
+          trainCode: 'G1',
+          emuCode,
+          source: 'travel-code',
+        }),
+    );
+    await writeFile(file, qr.join('\n'));
+    expect((await ingestObservations(t.current.db, file)).accepted).toBe(3);
+    const aliases = await t.current.db.query<{ alias: string }>(
+      "SELECT a.alias FROM emu_aliases a JOIN emus e ON e.id = a.emu_id WHERE e.code = 'CR400AF-Z-0216' ORDER BY 1",
+    );
+    expect(aliases.rows.map((x) => x.alias)).toEqual(['CR400AF-Z-0216']);
+    const stored = await t.current.db.query<{ emu_code: string }>(
+      "SELECT emu_code FROM observations WHERE file = 'qr.ndjson' ORDER BY line",
+    );
+    expect(stored.rows.map((x) => x.emu_code)).toEqual([
+      'CR400AF-Z-0216-02-03F',
+      'CR400AF-Z-0216-05-11A',
+      'CR400AF-Z-0216-16-01D',
+    ]);
+  });
+});

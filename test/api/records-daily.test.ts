@@ -178,4 +178,14 @@ describe('GET /api/v2/records/daily', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toMatch(/^cursor /);
   });
+
+  it('carries timetableId once a record has one', async () => {
+    const target = recordsA[3]!;
+    await t.current.db.query('UPDATE daily_records SET timetable_id = 7 WHERE id = $1', [
+      target.id,
+    ]);
+    const { data } = successSchema.parse((await get('date=20260810&limit=10')).json());
+    const withTimetable = data.items.filter((i) => i.timetableId !== undefined);
+    expect(withTimetable.map((i) => [i.id, i.timetableId])).toEqual([[target.id, 7]]);
+  });
 });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { splitTrainCode, type TrainCode } from '../../trains/train-code.js';
+import type { FastifyReply } from 'fastify';
 import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { dailyRecordsPage, type DailyRecordRow } from '../daily-records-page.js';
+import { dailyRecordsEnvelopeJson } from '../daily-records-json.js';
+import { dailyRecordsPage } from '../daily-records-page.js';
 import { dataEnvelope, errorResponses } from '../envelope.js';
 import { v2Operation } from '../openapi.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
@@ -58,37 +59,6 @@ export const dailyRecordsDataSchema = z
   })
   .meta({ id: 'GetDailyRecordsData' });
 
-// Train codes repeat every day; splitting each once per process is enough.
-const trainCodes = new Map<string, TrainCode | null>();
-
-function trainCodeOf(code: string): TrainCode | undefined {
-  let parsed = trainCodes.get(code);
-  if (parsed === undefined) {
-    try {
-      parsed = splitTrainCode(code);
-    } catch {
-      parsed = null;
-    }
-    if (trainCodes.size >= 100_000) trainCodes.clear();
-    trainCodes.set(code, parsed);
-  }
-  return parsed ?? undefined;
-}
-
-type DailyRecordItem = z.output<typeof dailyRecordItemSchema>;
-
-function toItem(row: DailyRecordRow, serviceDay: number): DailyRecordItem {
-  const item: DailyRecordItem = {
-    id: row.id,
-    serviceDay,
-    emuId: row.emu_id,
-    trainCode: trainCodeOf(row.train_code),
-    status: row.status,
-  };
-  if (row.timetable_id !== null) item.timetableId = row.timetable_id;
-  return item;
-}
-
 /** GET /api/v2/records/daily: one page of a service day's records. */
 export function registerRecordsDaily(app: V2App, services: ApiServices): void {
   const { config, db, gate, costs, emuCodes } = services;
@@ -120,24 +90,26 @@ export function registerRecordsDaily(app: V2App, services: ApiServices): void {
         );
       }
       await gate.charge(request, costs.recordsDaily.of(limit));
-      const page = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
-      const items = page.rows.map((row) => toItem(row, serviceDay));
-      const emuCodeMappings = await emuCodes.mappings(page.rows.map((row) => row.emu_id));
-      await gate.settle(request, costs.recordsDaily.of(items.length));
-      const last = items[items.length - 1];
+      const { rows, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
+      await emuCodes.load(rows.map((row) => row.emuId));
+      await gate.settle(request, costs.recordsDaily.of(rows.length));
+      const last = rows[rows.length - 1];
       const meta = await gate.meta(request);
       gate.setHeaders(reply, meta);
-      return {
+      const json = dailyRecordsEnvelopeJson(
         meta,
-        data: {
+        {
           serviceDay,
           cursor: cursor?.text ?? '',
           limit,
-          nextCursor: page.more && last ? `${serviceDay}:${last.id}` : '',
-          items,
-          emuCodeMappings,
+          nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
+          rows,
         },
-      };
+        emuCodes,
+      );
+      // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return (reply as FastifyReply).send(json);
     },
   );
 }

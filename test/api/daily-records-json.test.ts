@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import { dailyRecordsEnvelopeJson } from '../../src/api/daily-records-json.js';
+import type { DailyRecordRow } from '../../src/api/daily-records-page.js';
+import { EmuCodeCache } from '../../src/api/emu-code-cache.js';
+import { dataEnvelope } from '../../src/api/envelope.js';
+import { dailyRecordsDataSchema } from '../../src/api/routes/records-daily.js';
+import { createFastSerializerCompiler } from '../../src/api/serializer.js';
+import { splitTrainCode } from '../../src/trains/train-code.js';
+
+const schema = dataEnvelope(dailyRecordsDataSchema);
+
+/** A db that knows every EMU as CODE-<id> (with a quote and a backslash, to test escaping). */
+const emuDb = {
+  async query(_sql: string, params?: unknown[]) {
+    const ids = params![0] as number[];
+    return { rows: ids.map((id) => ({ id, code: `CR400AF-"${id}\\` })), rowCount: ids.length };
+  },
+} as unknown as Db;
+
+describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
+  it('writes what the schema-driven serializer writes, for random pages', async () => {
+    const generic = createFastSerializerCompiler()({
+      schema,
+      method: 'GET',
+      url: '/api/v2/records/daily',
+      httpStatus: '200',
+    }) as (data: unknown) => string;
+    const cache = new EmuCodeCache(emuDb);
+    let seed = 42;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const trainCodes = ['G1', 'D2001', 'C5503', '1461', 'S1', 'G99999'];
+    for (let round = 0; round < 50; round++) {
+      const rows: DailyRecordRow[] = Array.from({ length: rand(30) }, (_, i) => ({
+        id: 100_000 - i * (1 + rand(5)),
+        emuId: 1 + rand(20),
+        status: rand(32),
+        timetableId: rand(3) === 0 ? rand(1000) : null,
+        trainCode: trainCodes[rand(trainCodes.length)]!,
+      }));
+      await cache.load(rows.map((r) => r.emuId));
+      const meta = rand(2)
+        ? { remain: rand(100), cost: rand(10) }
+        : { remain: 0, cost: 0, retryAfter: 7 };
+      const body = {
+        serviceDay: 20675,
+        cursor: ['', '20675:123', 'x"\\\u2028y'][rand(3)]!,
+        limit: 1 + rand(200),
+        nextCursor: rand(2) ? '' : '20675:99',
+        rows,
+      };
+      const json = dailyRecordsEnvelopeJson(meta, body, cache);
+      const expected = {
+        meta,
+        data: {
+          serviceDay: body.serviceDay,
+          cursor: body.cursor,
+          limit: body.limit,
+          nextCursor: body.nextCursor,
+          items: rows.map((r) => ({
+            id: r.id,
+            serviceDay: body.serviceDay,
+            ...(r.timetableId === null ? {} : { timetableId: r.timetableId }),
+            emuId: r.emuId,
+            trainCode: splitTrainCode(r.trainCode),
+            status: r.status,
+          })),
+          emuCodeMappings: Object.fromEntries(
+            rows.map((r) => [String(r.emuId), cache.code(r.emuId)!]),
+          ),
+        },
+      };
+      const parsed = JSON.parse(json);
+      expect(schema.parse(parsed)).toEqual(parsed);
+      expect(parsed).toEqual(expected);
+      expect(parsed).toEqual(JSON.parse(generic(expected)));
+    }
+  });
+});

@@ -75,39 +75,47 @@ function copyData(
   return parts.join('');
 }
 
+type RowWriter = (
+  tx: Queryable,
+  rows: PendingRow[],
+  data: (rows: PendingRow[]) => string,
+) => Promise<Map<number, number>>;
+
 /**
  * The fast path: drop rows already stored (one index probe per key), then COPY the rest
  * straight into observations. Another ingester may store one of the same sightings between the
  * probe and the COPY; the unique index then refuses the chunk and the caller retries it on the
  * safe path.
  */
-async function copyNewRows(
-  db: Db,
-  batchId: number,
-  file: string,
-  rows: PendingRow[],
-  rejects: RejectedLine[],
-  emuCache: Map<string, number>,
-): Promise<ChunkResult> {
-  return db.transaction(async (tx) => {
-    const emuIds = await resolveEmuIds(
-      tx,
-      rows.map((r) => r.record.emuCode),
-      emuCache,
-    );
-    const fresh = await newRows(tx, rows);
-    if (fresh.length > 0)
-      await tx.copyFrom('observations', COLUMNS, copyData(batchId, file, fresh, emuIds));
-    await recordRejects(tx, batchId, file, rejects);
-    const days = new Map<number, number>();
-    for (const r of fresh) days.set(r.record.serviceDay, (days.get(r.record.serviceDay) ?? 0) + 1);
-    return { accepted: fresh.length, days };
-  });
-}
+const copyNewRows: RowWriter = async (tx, rows, data) => {
+  const fresh = await newRows(tx, rows);
+  if (fresh.length > 0) await tx.copyFrom('observations', COLUMNS, data(fresh));
+  const days = new Map<number, number>();
+  for (const r of fresh) days.set(r.record.serviceDay, (days.get(r.record.serviceDay) ?? 0) + 1);
+  return days;
+};
 
 /** The safe path: COPY into a temporary table, then INSERT ... ON CONFLICT DO NOTHING. */
-async function insertIgnoringDuplicates(
+const insertIgnoringDuplicates: RowWriter = async (tx, rows, data) => {
+  await tx.query(
+    `CREATE TEMP TABLE observations_stage ON COMMIT DROP AS SELECT ${COLUMNS.join(', ')} FROM observations WITH NO DATA`,
+  );
+  await tx.copyFrom('observations_stage', COLUMNS, data(rows));
+  const inserted = await tx.query<{ service_day: number; n: number }>(
+    `WITH ins AS (
+       INSERT INTO observations (${COLUMNS.join(', ')})
+       SELECT ${COLUMNS.join(', ')} FROM observations_stage ORDER BY line
+       ON CONFLICT (dedup_key) DO NOTHING
+       RETURNING service_day
+     )
+     SELECT service_day, count(*)::int AS n FROM ins GROUP BY service_day`,
+  );
+  return new Map(inserted.rows.map((r) => [r.service_day, r.n]));
+};
+
+async function writeChunk(
   db: Db,
+  writer: RowWriter,
   batchId: number,
   file: string,
   rows: PendingRow[],
@@ -120,26 +128,10 @@ async function insertIgnoringDuplicates(
       rows.map((r) => r.record.emuCode),
       emuCache,
     );
-    await tx.query(
-      `CREATE TEMP TABLE observations_stage ON COMMIT DROP AS SELECT ${COLUMNS.join(', ')} FROM observations WITH NO DATA`,
-    );
-    await tx.copyFrom('observations_stage', COLUMNS, copyData(batchId, file, rows, emuIds));
-    const inserted = await tx.query<{ service_day: number; n: number }>(
-      `WITH ins AS (
-         INSERT INTO observations (${COLUMNS.join(', ')})
-         SELECT ${COLUMNS.join(', ')} FROM observations_stage ORDER BY line
-         ON CONFLICT (dedup_key) DO NOTHING
-         RETURNING service_day
-       )
-       SELECT service_day, count(*)::int AS n FROM ins GROUP BY service_day`,
-    );
+    const days = await writer(tx, rows, (some) => copyData(batchId, file, some, emuIds));
     await recordRejects(tx, batchId, file, rejects);
-    const days = new Map<number, number>();
     let accepted = 0;
-    for (const r of inserted.rows) {
-      days.set(r.service_day, r.n);
-      accepted += r.n;
-    }
+    for (const n of days.values()) accepted += n;
     return { accepted, days };
   });
 }
@@ -161,11 +153,11 @@ export async function writeObservationChunk(
   let local = new Map(emuCache);
   let result: ChunkResult;
   try {
-    result = await copyNewRows(db, batchId, file, rows, rejects, local);
+    result = await writeChunk(db, copyNewRows, batchId, file, rows, rejects, local);
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     local = new Map(emuCache);
-    result = await insertIgnoringDuplicates(db, batchId, file, rows, rejects, local);
+    result = await writeChunk(db, insertIgnoringDuplicates, batchId, file, rows, rejects, local);
   }
   for (const [written, id] of local) emuCache.set(written, id);
   return result;

@@ -76,6 +76,16 @@ const envSchema = z.object({
   CONFIRM_MIN_SUPPORT: int(2, 1, 1000),
   PG_POOL_MAX: int(10, 1, 200),
 
+  // Circulation inference (src/circulation). Defaults are the live service's (compatibility.md).
+  /** Service days of records an inference run reads, ending with the day that just ended. */
+  CIRCULATION_WINDOW_DAYS: int(14, 1, 366),
+  /** A link is kept when both its weights (forward and backward) reach this share. */
+  CIRCULATION_THRESHOLD: z.coerce.number().gt(0).max(1).default(0.8),
+  /** Service days a link must have been seen on to be kept. */
+  CIRCULATION_MIN_SUPPORT: int(3, 1, 366),
+  /** Cron pattern (Asia/Shanghai) of the daily inference run. */
+  CIRCULATION_CRON: z.string().min(1).default('0 2 * * *'),
+
   // Read API v2 (src/api). Defaults are the live service's (compatibility.md).
   /** Page size of /records/daily when `limit` is absent. */
   RECORDS_DAILY_DEFAULT_LIMIT: int(20, 1, 10_000),

@@ -1,0 +1,93 @@
+/**
+ * The inference rule: which observed links between train runs are kept. Defaults (brackets) are
+ * the live service's (compatibility.md), overridable by CIRCULATION_* variables.
+ *
+ * A *run* is one train (all its numbers: a paired G4340/37 is one run) run by one EMU on one
+ * service day. Per EMU, runs are ordered by service day, then by the timetable's start
+ * (timetables.start_offset of daily_records.timetable_id); a run with no timetable yet is placed
+ * by the time of day of its first sighting instead (counted in the run's
+ * `runsOrderedBySighting`). Two runs of one EMU that follow each other, on the same day or the
+ * last of one day and the first of the next, are an observation of the link A->B. A run that
+ * repeats the train of the EMU's last run the evening before is that train seen after midnight,
+ * not a new run, and is merged into it.
+ *
+ * For a link A->B over the window:
+ *   support(A->B) = the number of service days (of A) on which some EMU ran A then B. Days, not
+ *                   EMUs: the two units of a coupled train see the same link once.
+ *   out(A)        = the sum of support(A->X) over every successor X seen after A;
+ *   in(B)         = the sum of support(Y->B) over every predecessor Y seen before B;
+ *   forward       = support / out(A)      backward = support / in(B)
+ *   weight        = min(forward, backward)
+ * The link is kept when weight >= `threshold` [0.8] and support >= `minSupport` [3]. (Both
+ * ratios are exact quotients of integers, so a weight exactly at the threshold, 4/5 against
+ * 0.8, compares equal and is kept.) With a threshold above 0.5 a train keeps at most one link
+ * each way; below it, kept links are taken strongest first (weight, then support, then keys)
+ * and a link is dropped when its train already has a stronger one that way.
+ */
+export interface InferenceRule {
+  /** Service days read, ending with `asOf`. Default 14. */
+  windowDays: number;
+  /** Both weights of a kept link reach this share, 0 < threshold <= 1. Default 0.8. */
+  threshold: number;
+  /** Service days a kept link was seen on, at least. Default 3. */
+  minSupport: number;
+}
+
+export const DEFAULT_INFERENCE_RULE: InferenceRule = {
+  windowDays: 14,
+  threshold: 0.8,
+  minSupport: 3,
+};
+
+/** One observed link with its counts (see InferenceRule). */
+export interface ObservedLink {
+  from: string;
+  to: string;
+  support: number;
+  outTotal: number;
+  inTotal: number;
+}
+
+export interface WeightedLink extends ObservedLink {
+  forward: number;
+  backward: number;
+  weight: number;
+}
+
+export function weighLink(link: ObservedLink): WeightedLink {
+  const forward = link.support / link.outTotal;
+  const backward = link.support / link.inTotal;
+  return { ...link, forward, backward, weight: Math.min(forward, backward) };
+}
+
+/** The links that pass the rule's threshold and minimum support, weighed. */
+export function keptLinks(
+  links: Iterable<ObservedLink>,
+  rule: Pick<InferenceRule, 'threshold' | 'minSupport'>,
+): WeightedLink[] {
+  const kept: WeightedLink[] = [];
+  for (const l of links) {
+    if (l.support < rule.minSupport) continue;
+    const w = weighLink(l);
+    if (w.weight >= rule.threshold) kept.push(w);
+  }
+  return kept;
+}
+
+export class InvalidInferenceRuleError extends Error {
+  constructor(field: string, reason: string) {
+    super(`${field}: ${reason}`);
+    this.name = 'InvalidInferenceRuleError';
+  }
+}
+
+export function resolveInferenceRule(rule: Partial<InferenceRule> = {}): InferenceRule {
+  const r = { ...DEFAULT_INFERENCE_RULE, ...rule };
+  if (!Number.isInteger(r.windowDays) || r.windowDays < 1 || r.windowDays > 366)
+    throw new InvalidInferenceRuleError('windowDays', `expected 1-366, got ${r.windowDays}`);
+  if (!(r.threshold > 0 && r.threshold <= 1))
+    throw new InvalidInferenceRuleError('threshold', `expected 0 < t <= 1, got ${r.threshold}`);
+  if (!Number.isInteger(r.minSupport) || r.minSupport < 1)
+    throw new InvalidInferenceRuleError('minSupport', `expected >= 1, got ${r.minSupport}`);
+  return r;
+}

@@ -1,10 +1,12 @@
 import { buildDailyRecordsJob } from './build-daily-records.js';
+import { inferCirculationsJob } from './infer-circulations.js';
 import { ingestObservationsJob } from './ingest-observations.js';
 import { nightlyJob, nightlyServiceDay } from './nightly.js';
 import { renderDailyExportJob } from './render-daily-export.js';
 
 export {
   buildDailyRecordsJob,
+  inferCirculationsJob,
   ingestObservationsJob,
   nightlyJob,
   nightlyServiceDay,
@@ -18,4 +20,5 @@ export const allJobs = [
   buildDailyRecordsJob,
   renderDailyExportJob,
   nightlyJob,
+  inferCirculationsJob,
 ] as const;

@@ -11,6 +11,10 @@ import {
   ymdOfServiceDay,
   InvalidServiceDateError,
 } from '../time/service-day.js';
+import { importOfficialCirculations } from '../circulation/import-official.js';
+import { UnreadableOfficialFileError } from '../circulation/read-official-file.js';
+import { inferCirculationsJob } from '../../jobs/index.js';
+import { runInProcess } from '../queue/in-process-runner.js';
 import { CliError, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';
 import { printStatus } from './print-status.js';
@@ -120,6 +124,63 @@ export function buildCli(): Command {
       if (outcome.failed.length > 0)
         throw new CliError(
           `failed days: ${outcome.failed.map((f) => ymdOfServiceDay(f.serviceDay)).join(', ')}`,
+        );
+    });
+
+  program
+    .command('infer-circulations')
+    .description(
+      'infer circulations over the window ending with a service day (default: yesterday) and replace the current ones',
+    )
+    .option('--as-of <YYYYMMDD>', "the window's last service day", ymdArgument)
+    .action(async (opts: { asOf?: number }) => {
+      const r = await withAppContext((ctx) =>
+        runInProcess(ctx, inferCirculationsJob, opts.asOf === undefined ? {} : { asOf: opts.asOf }),
+      );
+      out(
+        `circulations ${ymdOfServiceDay(r.windowStart)}-${ymdOfServiceDay(r.windowEnd)} (run ${r.runId}): ` +
+          `${r.runs} runs (${r.runsOrderedBySighting} ordered by first sighting, no timetable), ` +
+          `links kept ${r.linksKept} of ${r.linksSeen} (threshold ${r.threshold}, min support ${r.minSupport}), ` +
+          `${r.routes} routes (${r.loopBreaks} loops cut), ${r.ms} ms`,
+      );
+      const o = r.official;
+      if (o.checked > 0)
+        out(
+          `official tables: ${o.raw} raw_official, ${o.split} split_official, ${o.unmatched} unmatched_official`,
+        );
+    });
+
+  program
+    .command('import-circulations')
+    .description(
+      'import official circulation tables (JSON array or NDJSON, community format) and check them',
+    )
+    .argument('<file>')
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      let r;
+      try {
+        r = await withAppContext((ctx) => importOfficialCirculations(ctx.db, file));
+      } catch (err) {
+        if (err instanceof UnreadableOfficialFileError) throw new CliError(err.message);
+        throw err;
+      }
+      if (opts.json) {
+        out(JSON.stringify(r));
+        return;
+      }
+      out(
+        `${r.file}: read ${r.read}, imported ${r.imported}, duplicate ${r.duplicate}, ` +
+          `skipped ${r.skipped.length}, rejected ${r.rejected}` +
+          (r.rejected > 0 ? ` (batch ${r.batchId}; see table ingest_rejects)` : ''),
+      );
+      for (const s of r.skipped) out(`line ${s.line}: skipped: ${s.reason}`);
+      const c = r.checks;
+      if (c.checked > 0)
+        out(
+          c.unspecified > 0
+            ? `checked ${c.checked}: no inference run yet (validation unspecified until one runs)`
+            : `checked ${c.checked}: ${c.raw} raw_official, ${c.split} split_official, ${c.unmatched} unmatched_official`,
         );
     });
 

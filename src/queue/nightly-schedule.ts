@@ -1,12 +1,14 @@
 import { CronExpressionParser } from 'cron-parser';
 import { ConfigError } from '../config/config.js';
 import { SERVICE_TIME_ZONE } from '../time/service-day.js';
-import { nightlyJob } from '../../jobs/index.js';
+import { inferCirculationsJob, nightlyJob } from '../../jobs/index.js';
 import { dueAtOf } from './due-at.js';
 import type { JobQueues } from './job-queues.js';
 
 /** The id of the nightly Job Scheduler in the nightly queue. */
 export const NIGHTLY_SCHEDULER_ID = 'nightly';
+/** The id of the daily circulation-inference Job Scheduler in the infer-circulations queue. */
+export const CIRCULATION_SCHEDULER_ID = 'infer-circulations';
 
 /** The first time after `afterMs` that a cron pattern (read in Asia/Shanghai) fires, in ms. */
 export function nextCronFire(pattern: string, afterMs: number): number {
@@ -18,16 +20,26 @@ export function nextCronFire(pattern: string, afterMs: number): number {
     .getTime();
 }
 
-/** Checks a NIGHTLY_CRON value; a bad one is a ConfigError naming the variable. */
-export function assertNightlyCron(pattern: string): void {
+/** Checks a cron pattern from the configuration; a bad one is a ConfigError naming the variable. */
+export function assertCronPattern(variable: string, pattern: string): void {
   try {
     nextCronFire(pattern, Date.now());
   } catch (err) {
     throw new ConfigError(
-      'NIGHTLY_CRON',
+      variable,
       `not a cron pattern (${(err as Error).message}) (got ${JSON.stringify(pattern)})`,
     );
   }
+}
+
+/** Checks a NIGHTLY_CRON value; a bad one is a ConfigError naming the variable. */
+export function assertNightlyCron(pattern: string): void {
+  assertCronPattern('NIGHTLY_CRON', pattern);
+}
+
+/** Checks a CIRCULATION_CRON value; a bad one is a ConfigError naming the variable. */
+export function assertCirculationCron(pattern: string): void {
+  assertCronPattern('CIRCULATION_CRON', pattern);
 }
 
 export interface UpsertedScheduler {
@@ -56,4 +68,24 @@ export async function upsertNightlyScheduler(
       { name: nightlyJob.name, data: {}, opts: queues.defaultJobOptions },
     );
   return { schedulerId: NIGHTLY_SCHEDULER_ID, pattern, nextDueAt: dueAtOf(job) };
+}
+
+/**
+ * Creates or updates the daily circulation-inference Job Scheduler (CIRCULATION_CRON, default
+ * 02:00 Asia/Shanghai): each tick's job infers over the window ending with the service day that
+ * ended before the tick. Upserted here, next to the nightly one, and nowhere else.
+ */
+export async function upsertCirculationScheduler(
+  queues: JobQueues,
+  pattern: string,
+): Promise<UpsertedScheduler> {
+  assertCirculationCron(pattern);
+  const job = await queues
+    .queue(inferCirculationsJob.name)
+    .upsertJobScheduler(
+      CIRCULATION_SCHEDULER_ID,
+      { pattern, tz: SERVICE_TIME_ZONE },
+      { name: inferCirculationsJob.name, data: {}, opts: queues.defaultJobOptions },
+    );
+  return { schedulerId: CIRCULATION_SCHEDULER_ID, pattern, nextDueAt: dueAtOf(job) };
 }

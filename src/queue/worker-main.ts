@@ -1,6 +1,6 @@
 import { openAppContext } from '../app/app-context.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { assertNightlyCron } from './nightly-schedule.js';
+import { assertCirculationCron, assertNightlyCron } from './nightly-schedule.js';
 import { runWorker } from './run-worker.js';
 
 /**
@@ -13,6 +13,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     assertNightlyCron(config.NIGHTLY_CRON);
+    assertCirculationCron(config.CIRCULATION_CRON);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`emutrack worker: ${err.message}\n`);

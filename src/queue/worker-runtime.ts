@@ -1,13 +1,18 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../app/app-context.js';
-import { ingestObservationsJob } from '../../jobs/index.js';
+import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
 import { runInProcess, runNightlyInProcess } from './in-process-runner.js';
 import { CronTicker } from './cron-ticker.js';
 import { IntervalTask } from './interval-task.js';
 import { JobQueues } from './job-queues.js';
 import { jobRetentionFromConfig } from './job-options.js';
 import { JobWorkers, type WorkerTuning } from './job-workers.js';
-import { assertNightlyCron, upsertNightlyScheduler } from './nightly-schedule.js';
+import {
+  assertCirculationCron,
+  assertNightlyCron,
+  upsertCirculationScheduler,
+  upsertNightlyScheduler,
+} from './nightly-schedule.js';
 import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
@@ -39,15 +44,17 @@ export interface WorkerRuntime {
 }
 
 /**
- * What `npm run worker` runs. With REDIS_URL: one BullMQ worker per job, the nightly Job
- * Scheduler upserted, and inbox sweeps enqueued. Without: the nightly flow and inbox sweeps run
- * in this process, one job at a time, through the same job code (in-process runner).
+ * What `npm run worker` runs. With REDIS_URL: one BullMQ worker per job, the nightly and the
+ * circulation Job Schedulers upserted, and inbox sweeps enqueued. Without: the nightly flow, the
+ * daily circulation inference and inbox sweeps run in this process, one job at a time, through
+ * the same job code (in-process runner).
  */
 export async function startWorkerRuntime(
   ctx: AppContext,
   options: WorkerRuntimeOptions = {},
 ): Promise<WorkerRuntime> {
   assertNightlyCron(ctx.config.NIGHTLY_CRON);
+  assertCirculationCron(ctx.config.CIRCULATION_CRON);
   return ctx.config.REDIS_URL
     ? startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
     : startInProcessRuntime(ctx, options);
@@ -80,6 +87,11 @@ async function startBullmqRuntime(
     logger.info(
       { ...scheduler, nextDueAt: new Date(scheduler.nextDueAt).toISOString() },
       'nightly scheduler upserted',
+    );
+    const circulations = await upsertCirculationScheduler(queues, config.CIRCULATION_CRON);
+    logger.info(
+      { ...circulations, nextDueAt: new Date(circulations.nextDueAt).toISOString() },
+      'circulation scheduler upserted',
     );
     workers = new JobWorkers(ctx, {
       connection,
@@ -131,6 +143,18 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
     },
   });
   ticker.start();
+  const circulationTicker = new CronTicker({
+    pattern: config.CIRCULATION_CRON,
+    logger,
+    onTick: async (dueAt) => {
+      const r = await serially(() => runInProcess(ctx, inferCirculationsJob, {}, dueAt));
+      logger.info(
+        { runId: r.runId, windowEnd: r.windowEnd, routes: r.routes, linksKept: r.linksKept },
+        'circulations inferred (in-process)',
+      );
+    },
+  });
+  circulationTicker.start();
   const inbox = config.INBOX_DIR;
   const sweeper = inbox
     ? new IntervalTask(
@@ -142,13 +166,18 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
     : undefined;
   sweeper?.start();
   logger.info(
-    { nightlyCron: config.NIGHTLY_CRON, nextDueAt: new Date(ticker.nextDueAt!).toISOString() },
+    {
+      nightlyCron: config.NIGHTLY_CRON,
+      nextDueAt: new Date(ticker.nextDueAt!).toISOString(),
+      circulationCron: config.CIRCULATION_CRON,
+      nextCirculationsAt: new Date(circulationTicker.nextDueAt!).toISOString(),
+    },
     'no REDIS_URL: jobs run in this process',
   );
   return {
     mode: 'in-process',
     close: async () => {
-      await Promise.all([ticker.stop(), sweeper?.stop()]);
+      await Promise.all([ticker.stop(), circulationTicker.stop(), sweeper?.stop()]);
       await tail;
     },
   };

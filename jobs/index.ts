@@ -1,6 +1,7 @@
 import { buildDailyRecordsJob } from './build-daily-records.js';
 import { inferCirculationsJob } from './infer-circulations.js';
 import { ingestObservationsJob } from './ingest-observations.js';
+import { ingestTimetablesJob } from './ingest-timetables.js';
 import { nightlyJob, nightlyServiceDay } from './nightly.js';
 import { renderDailyExportJob } from './render-daily-export.js';
 
@@ -8,6 +9,7 @@ export {
   buildDailyRecordsJob,
   inferCirculationsJob,
   ingestObservationsJob,
+  ingestTimetablesJob,
   nightlyJob,
   nightlyServiceDay,
   renderDailyExportJob,
@@ -17,6 +19,7 @@ export type { JobDefinition, JobRunInfo } from './job-definition.js';
 /** Every job the worker serves, one queue each (queue name = job name). */
 export const allJobs = [
   ingestObservationsJob,
+  ingestTimetablesJob,
   buildDailyRecordsJob,
   renderDailyExportJob,
   nightlyJob,

@@ -35,6 +35,19 @@ CREATE TABLE timetable_stops (
 );
 CREATE INDEX timetable_stops_station ON timetable_stops (station_name, timetable_id);
 
+-- Every version declared for a train number: (number, validFrom) -> timetable, as ingested (a
+-- later ingestion with the same validFrom replaces the content). timetable_coverage is derived
+-- from these (src/timetables/coverage-versions.ts), so the history does not depend on the order
+-- timetables arrive in.
+CREATE TABLE timetable_versions (
+  train_code text NOT NULL,
+  valid_from integer NOT NULL,
+  timetable_id integer NOT NULL REFERENCES timetables (id),
+  ingested_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (train_code, valid_from)
+);
+CREATE INDEX timetable_versions_timetable ON timetable_versions (timetable_id);
+
 -- Which timetable was in force for a train number on which service days: one row per
 -- (train number, version), [service_day_start, service_day_end_exclusive). An open coverage has
 -- service_day_end_exclusive NULL. Every number of a paired run (allCodes) has its own rows.
@@ -53,6 +66,11 @@ CREATE UNIQUE INDEX timetable_coverage_one_open ON timetable_coverage (train_cod
 
 ALTER TABLE daily_records
   ADD CONSTRAINT daily_records_timetable FOREIGN KEY (timetable_id) REFERENCES timetables (id);
+
+-- The build of day D also reads the sightings of day D+1's first hours (cross-midnight
+-- attribution, src/records/day-sightings.ts): a range on observed_at within a day.
+DROP INDEX observations_service_day;
+CREATE INDEX observations_service_day_time ON observations (service_day, observed_at);
 
 -- History pages, newest first, by EMU and by train.
 CREATE INDEX daily_records_emu_history ON daily_records (emu_id, service_day DESC, id DESC);
@@ -89,7 +107,10 @@ DROP TABLE emu_coach_layouts;
 DROP TABLE train_reference_models;
 DROP INDEX daily_records_train_history;
 DROP INDEX daily_records_emu_history;
+DROP INDEX observations_service_day_time;
+CREATE INDEX observations_service_day ON observations (service_day);
 ALTER TABLE daily_records DROP CONSTRAINT daily_records_timetable;
 DROP TABLE timetable_coverage;
+DROP TABLE timetable_versions;
 DROP TABLE timetable_stops;
 DROP TABLE timetables;

@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { importFleet, FleetFileError } from '../emus/import-fleet.js';
 import { renderDailyExport, getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
+import { ingestTimetables } from '../timetables/ingest-timetables.js';
 import { migrate } from '../db/migrate.js';
 import {
   serviceDayFromYmd,
@@ -66,6 +67,41 @@ export function buildCli(): Command {
       }
       if (result.files.length === 0)
         throw new CliError(`${target}: no .ndjson, .jsonl, .json or .csv files found`);
+      const unreadable = result.files.filter((f) => f.error);
+      if (unreadable.length > 0)
+        throw new CliError(`${unreadable.length} file(s) could not be read`);
+    });
+
+  program
+    .command('ingest-timetables')
+    .description(
+      'ingest timetables: a .json file (one train), an .ndjson file (one train per line), or every such file in a directory',
+    )
+    .argument('<file-or-directory>')
+    .option('--json', 'print the result as JSON')
+    .action(async (target: string, opts: { json?: boolean }) => {
+      const result = await withAppContext((ctx) => ingestTimetables(ctx.db, target));
+      if (opts.json) out(JSON.stringify(result));
+      else {
+        for (const f of result.files) {
+          out(
+            f.error
+              ? `${f.file}: UNREADABLE: ${f.error}`
+              : `${f.file}: read ${f.read}, accepted ${f.accepted} (${f.changed} new versions, ${f.unchanged} unchanged), rejected ${f.rejected}`,
+          );
+        }
+        out(
+          `total: read ${result.read}, accepted ${result.accepted}, new versions ${result.changed}, unchanged ${result.unchanged}, ` +
+            `rejected ${result.rejected}, new contents ${result.newContents}` +
+            ` (batch ${result.batchId}${result.rejected > 0 ? '; see table ingest_rejects' : ''})`,
+        );
+        if (result.changedFrom !== undefined)
+          out(
+            `timetables in force changed from ${ymdOfServiceDay(result.changedFrom)}: rebuild the days since (emutrack replay --from ${ymdOfServiceDay(result.changedFrom)} --to <YYYYMMDD>)`,
+          );
+      }
+      if (result.files.length === 0)
+        throw new CliError(`${target}: no .json, .ndjson or .jsonl files found`);
       const unreadable = result.files.filter((f) => f.error);
       if (unreadable.length > 0)
         throw new CliError(`${unreadable.length} file(s) could not be read`);

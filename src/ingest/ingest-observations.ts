@@ -45,8 +45,14 @@ export class InputNotFoundError extends Error {
 
 const INPUT_FILE = /\.(ndjson|jsonl|json|csv)$/i;
 
-/** The files a path names: itself, or the observation files directly inside a directory, by name. */
-export async function listInputFiles(target: string): Promise<{ root: string; files: string[] }> {
+/**
+ * The files a path names: itself, or the input files directly inside a directory (by default
+ * observation files: .ndjson, .jsonl, .json, .csv), by name.
+ */
+export async function listInputFiles(
+  target: string,
+  pattern: RegExp = INPUT_FILE,
+): Promise<{ root: string; files: string[] }> {
   const st = await stat(target).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw new InputNotFoundError(target);
     throw err;
@@ -54,7 +60,7 @@ export async function listInputFiles(target: string): Promise<{ root: string; fi
   if (!st.isDirectory()) return { root: path.dirname(target), files: [target] };
   const entries = await readdir(target, { withFileTypes: true });
   const files = entries
-    .filter((e) => e.isFile() && INPUT_FILE.test(e.name))
+    .filter((e) => e.isFile() && pattern.test(e.name))
     .map((e) => path.join(target, e.name))
     .sort();
   return { root: target, files };

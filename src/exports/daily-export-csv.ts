@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { Db, Queryable } from '../db/db.js';
 import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js';
+import { clockTimeSql } from '../timetables/timetable-time.js';
 
 /**
  * The live service's daily CSV (compatibility.md): UTF-8 with a byte-order mark, header
@@ -10,7 +11,10 @@ import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js'
  *
  * Row order, stable across renders: train prefix (letters, alphabetical: C, D, G, ...), then
  * train number numerically (G2 before G10), then canonical EMU code; so a coupled train's two
- * units are adjacent. Station and time columns stay empty until timetables exist.
+ * units are adjacent. The station and time columns come from the record's timetable (the one in
+ * force for its train number on the day, set by the build): the origin and its departure, the
+ * terminus and its arrival, as HH:MM clock times of the service day, hours counting on past 24
+ * after midnight (25:10). They stay empty for a record without a timetable.
  */
 export const DAILY_EXPORT_HEADER = [
   'trainCode',
@@ -23,10 +27,13 @@ export const DAILY_EXPORT_HEADER = [
 const BOM = '\uFEFF';
 
 export const DAILY_EXPORT_ROWS_SQL = `
-  SELECT d.train_code, e.code AS emu_code, '' AS start_station, '' AS end_station,
-         '' AS start_time, '' AS end_time
+  SELECT d.train_code, e.code AS emu_code,
+         coalesce(t.start_station, '') AS start_station, coalesce(t.end_station, '') AS end_station,
+         coalesce(${clockTimeSql('t.start_offset')}, '') AS start_time,
+         coalesce(${clockTimeSql('t.end_offset')}, '') AS end_time
     FROM daily_records d
     JOIN emus e ON e.id = d.emu_id
+    LEFT JOIN timetables t ON t.id = d.timetable_id
    WHERE d.service_day = $1
    ORDER BY substring(d.train_code FROM '^[A-Z]*'), substring(d.train_code FROM '[0-9]+$')::int, e.code`;
 

@@ -1,10 +1,12 @@
 import { hash } from 'node:crypto';
 import { parseEmuCode, MalformedEmuCodeError } from '../emus/normalize-emu-code.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
-import { serviceDayFromYmd, InvalidServiceDateError } from '../time/service-day.js';
-import { attributeServiceDay } from './attribute-service-day.js';
+import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
 
-/** One sighting as accepted: validated, normalised and attributed to a service day. */
+/**
+ * One sighting as accepted: validated, normalised, and stored with its service day: the
+ * serviceDate it states, else the Shanghai calendar day of observedAt (see serviceDateGiven).
+ */
 export interface ObservationRecord {
   observedAt: number;
   serviceDay: number;
@@ -199,7 +201,9 @@ export function toObservationRecord(input: unknown): ObservationRecord | Observa
       return problem('serviceDate', err.message);
     }
   } else {
-    serviceDay = attributeServiceDay({ observedAt, trainCodes });
+    // The calendar day. A sighting after midnight of a train that left the evening before is
+    // counted for the earlier day by the build, which knows the timetables (day-sightings.ts).
+    serviceDay = serviceDayOf(observedAt);
   }
   const record = {
     observedAt,

@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
 import { assertServiceDay } from '../time/service-day.js';
+import { daySightingsParams, daySightingsSql } from './day-sightings.js';
 
 /**
  * How sightings of one train on one service day become records. Defaults in brackets.
@@ -54,17 +55,13 @@ export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
 // Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
 const BUILD_LOCK_CLASS = 0x656d75;
 
-const SELECT_WANTED = `
-  WITH sighting AS (
-    SELECT unnest(o.train_codes) AS train_code, o.emu_id, o.source, o.observed_at
-      FROM observations o
-     WHERE o.service_day = $1
-  ), candidate AS (
-    SELECT train_code, emu_id, count(*)::int AS support,
-           array_agg(DISTINCT source ORDER BY source) AS sources,
-           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
-      FROM sighting
-     GROUP BY train_code, emu_id
+// $1 day, $2-$5 the rule, $6-$7 daySightingsParams.
+const SELECT_WANTED = `${daySightingsSql(6, 7)}, candidate AS (
+    SELECT u.train_code, s.emu_id, count(*)::int AS support,
+           array_agg(DISTINCT s.source ORDER BY s.source) AS sources,
+           min(s.observed_at) AS first_observed_at, max(s.observed_at) AS last_observed_at
+      FROM sighting s CROSS JOIN LATERAL unnest(s.train_codes) AS u(train_code)
+     GROUP BY u.train_code, s.emu_id
   ), ranked AS (
     SELECT c.*,
            max(support) OVER w AS top,
@@ -77,18 +74,25 @@ const SELECT_WANTED = `
      WHERE rank <= $4
        AND (support = top OR (support >= $2 AND support * $3 >= top))
   )
-  SELECT train_code, emu_id, support, sources, first_observed_at, last_observed_at,
-         (CASE WHEN support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
-         | (CASE WHEN count(*) OVER t > 1 AND min(support) OVER t >= $5
-                THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status
-    FROM kept
-  WINDOW t AS (PARTITION BY train_code)`;
+  SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
+         (CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
+         | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5
+                THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status,
+         f.timetable_id,
+         (SELECT count(*) FROM sighting)::int AS observations
+    FROM kept k
+    LEFT JOIN in_force f ON f.day = $1::int AND f.train_code = k.train_code
+  WINDOW t AS (PARTITION BY k.train_code)`;
 
 /**
- * Builds (or rebuilds) the daily records of one service day from its observations, in one
- * transaction. Ids are stable: a key (train, EMU) that is still supported keeps its id and row,
- * rows change only where their values did, new keys get new ids (assigned in train order), and
- * keys no longer supported are removed. Running it twice changes nothing the second time.
+ * Builds (or rebuilds) the daily records of one service day from its sightings, in one
+ * transaction. The sightings are those day-sightings.ts attributes to the day (cross-midnight
+ * trains: a sighting after midnight counts for the day the train left). Each record gets the
+ * timetable in force for its train number on the day (timetable_id, null when none is), so a
+ * rebuild after new timetables fills or changes it. Ids are stable: a key (train, EMU) that is
+ * still supported keeps its id and row, rows change only where their values did, new keys get
+ * new ids (assigned in train order), and keys no longer supported are removed. Running it twice
+ * changes nothing the second time.
  */
 export async function buildDailyRecords(
   db: Db,
@@ -102,7 +106,8 @@ export async function buildDailyRecords(
     await tx.query(
       `CREATE TEMP TABLE wanted_records (
          train_code text, emu_id integer, support integer, sources text[],
-         first_observed_at bigint, last_observed_at bigint, status integer
+         first_observed_at bigint, last_observed_at bigint, status integer,
+         timetable_id integer, observations integer
        ) ON COMMIT DROP`,
     );
     await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
@@ -111,10 +116,11 @@ export async function buildDailyRecords(
       r.dissentRatio,
       r.maxUnits,
       r.confirmMinSupport,
+      ...daySightingsParams(serviceDay),
     ]);
+    // Every wanted row carries the day's sighting count; a day without sightings has no rows.
     const observations = await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM observations WHERE service_day = $1',
-      [serviceDay],
+      'SELECT coalesce(max(observations), 0)::int AS n FROM wanted_records',
     );
     const deleted = await tx.query(
       `DELETE FROM daily_records d
@@ -125,17 +131,20 @@ export async function buildDailyRecords(
     const updated = await tx.query(
       `UPDATE daily_records d
           SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
-              last_observed_at = w.last_observed_at, status = w.status, built_at = now()
+              last_observed_at = w.last_observed_at, status = w.status,
+              timetable_id = w.timetable_id, built_at = now()
          FROM wanted_records w
         WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id
-          AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status)
-              IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status)`,
+          AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status, d.timetable_id)
+              IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status,
+                                w.timetable_id)`,
       [serviceDay],
     );
     const inserted = await tx.query(
       `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
-                                  first_observed_at, last_observed_at, status)
-       SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status
+                                  first_observed_at, last_observed_at, status, timetable_id)
+       SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at, w.last_observed_at,
+              w.status, w.timetable_id
          FROM wanted_records w
         WHERE NOT EXISTS (SELECT 1 FROM daily_records d
                            WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)

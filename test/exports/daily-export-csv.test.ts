@@ -9,6 +9,7 @@ import { buildDailyRecords } from '../../src/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
+import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 
 const t = useTestDatabase();
 
@@ -50,6 +51,34 @@ describe('daily exports', () => {
     expect(third.changed).toBe(true);
     expect(third.rowCount).toBe(6);
     expect(third.sha256).not.toBe(first.sha256);
+  });
+
+  it('fills stations and times from the timetable in force, hours past 24 after midnight', async () => {
+    const ymd = '20260925';
+    await ingestTimetableLines(t.current.db, [
+      timetable('D3125', '20260901', [
+        ['上海虹桥', undefined, '21:40'],
+        ['南京南', '23:35', '23:39'],
+        ['蚌埠南', 90_600 + 59],
+      ]),
+      timetable('G10', '20260901', [
+        ['北京南', undefined, '07:05:30'],
+        ['上海虹桥', '11:29'],
+      ]),
+    ]);
+    await ingestSightings(t.current.db, [
+      ...sightings(ymd, 'D3125', 'CRH380AL-2541', 2),
+      ...sightings(ymd, 'G10', 'CR400AF-2001', 2),
+      ...sightings(ymd, 'G11', 'CR400AF-2002', 2),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd(ymd));
+    const r = await dailyExportCsv(t.current.db, serviceDayFromYmd(ymd));
+    expect(r.content.toString('utf8')).toBe(
+      '\uFEFFtrainCode,emuCode,startStation,endStation,startTime,endTime\n' +
+        'D3125,CRH380AL-2541,上海虹桥,蚌埠南,21:40,25:10\n' +
+        'G10,CR400AF-2001,北京南,上海虹桥,07:05,11:29\n' +
+        'G11,CR400AF-2002,,,,',
+    );
   });
 
   it('renders a day without records as the header alone', async () => {

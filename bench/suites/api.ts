@@ -26,8 +26,20 @@ interface Load {
  * Load from a worker thread (autocannon's `workers`), so that the load generator does not share
  * the servers' event loop; the servers run in this process.
  */
-async function load(url: string, seconds: number, connections: number): Promise<Load> {
-  const result = await autocannon({ url, connections, duration: seconds, workers: 1 });
+async function load(
+  url: string,
+  seconds: number,
+  connections: number,
+  paths?: string[],
+): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    workers: 1,
+    // Each connection walks through these requests in turn, and starts over.
+    ...(paths ? { requests: paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
+  });
   return {
     requestsPerSecond: result.requests.average,
     p99Ms: result.latency.p99,
@@ -36,15 +48,27 @@ async function load(url: string, seconds: number, connections: number): Promise<
   };
 }
 
+/** Mean throughput, worst p99, all failures of several rounds. */
+function combine(loads: Load[]): Load {
+  return {
+    requestsPerSecond: loads.reduce((sum, l) => sum + l.requestsPerSecond, 0) / loads.length,
+    p99Ms: Math.max(...loads.map((l) => l.p99Ms)),
+    non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
+    errors: loads.reduce((sum, l) => sum + l.errors, 0),
+  };
+}
+
 /**
- * GET /records/daily?limit=200 on a day of 12,000 records, through the whole app (Postgres pool,
- * quota script in Redis, envelope, serialisation; request logging at warn), against a bare
- * Fastify route that sends a constant payload of the same size from the same process.
+ * GET /records/daily?limit=200 on a day of 12,000 records, through the whole app (Postgres pool
+ * of PG_POOL_MAX connections, quota script in Redis, envelope, serialisation; request logging at
+ * warn, i.e. none), against a bare Fastify route that sends a constant payload of the same size
+ * from the same process. Each connection pages through the whole day (60 pages, each cursor as
+ * the previous page's nextCursor), over and over.
  */
 export const apiSuite: BenchSuite = {
   name: 'api',
   async run(ctx) {
-    const seconds = ctx.quick ? 3 : 10;
+    const seconds = ctx.quick ? 2 : 6;
     const connections = 10;
     const bench = await ctx.createDatabase();
     const serviceDay = serviceDayFromYmd(DATE);
@@ -89,6 +113,14 @@ export const apiSuite: BenchSuite = {
       if (sample.status !== 200 || JSON.parse(payload).data.items.length !== 200) {
         throw new Error(`unexpected sample response ${sample.status}: ${payload.slice(0, 200)}`);
       }
+      const pages = [PATH];
+      for (let next = JSON.parse(payload).data.nextCursor as string; next !== '';) {
+        const path = `${PATH}&cursor=${encodeURIComponent(next)}`;
+        pages.push(path);
+        next = ((await (await fetch(appUrl + path)).json()) as { data: { nextCursor: string } })
+          .data.nextCursor;
+      }
+      if (pages.length !== RECORDS / 200) throw new Error(`expected 60 pages, got ${pages.length}`);
       bare.get('/bare', (_request, reply) => {
         reply.header('content-type', 'application/json; charset=utf-8').send(payload);
       });
@@ -96,11 +128,19 @@ export const apiSuite: BenchSuite = {
       const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}/bare`;
 
       ctx.log(`api: ${RECORDS} records, payload ${payload.length} bytes; warming up`);
-      await load(appUrl + PATH, 2, connections);
+      await load(appUrl, 2, connections, pages);
       await load(bareUrl, 2, connections);
-      ctx.log(`api: ${seconds} s each, ${connections} connections`);
-      const api = await load(appUrl + PATH, seconds, connections);
-      const ref = await load(bareUrl, seconds, connections);
+      // Two alternating rounds, so that a burst of other load on the machine hits both routes.
+      ctx.log(`api: 2 x ${seconds} s each, alternating, ${connections} connections`);
+      const rounds: [Load, Load][] = [];
+      for (let round = 0; round < 2; round++) {
+        rounds.push([
+          await load(appUrl, seconds, connections, pages),
+          await load(bareUrl, seconds, connections),
+        ]);
+      }
+      const api = combine(rounds.map((r) => r[0]));
+      const ref = combine(rounds.map((r) => r[1]));
       if (api.non2xx > 0 || api.errors > 0) {
         throw new Error(`records/daily under load: ${api.non2xx} non-2xx, ${api.errors} errors`);
       }
@@ -108,7 +148,7 @@ export const apiSuite: BenchSuite = {
       const rows: BenchRow[] = [
         {
           suite: 'api',
-          metric: 'records/daily limit=200 (12k-record day): throughput',
+          metric: 'records/daily limit=200, paging a 12k-record day: throughput',
           value: Math.round(api.requestsPerSecond),
           unit: 'req/s',
           reference: Math.round(ref.requestsPerSecond),
@@ -118,11 +158,12 @@ export const apiSuite: BenchSuite = {
         },
         {
           suite: 'api',
-          metric: 'records/daily limit=200 (12k-record day): p99 latency',
+          metric: 'records/daily limit=200, paging a 12k-record day: p99 latency',
           value: api.p99Ms,
           unit: 'ms',
           reference: ref.p99Ms,
-          ratio: api.p99Ms > 0 ? ref.p99Ms / api.p99Ms : undefined,
+          // autocannon measures whole milliseconds: a bare p99 of 0 ms gives no ratio.
+          ratio: api.p99Ms > 0 && ref.p99Ms > 0 ? ref.p99Ms / api.p99Ms : undefined,
           target: '<= 25 ms',
           pass: api.p99Ms <= 25,
         },

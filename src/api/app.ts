@@ -13,6 +13,7 @@ import { EmuCodeCache } from './emu-code-cache.js';
 import type { ErrorEnvelope } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { QuotaGate } from './quota-gate.js';
+import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { registerExportsDaily } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
 import { registerRecordsDaily } from './routes/records-daily.js';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     gate,
     costs: quotaCostsFromConfig(config),
     emuCodes: new EmuCodeCache(db),
+    timetables: new TimetableSummaryCache(db),
     clock,
   };
 

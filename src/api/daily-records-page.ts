@@ -1,15 +1,7 @@
 import type { Queryable } from '../db/db.js';
 
-export interface DailyRecordRow {
-  id: number;
-  emuId: number;
-  status: number;
-  timetableId: number | null;
-  trainCode: string;
-}
-
 /**
- * The page comes back as one text value, a line per record: "id,emuId,status,timetableId,
+ * The page comes back as one text value, a line per record, "id,emuId,status,timetableId,
  * trainCode" (timetableId empty when null; train codes are normalised at ingest, [A-Z]?[0-9]+,
  * so they hold no separator). Measured on a 200-record page, this costs node a third of what
  * 201 DataRow messages of five columns cost (about 100 µs instead of 300 µs per request) and
@@ -30,7 +22,16 @@ const PAGE_SQL = `SELECT array_to_string(ARRAY(
 /** Larger than any record id: "before this" means the first page. */
 const FIRST_PAGE = Number.MAX_SAFE_INTEGER;
 
-function parseLine(line: string): DailyRecordRow {
+export interface DailyRecordRow {
+  id: number;
+  emuId: number;
+  status: number;
+  timetableId: number | null;
+  trainCode: string;
+}
+
+/** One line of a page (see PAGE_SQL) as a record. */
+export function parseRecordLine(line: string): DailyRecordRow {
   const a = line.indexOf(',');
   const b = line.indexOf(',', a + 1);
   const c = line.indexOf(',', b + 1);
@@ -45,24 +46,25 @@ function parseLine(line: string): DailyRecordRow {
 }
 
 /**
- * One page of a service day's records, highest id first, and whether more follow. `beforeId` is
- * the id of the previous page's last record (from the cursor); absent = first page.
+ * One page of a service day's records, highest id first, as lines (parseRecordLine reads them),
+ * and whether more follow. `beforeId` is the id of the previous page's last record (from the
+ * cursor); absent = first page.
  */
 export async function dailyRecordsPage(
   db: Queryable,
   serviceDay: number,
   limit: number,
   beforeId?: number,
-): Promise<{ rows: DailyRecordRow[]; more: boolean }> {
+): Promise<{ lines: string[]; more: boolean }> {
   const r = await db.query<{ page: string | null }>(PAGE_SQL, [
     serviceDay,
     beforeId ?? FIRST_PAGE,
     limit + 1,
   ]);
   const page = r.rows[0]?.page;
-  if (!page) return { rows: [], more: false };
-  const rows = page.split('\n', limit + 1).map(parseLine);
-  const more = rows.length > limit;
-  if (more) rows.length = limit;
-  return { rows, more };
+  if (!page) return { lines: [], more: false };
+  const lines = page.split('\n', limit + 1);
+  const more = lines.length > limit;
+  if (more) lines.length = limit;
+  return { lines, more };
 }

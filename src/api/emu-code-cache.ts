@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { flatString } from './flat-string.js';
 
 interface Entry {
   code: string;
@@ -31,7 +32,8 @@ export class EmuCodeCache {
     );
     if (this.entries.size + r.rows.length > this.maxEntries) this.entries.clear();
     for (const row of r.rows) {
-      this.entries.set(row.id, { code: row.code, json: `"${row.id}":${JSON.stringify(row.code)}` });
+      const json = flatString(`"${row.id}":${JSON.stringify(row.code)}`);
+      this.entries.set(row.id, { code: row.code, json });
     }
   }
 

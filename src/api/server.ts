@@ -38,10 +38,10 @@ async function main(): Promise<void> {
   }
   const { db, logger } = await openAppContext({ config });
   const redis = config.REDIS_URL ? createQuotaRedis(config.REDIS_URL, config) : undefined;
+  const app = await buildApp({ db, config, logger, redis });
   if (redis && !(await redisReady(redis, 5_000))) {
     logger.warn('Redis is not reachable yet; quota is decided in this process until it is');
   }
-  const app = await buildApp({ db, config, logger, redis });
 
   let stopping = false;
   const stop = async (signal: string) => {

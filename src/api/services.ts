@@ -8,6 +8,7 @@ import type { QuotaCosts } from '../quota/quota-costs.js';
 import type { Clock } from '../quota/quota-store.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
 import type { QuotaGate } from './quota-gate.js';
+import type { TimetableSummaryCache } from './timetable-summary-cache.js';
 
 /** The Fastify instance the v2 routes are registered on (zod schemas, typed handlers). */
 export type V2App = FastifyInstance<
@@ -28,5 +29,6 @@ export interface ApiServices {
   gate: QuotaGate;
   costs: QuotaCosts;
   emuCodes: EmuCodeCache;
+  timetables: TimetableSummaryCache;
   clock: Clock;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { dailyRecordsEnvelopeJson } from '../../src/api/daily-records-json.js';
+import { dailyRecordsEnvelopeJson, recordItems } from '../../src/api/daily-records-json.js';
 import type { DailyRecordRow } from '../../src/api/daily-records-page.js';
 import { EmuCodeCache } from '../../src/api/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/api/timetable-summary-cache.js';
 import { dataEnvelope } from '../../src/api/envelope.js';
 import { dailyRecordsDataSchema } from '../../src/api/routes/records-daily.js';
 import { createFastSerializerCompiler } from '../../src/api/serializer.js';
@@ -10,13 +11,29 @@ import { splitTrainCode } from '../../src/trains/train-code.js';
 
 const schema = dataEnvelope(dailyRecordsDataSchema);
 
-/** A db that knows every EMU as CODE-<id> (with a quote and a backslash, to test escaping). */
-const emuDb = {
-  async query(_sql: string, params?: unknown[]) {
+/** Every EMU exists as CR400AF-"<id>\ and every timetable runs 北京南 -> "<id>" (escaping). */
+const fakeDb = {
+  async query(sql: string, params?: unknown[]) {
     const ids = params![0] as number[];
-    return { rows: ids.map((id) => ({ id, code: `CR400AF-"${id}\\` })), rowCount: ids.length };
+    const rows = sql.includes('FROM emus')
+      ? ids.map((id) => ({ id, code: `CR400AF-"${id}\\` }))
+      : ids.map((id) => ({
+          id,
+          start_station: '北京南',
+          end_station: `"${id}"`,
+          start_offset: id * 60,
+          end_offset: 86_400 + id,
+        }));
+    return { rows, rowCount: rows.length };
   },
 } as unknown as Db;
+
+const summaryOf = (id: number) => ({
+  startStation: '北京南',
+  endStation: `"${id}"`,
+  startOffset: id * 60,
+  endOffset: 86_400 + id,
+});
 
 describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
   it('writes what the schema-driven serializer writes, for random pages', async () => {
@@ -26,7 +43,8 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
       url: '/api/v2/records/daily',
       httpStatus: '200',
     }) as (data: unknown) => string;
-    const cache = new EmuCodeCache(emuDb);
+    const cache = new EmuCodeCache(fakeDb);
+    const timetables = new TimetableSummaryCache(fakeDb);
     let seed = 42;
     const rand = (n: number) => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
@@ -34,7 +52,7 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
     };
     const trainCodes = ['G1', 'D2001', 'C5503', '1461', 'S1', 'G99999'];
     for (let round = 0; round < 50; round++) {
-      const rows: DailyRecordRow[] = Array.from({ length: rand(30) }, (_, i) => ({
+      const rows: Omit<DailyRecordRow, never>[] = Array.from({ length: rand(30) }, (_, i) => ({
         id: 100_000 - i * (1 + rand(5)),
         emuId: 1 + rand(20),
         status: rand(32),
@@ -42,6 +60,8 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
         trainCode: trainCodes[rand(trainCodes.length)]!,
       }));
       await cache.load(rows.map((r) => r.emuId));
+      const timetableIds = rows.flatMap((r) => (r.timetableId === null ? [] : [r.timetableId]));
+      await timetables.load(timetableIds);
       const meta = rand(2)
         ? { remain: rand(100), cost: rand(10) }
         : { remain: 0, cost: 0, retryAfter: 7 };
@@ -50,9 +70,13 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
         cursor: ['', '20675:123', 'x"\\\u2028y'][rand(3)]!,
         limit: 1 + rand(200),
         nextCursor: rand(2) ? '' : '20675:99',
-        rows,
+        // As the page query writes them (see dailyRecordsPage).
+        items: recordItems(
+          20675,
+          rows.map((r) => `${r.id},${r.emuId},${r.status},${r.timetableId ?? ''},${r.trainCode}`),
+        ),
       };
-      const json = dailyRecordsEnvelopeJson(meta, body, cache);
+      const json = dailyRecordsEnvelopeJson(meta, body, { emuCodes: cache, timetables });
       const expected = {
         meta,
         data: {
@@ -71,6 +95,13 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
           emuCodeMappings: Object.fromEntries(
             rows.map((r) => [String(r.emuId), cache.code(r.emuId)!]),
           ),
+          ...(timetableIds.length === 0
+            ? {}
+            : {
+                timetableMappings: Object.fromEntries(
+                  timetableIds.map((id) => [String(id), summaryOf(id)]),
+                ),
+              }),
         },
       };
       const parsed = JSON.parse(json);

@@ -179,13 +179,29 @@ describe('GET /api/v2/records/daily', () => {
     expect(res.json().error.message).toMatch(/^cursor /);
   });
 
-  it('carries timetableId once a record has one', async () => {
+  it('carries timetableId and timetableMappings once a record has a timetable', async () => {
     const target = recordsA[3]!;
-    await t.current.db.query('UPDATE daily_records SET timetable_id = 7 WHERE id = $1', [
+    const tt = await t.current.db.query<{ id: number }>(
+      `INSERT INTO timetables (content_hash, train_code, all_codes, start_station, end_station,
+                               start_offset, end_offset)
+       VALUES ('\\x01', $1, ARRAY[$1], '北京南', '上海虹桥', 25200, 45000) RETURNING id`,
+      [target.train_code],
+    );
+    const timetableId = tt.rows[0]!.id;
+    await t.current.db.query('UPDATE daily_records SET timetable_id = $2 WHERE id = $1', [
       target.id,
+      timetableId,
     ]);
     const { data } = successSchema.parse((await get('date=20260810&limit=10')).json());
     const withTimetable = data.items.filter((i) => i.timetableId !== undefined);
-    expect(withTimetable.map((i) => [i.id, i.timetableId])).toEqual([[target.id, 7]]);
+    expect(withTimetable.map((i) => [i.id, i.timetableId])).toEqual([[target.id, timetableId]]);
+    expect(data.timetableMappings).toEqual({
+      [timetableId]: {
+        startStation: '北京南',
+        endStation: '上海虹桥',
+        startOffset: 25200,
+        endOffset: 45000,
+      },
+    });
   });
 });

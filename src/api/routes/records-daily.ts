@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
 import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { dailyRecordsEnvelopeJson } from '../daily-records-json.js';
+import { dailyRecordsEnvelopeJson, recordItems } from '../daily-records-json.js';
 import { dailyRecordsPage } from '../daily-records-page.js';
 import { dataEnvelope, errorResponses } from '../envelope.js';
 import { v2Operation } from '../openapi.js';
@@ -61,7 +61,7 @@ export const dailyRecordsDataSchema = z
 
 /** GET /api/v2/records/daily: one page of a service day's records. */
 export function registerRecordsDaily(app: V2App, services: ApiServices): void {
-  const { config, db, gate, costs, emuCodes } = services;
+  const { config, db, gate, costs, emuCodes, timetables } = services;
   app.get(
     '/api/v2/records/daily',
     {
@@ -90,10 +90,15 @@ export function registerRecordsDaily(app: V2App, services: ApiServices): void {
         );
       }
       await gate.charge(request, costs.recordsDaily.of(limit));
-      const { rows, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
-      await emuCodes.load(rows.map((row) => row.emuId));
-      await gate.settle(request, costs.recordsDaily.of(rows.length));
-      const last = rows[rows.length - 1];
+      const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
+      const items = recordItems(serviceDay, lines);
+      await emuCodes.load(items.map((item) => item.emuId));
+      const timetableIds = items.flatMap((item) =>
+        item.timetableId === null ? [] : [item.timetableId],
+      );
+      if (timetableIds.length > 0) await timetables.load(timetableIds);
+      await gate.settle(request, costs.recordsDaily.of(items.length));
+      const last = items[items.length - 1];
       const meta = await gate.meta(request);
       gate.setHeaders(reply, meta);
       const json = dailyRecordsEnvelopeJson(
@@ -103,9 +108,9 @@ export function registerRecordsDaily(app: V2App, services: ApiServices): void {
           cursor: cursor?.text ?? '',
           limit,
           nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
-          rows,
+          items,
         },
-        emuCodes,
+        { emuCodes, timetables },
       );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
       reply.header('content-type', 'application/json; charset=utf-8');

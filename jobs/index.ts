@@ -3,6 +3,7 @@ import { inferCirculationsJob } from './infer-circulations.js';
 import { ingestObservationsJob } from './ingest-observations.js';
 import { ingestTimetablesJob } from './ingest-timetables.js';
 import { nightlyJob, nightlyServiceDay } from './nightly.js';
+import { refreshReferenceModelsJob } from './refresh-reference-models.js';
 import { renderDailyExportJob } from './render-daily-export.js';
 
 export {
@@ -12,6 +13,7 @@ export {
   ingestTimetablesJob,
   nightlyJob,
   nightlyServiceDay,
+  refreshReferenceModelsJob,
   renderDailyExportJob,
 };
 export type { JobDefinition, JobRunInfo } from './job-definition.js';
@@ -22,6 +24,7 @@ export const allJobs = [
   ingestTimetablesJob,
   buildDailyRecordsJob,
   renderDailyExportJob,
+  refreshReferenceModelsJob,
   nightlyJob,
   inferCirculationsJob,
 ] as const;

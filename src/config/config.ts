@@ -74,6 +74,13 @@ const envSchema = z.object({
   JOB_BACKOFF_MS: int(5_000, 0),
   /** Sightings needed for a record's confirmed bit. */
   CONFIRM_MIN_SUPPORT: int(2, 1, 1000),
+  /**
+   * Days of daily records a train's reference models are drawn from, ending with the day the
+   * nightly flow just built (the refresh is the flow's last step).
+   */
+  REFERENCE_MODEL_WINDOW_DAYS: int(14, 1, 366),
+  /** Reference models with a smaller weighted share are dropped. */
+  REFERENCE_MODEL_MIN_SHARE: z.coerce.number().min(0).max(1).default(0.3),
   PG_POOL_MAX: int(10, 1, 200),
 
   // Circulation inference (src/circulation). Defaults are the live service's (compatibility.md).

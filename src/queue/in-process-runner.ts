@@ -3,11 +3,13 @@ import type { AppContext } from '../app/app-context.js';
 import {
   buildDailyRecordsJob,
   nightlyJob,
+  refreshReferenceModelsJob,
   renderDailyExportJob,
   type JobDefinition,
   type JobRunInfo,
 } from '../../jobs/index.js';
 import type { BuildResult } from '../records/build-daily-records.js';
+import type { ReferenceModelRefresh } from '../records/reference-models.js';
 import type { StoredExportResult } from '../exports/daily-export-csv.js';
 import { executeJob } from './execute-job.js';
 import type { z } from 'zod';
@@ -45,11 +47,25 @@ export async function runDayInProcess(ctx: AppContext, serviceDay: number): Prom
   return { serviceDay, build, export: exported };
 }
 
-/** One nightly tick due at dueAt: works out the day that just ended and runs its flow. */
+export interface NightlyRunResult extends DayRunResult {
+  /** The day before, built and exported again. */
+  previousDay: DayRunResult;
+  referenceModels: ReferenceModelRefresh;
+}
+
+/**
+ * One nightly tick due at dueAt: works out the day D that just ended and runs its flow, as the
+ * BullMQ nightly does (JobQueues.enqueueNightlyFlow): the day flow of D-1 again (its
+ * cross-midnight trains' sightings after midnight came in during D), the day flow of D, then the
+ * reference models over the window ending with D.
+ */
 export async function runNightlyInProcess(
   ctx: AppContext,
   dueAt: number = Date.now(),
-): Promise<DayRunResult> {
+): Promise<NightlyRunResult> {
   const { serviceDay } = await runInProcess(ctx, nightlyJob, {}, dueAt);
-  return runDayInProcess(ctx, serviceDay);
+  const previousDay = await runDayInProcess(ctx, serviceDay - 1);
+  const day = await runDayInProcess(ctx, serviceDay);
+  const referenceModels = await runInProcess(ctx, refreshReferenceModelsJob, { serviceDay });
+  return { ...day, previousDay, referenceModels };
 }

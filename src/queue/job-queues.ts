@@ -1,10 +1,11 @@
-import { FlowProducer, Queue, type Job } from 'bullmq';
+import { FlowProducer, Queue, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
 import type { Config } from '../config/config.js';
 import {
   allJobs,
   buildDailyRecordsJob,
+  refreshReferenceModelsJob,
   renderDailyExportJob,
   type JobDefinition,
 } from '../../jobs/index.js';
@@ -126,12 +127,58 @@ export class JobQueues {
   }
 
   /**
-   * The nightly flow of one service day: build-daily-records (build-<day>), then, once it has
+   * The flow of one service day: build-daily-records (build-<day>), then, once it has
    * completed, render-daily-export (export-<day>). When the build fails for good, the export
    * fails with it. A flow of that day still pending is left alone (outcome already-pending);
    * a build of that day already pending on its own becomes the flow's child.
    */
   async enqueueDayFlow(serviceDay: number): Promise<EnqueueResult> {
+    const day = await this.pendingDayFlow(serviceDay);
+    if (day.outcome === 'already-pending') return day;
+    await this.flows.add(day.node);
+    return { jobId: day.jobId, outcome: 'added' };
+  }
+
+  /**
+   * The nightly flow of the service day D that just ended: the day flow of D-1 again (the
+   * sightings after midnight of its cross-midnight trains came in during D), the day flow of D,
+   * and, once D's export is done (or has failed for good), refresh-reference-models for the
+   * window ending with D. The outcome is the refresh's; a refresh of D still pending is left
+   * alone. When D's day flow is already pending on its own, the refresh is added without waiting
+   * for it.
+   */
+  async enqueueNightlyFlow(serviceDay: number): Promise<EnqueueResult> {
+    await this.enqueueDayFlow(serviceDay - 1);
+    const refresh = parseJobPayload(refreshReferenceModelsJob, { serviceDay });
+    const refreshId = dayJobId(refreshReferenceModelsJob, refresh);
+    const refreshQueue = this.queue(refreshReferenceModelsJob.name);
+    if (await this.isPending(refreshQueue, refreshId)) {
+      return { jobId: refreshId, outcome: 'already-pending' };
+    }
+    const day = await this.pendingDayFlow(serviceDay);
+    if (day.outcome === 'already-pending') {
+      await refreshQueue.add(refreshReferenceModelsJob.name, refresh, { jobId: refreshId });
+    } else {
+      await this.flows.add({
+        name: refreshReferenceModelsJob.name,
+        queueName: refreshReferenceModelsJob.name,
+        data: refresh,
+        opts: { ...this.jobOptions, jobId: refreshId },
+        children: [{ ...day.node, opts: { ...day.node.opts, ignoreDependencyOnFailure: true } }],
+      });
+    }
+    return { jobId: refreshId, outcome: 'added' };
+  }
+
+  /**
+   * The flow tree of one day (export-<day> waiting for build-<day>), unless that day's export
+   * is pending already. Finished jobs with those ids are removed so that the ids can be reused.
+   */
+  private async pendingDayFlow(
+    serviceDay: number,
+  ): Promise<
+    { outcome: 'already-pending'; jobId: string } | { outcome: 'new'; jobId: string; node: FlowJob }
+  > {
     const build = parseJobPayload(buildDailyRecordsJob, { serviceDay });
     const exp = parseJobPayload(renderDailyExportJob, { serviceDay });
     const buildId = dayJobId(buildDailyRecordsJob, build);
@@ -139,24 +186,27 @@ export class JobQueues {
     const exportQueue = this.queue(renderDailyExportJob.name);
     const buildQueue = this.queue(buildDailyRecordsJob.name);
     if (await this.isPending(exportQueue, exportId)) {
-      return { jobId: exportId, outcome: 'already-pending' };
+      return { outcome: 'already-pending', jobId: exportId };
     }
     await this.isPending(buildQueue, buildId);
-    await this.flows.add({
-      name: renderDailyExportJob.name,
-      queueName: renderDailyExportJob.name,
-      data: exp,
-      opts: { ...this.jobOptions, jobId: exportId },
-      children: [
-        {
-          name: buildDailyRecordsJob.name,
-          queueName: buildDailyRecordsJob.name,
-          data: build,
-          opts: { ...this.jobOptions, jobId: buildId, failParentOnFailure: true },
-        },
-      ],
-    });
-    return { jobId: exportId, outcome: 'added' };
+    return {
+      outcome: 'new',
+      jobId: exportId,
+      node: {
+        name: renderDailyExportJob.name,
+        queueName: renderDailyExportJob.name,
+        data: exp,
+        opts: { ...this.jobOptions, jobId: exportId },
+        children: [
+          {
+            name: buildDailyRecordsJob.name,
+            queueName: buildDailyRecordsJob.name,
+            data: build,
+            opts: { ...this.jobOptions, jobId: buildId, failParentOnFailure: true },
+          },
+        ],
+      },
+    };
   }
 
   /** The job with this id in this job's queue, if Redis still has it. */

@@ -35,8 +35,8 @@ export interface JobWorkersOptions {
 /**
  * One BullMQ Worker per job definition. Each processor runs the definition through
  * executeJob (payload check, job_runs row), exactly as the in-process runner does. When a
- * nightly tick completes, its worker adds the day flow (build, then export) for the service day
- * the tick computed.
+ * nightly tick completes, its worker adds the nightly flow (JobQueues.enqueueNightlyFlow) for
+ * the service day the tick computed.
  */
 export class JobWorkers {
   readonly workers: Worker[];
@@ -97,7 +97,7 @@ export class JobWorkers {
       const result = await executeJob(this.ctx, def, job.data, run, 'bullmq');
       if (def.name === nightlyJob.name) {
         const { serviceDay } = result as { serviceDay: number };
-        const added = await this.options.queues.enqueueDayFlow(serviceDay);
+        const added = await this.options.queues.enqueueNightlyFlow(serviceDay);
         this.ctx.logger.info({ serviceDay, ...added }, 'nightly: day flow enqueued');
       }
       return result;

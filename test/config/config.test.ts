@@ -8,6 +8,8 @@ describe('configuration', () => {
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.PORT).toBe(3000);
     expect(c.NIGHTLY_CRON).toBe('0 0 * * *');
+    expect(c.REFERENCE_MODEL_WINDOW_DAYS).toBe(14);
+    expect(c.REFERENCE_MODEL_MIN_SHARE).toBe(0.3);
   });
 
   it('treats empty URLs as unset', () => {
@@ -22,6 +24,8 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ QUEUE_PREFIX: 'a:b' }, 'QUEUE_PREFIX'],
     [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
+    [{ REFERENCE_MODEL_WINDOW_DAYS: '0' }, 'REFERENCE_MODEL_WINDOW_DAYS'],
+    [{ REFERENCE_MODEL_MIN_SHARE: '1.5' }, 'REFERENCE_MODEL_MIN_SHARE'],
   ])('names the bad variable: %j', (env, variable) => {
     let error: unknown;
     try {

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { importFleet, FleetFileError } from '../emus/import-fleet.js';
+import { CoachLayoutFileError, importCoachLayouts } from '../emus/import-coach-layouts.js';
 import { renderDailyExport, getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
@@ -109,17 +110,39 @@ export function buildCli(): Command {
 
   program
     .command('import-fleet')
-    .description('import or update EMUs from a fleet CSV (header row; emu_code required)')
-    .argument('<csv>')
-    .action(async (file: string) => {
+    .description(
+      'import or update EMUs from a fleet CSV (header row; emu_code required), and/or their coach layouts from a JSON file',
+    )
+    .argument('[csv]')
+    .option(
+      '--coach-layouts <file>',
+      'coach layouts: a JSON array of entries, or NDJSON (see README)',
+    )
+    .action(async (file: string | undefined, opts: { coachLayouts?: string }) => {
+      if (file === undefined && opts.coachLayouts === undefined)
+        throw new CliError('import-fleet needs a fleet CSV, --coach-layouts <file>, or both');
       try {
-        const r = await withAppContext((ctx) => importFleet(ctx.db, file));
-        out(
-          `${r.file}: read ${r.read}, created ${r.created}, updated ${r.updated}, rejected ${r.rejected}`,
-        );
-        if (r.ignoredColumns.length > 0) out(`ignored columns: ${r.ignoredColumns.join(', ')}`);
+        await withAppContext(async (ctx) => {
+          if (file !== undefined) {
+            const r = await importFleet(ctx.db, file);
+            out(
+              `${r.file}: read ${r.read}, created ${r.created}, updated ${r.updated}, rejected ${r.rejected}`,
+            );
+            if (r.ignoredColumns.length > 0) out(`ignored columns: ${r.ignoredColumns.join(', ')}`);
+          }
+          if (opts.coachLayouts !== undefined) {
+            const c = await importCoachLayouts(ctx.db, opts.coachLayouts);
+            out(
+              `${c.file}: read ${c.read} entries, accepted ${c.accepted}, rejected ${c.rejected}; coach layouts of ${c.units} EMUs set` +
+                (c.rejected > 0 ? ` (batch ${c.batchId}; see table ingest_rejects)` : ''),
+            );
+            if (c.unmatchedModels.length > 0)
+              out(`models without registered EMUs: ${c.unmatchedModels.join(', ')}`);
+          }
+        });
       } catch (err) {
-        if (err instanceof FleetFileError) throw new CliError(err.message);
+        if (err instanceof FleetFileError || err instanceof CoachLayoutFileError)
+          throw new CliError(err.message);
         throw err;
       }
     });

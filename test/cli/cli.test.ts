@@ -49,6 +49,35 @@ describe('emutrack CLI', () => {
     );
   });
 
+  it('ingests timetables and imports coach layouts, printing what changed', async () => {
+    const r = await cli('ingest-timetables', path.join(FIXTURES, 'timetables'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'jinghu.ndjson: read 6, accepted 5 (5 new versions, 0 unchanged), rejected 1',
+    );
+    expect(r.stdout).toMatch(
+      /total: read 17, accepted 16, new versions 16, unchanged 0, rejected 1, new contents 16 \(batch \d+; see table ingest_rejects\)/,
+    );
+    expect(r.stdout).toContain(
+      'timetables in force changed from 20260701: rebuild the days since (emutrack replay --from 20260701 --to <YYYYMMDD>)',
+    );
+    const again = await cli('ingest-timetables', path.join(FIXTURES, 'timetables', 'D3125.json'));
+    expect(again.stdout).toBe(
+      'D3125.json: read 1, accepted 1 (0 new versions, 1 unchanged), rejected 0\n' +
+        'total: read 1, accepted 1, new versions 0, unchanged 1, rejected 0, new contents 0 (batch ' +
+        /batch (\d+)/.exec(again.stdout)![1] +
+        ')\n',
+    );
+    const layouts = await cli(
+      'import-fleet',
+      '--coach-layouts',
+      path.join(FIXTURES, 'coach-layouts.json'),
+    );
+    expect(layouts.stdout).toBe(
+      'coach-layouts.json: read 4 entries, accepted 4, rejected 0; coach layouts of 7 EMUs set\n',
+    );
+  });
+
   it('replays a range: every day built and exported, idempotent', async () => {
     const first = await cli('replay', '--from', '20260810', '--to', '20260816');
     expect(first.code).toBe(0);
@@ -110,6 +139,8 @@ describe('emutrack CLI', () => {
     [['replay', '--to', '20260811'], /required option '--from/],
     [['export', '20260230'], /day 30 does not exist in 2026-02/],
     [['ingest', '/no/such/path'], /\/no\/such\/path: no such file or directory/],
+    [['ingest-timetables', '/no/such/path'], /\/no\/such\/path: no such file or directory/],
+    [['import-fleet'], /needs a fleet CSV, --coach-layouts <file>, or both/],
     [['status', '--days', 'many'], /expected a whole number/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('refuses %j with a one-line reason and a non-zero exit', async (args, reason) => {

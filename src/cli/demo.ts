@@ -3,17 +3,19 @@ import path from 'node:path';
 import { openAppContext } from '../app/app-context.js';
 import { packageRoot } from '../app/package-root.js';
 import { ConfigError, loadConfig } from '../config/config.js';
+import { importCoachLayouts } from '../emus/import-coach-layouts.js';
 import { importFleet } from '../emus/import-fleet.js';
 import { getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
 import { createLogger } from '../log/logger.js';
 import { runDayInProcess } from '../queue/in-process-runner.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../time/service-day.js';
+import { ingestTimetables } from '../timetables/ingest-timetables.js';
 
 /**
  * `npm run demo`: the fixture week end to end on whatever database the environment names (the
- * embedded PGlite under ./.data by default): fleet, observations, then build and export each
- * day through the job code, and the CSVs written to DATA_DIR/exports.
+ * embedded PGlite under ./.data by default): fleet and coach layouts, timetables, observations,
+ * then build and export each day through the job code, and the CSVs written to DATA_DIR/exports.
  */
 const FIRST_DAY = '20260810';
 const LAST_DAY = '20260816';
@@ -32,6 +34,13 @@ async function main(): Promise<void> {
     );
     const fleet = await importFleet(ctx.db, path.join(fixtures, 'fleet.csv'));
     say(`fleet: ${fleet.read} EMUs read, ${fleet.created} new, ${fleet.updated} updated`);
+    const layouts = await importCoachLayouts(ctx.db, path.join(fixtures, 'coach-layouts.json'));
+    say(`coach layouts: ${layouts.accepted} entries, layouts of ${layouts.units} EMUs set`);
+    const timetables = await ingestTimetables(ctx.db, path.join(fixtures, 'timetables'));
+    say(
+      `timetables: read ${timetables.read}, accepted ${timetables.accepted} (${timetables.changed} new versions, ` +
+        `${timetables.unchanged} unchanged), rejected ${timetables.rejected}`,
+    );
     const ingest = await ingestObservations(ctx.db, path.join(fixtures, 'observations'));
     for (const f of ingest.files) {
       say(
@@ -53,7 +62,7 @@ async function main(): Promise<void> {
     say('Where to look:');
     say(`  CSV exports:      ${exportDir}/`);
     say(
-      `  rejected lines:   npx emutrack status  (and table ingest_rejects: ${ingest.rejected} lines with file, line and reason)`,
+      `  rejected lines:   npx emutrack status  (and table ingest_rejects: ${ingest.rejected + timetables.rejected} lines with file, line and reason)`,
     );
     say(`  one day's CSV:    npx emutrack export 20260814`);
     say(

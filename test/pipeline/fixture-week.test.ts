@@ -3,143 +3,147 @@ import { describe, expect, it } from 'vitest';
 import { importFleet } from '../../src/emus/import-fleet.js';
 import { getDailyExport, renderDailyExport } from '../../src/exports/daily-export-csv.js';
 import { ingestObservations } from '../../src/ingest/ingest-observations.js';
+import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
 import { buildDailyRecords } from '../../src/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**
  * The hand-checked fixture week (fixtures/): 20 EMUs, 2026-08-10..16, with a coupled pair
- * (G7301/G7302), a paired run (G4340/37), a cross-midnight train (D3125), a dissenting report,
- * a one-against-one conflict (C3001 on 08-14), an EMU missing from the fleet (CR400BF-Z-5301),
- * duplicates within and across files, and bad lines. The expected records below were worked
- * out from the fixture's plan by hand and by an independent script, not by this code.
+ * (G7301/G7302), a paired run (G4340/37), a cross-midnight train (D3125, 21:40 -> 25:10), a
+ * dissenting report, a one-against-one conflict (C3001 on 08-14), an EMU missing from the fleet
+ * (CR400BF-Z-5301), duplicates within and across files, and bad lines; and the timetables of
+ * every train (fixtures/timetables), G1 with a second version from 08-15 (arrival 11:24 instead
+ * of 11:29). The expected records below were worked out from the fixture's plan by hand and by an
+ * independent script, not by this code; the station and time columns by hand from the
+ * timetable files (origin, terminus, the origin's departure and the terminus's arrival).
  */
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');
 const HEADER = 'trainCode,emuCode,startStation,endStation,startTime,endTime';
 
 const EXPECTED_ROWS: Record<string, string[]> = {
   '20260810': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380AL-2541,,,,',
-    'G1,CR400AF-2001,,,,',
-    'G2,CR400AF-2001,,,,',
-    'G7,CR400BF-5033,,,,',
-    'G8,CR400BF-5033,,,,',
-    'G102,CR400BF-A-5156,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380AL-2541,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2001,北京南,上海虹桥,07:00,11:29',
+    'G2,CR400AF-2001,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5033,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5033,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5156,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260811': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380A-2642,,,,',
-    'G1,CR400AF-2002,,,,',
-    'G2,CR400AF-2002,,,,',
-    'G7,CR400BF-5034,,,,',
-    'G8,CR400BF-5034,,,,',
-    'G102,CR400BF-A-5157,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380A-2642,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2002,北京南,上海虹桥,07:00,11:29',
+    'G2,CR400AF-2002,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5034,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5034,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5157,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260812': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380AL-2541,,,,',
-    'G1,CR400AF-2001,,,,',
-    'G2,CR400AF-2001,,,,',
-    'G7,CR400BF-5033,,,,',
-    'G8,CR400BF-5033,,,,',
-    'G102,CR400BF-A-5156,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380AL-2541,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2001,北京南,上海虹桥,07:00,11:29',
+    'G2,CR400AF-2001,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5033,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5033,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5156,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260813': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380A-2642,,,,',
-    'G1,CR400AF-2002,,,,',
-    'G2,CR400AF-2002,,,,',
-    'G7,CR400BF-5034,,,,',
-    'G8,CR400BF-5034,,,,',
-    'G102,CR400BF-A-5157,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380A-2642,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2002,北京南,上海虹桥,07:00,11:29',
+    'G2,CR400AF-2002,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5034,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5034,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5157,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260814': [
-    'C3001,CR300AF-3001,,,,',
-    'C3001,CR300AF-3002,,,,',
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380AL-2541,,,,',
-    'G1,CR400AF-2001,,,,',
-    'G2,CR400AF-2001,,,,',
-    'G7,CR400BF-5033,,,,',
-    'G8,CR400BF-5033,,,,',
-    'G102,CR400BF-A-5156,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C3001,CR300AF-3001,成都东,重庆西,14:40,16:38',
+    'C3001,CR300AF-3002,成都东,重庆西,14:40,16:38',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380AL-2541,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2001,北京南,上海虹桥,07:00,11:29',
+    'G2,CR400AF-2001,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5033,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5033,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5156,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260815': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380A-2642,,,,',
-    'G1,CR400AF-2002,,,,',
-    'G2,CR400AF-2002,,,,',
-    'G7,CR400BF-5034,,,,',
-    'G8,CR400BF-5034,,,,',
-    'G102,CR400BF-A-5157,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G1357,CR400BF-Z-5301,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380A-2642,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2002,北京南,上海虹桥,07:00,11:24',
+    'G2,CR400AF-2002,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5034,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5034,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5157,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G1357,CR400BF-Z-5301,上海虹桥,杭州东,15:48,16:47',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
   '20260816': [
-    'C6001,CRH6A-A-0201,,,,',
-    'D3125,CRH380AL-2541,,,,',
-    'G1,CR400AF-2001,,,,',
-    'G2,CR400AF-2001,,,,',
-    'G7,CR400BF-5033,,,,',
-    'G8,CR400BF-5033,,,,',
-    'G102,CR400BF-A-5156,,,,',
-    'G1234,CR400AF-Z-0216,,,,',
-    'G4337,CRH380A-2641,,,,',
-    'G4340,CRH380A-2641,,,,',
-    'G6101,CR400AF-A-2056,,,,',
-    'G6102,CR400AF-A-2056,,,,',
-    'G7301,CRH2A-2010,,,,',
-    'G7301,CRH2A-2011,,,,',
-    'G7302,CRH2A-2010,,,,',
-    'G7302,CRH2A-2011,,,,',
+    'C6001,CRH6A-A-0201,广州南,肇庆东,07:30,08:14',
+    'D3125,CRH380AL-2541,上海虹桥,蚌埠南,21:40,25:10',
+    'G1,CR400AF-2001,北京南,上海虹桥,07:00,11:24',
+    'G2,CR400AF-2001,上海虹桥,北京南,13:00,17:29',
+    'G7,CR400BF-5033,北京南,上海虹桥,08:00,13:02',
+    'G8,CR400BF-5033,上海虹桥,北京南,14:30,19:28',
+    'G102,CR400BF-A-5156,上海虹桥,北京南,06:26,12:16',
+    'G1234,CR400AF-Z-0216,北京西,太原南,11:10,14:08',
+    'G4337,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G4340,CRH380A-2641,汉口,宜昌东,09:15,12:40',
+    'G6101,CR400AF-A-2056,广州南,潮汕,08:42,10:58',
+    'G6102,CR400AF-A-2056,潮汕,广州南,17:20,19:36',
+    'G7301,CRH2A-2010,杭州东,宁波,10:05,11:05',
+    'G7301,CRH2A-2011,杭州东,宁波,10:05,11:05',
+    'G7302,CRH2A-2010,宁波,杭州东,12:00,13:02',
+    'G7302,CRH2A-2011,宁波,杭州东,12:00,13:02',
   ],
 };
 
@@ -165,6 +169,40 @@ describe('the fixture week, end to end', () => {
     expect(alias.rows.map((x) => x.code)).toEqual(['CR400BF-A-5157', 'CR400BF-A-5157']);
   });
 
+  it('ingests the timetables: one version per train, a second for G1, the bad line rejected naming its stop', async () => {
+    const r = await ingestTimetables(t.current.db, path.join(FIXTURES, 'timetables'));
+    expect(r.files.map((f) => [f.file, f.read, f.accepted, f.rejected])).toEqual([
+      ['D3125.json', 1, 1, 0],
+      ['G1-20260815.json', 1, 1, 0],
+      ['G4340-37.json', 1, 1, 0],
+      ['jinghu.ndjson', 6, 5, 1],
+      ['others.ndjson', 8, 8, 0],
+    ]);
+    expect(r).toMatchObject({
+      newContents: 16,
+      changed: 16,
+      changedFrom: serviceDayFromYmd('20260701'),
+    });
+    const rejects = await t.current.db.query<{ line: number; field: string; reason: string }>(
+      "SELECT line, field, reason FROM ingest_rejects WHERE file = 'jinghu.ndjson'",
+    );
+    expect(rejects.rows).toEqual([
+      {
+        line: 6,
+        field: 'stops[1].arrive',
+        reason: expect.stringMatching(/^stops\[1\]\.arrive: 16:32 is before 17:00/),
+      },
+    ]);
+    const g1 = await t.current.db.query<{ start: number; end: number | null }>(
+      `SELECT service_day_start AS start, service_day_end_exclusive AS end FROM timetable_coverage
+        WHERE train_code = 'G1' ORDER BY service_day_start`,
+    );
+    expect(g1.rows).toEqual([
+      { start: serviceDayFromYmd('20260701'), end: serviceDayFromYmd('20260815') },
+      { start: serviceDayFromYmd('20260815'), end: null },
+    ]);
+  });
+
   it('ingests the observations: good lines kept, bad lines rejected with line numbers, duplicates counted', async () => {
     const r = await ingestObservations(t.current.db, path.join(FIXTURES, 'observations'));
     expect(r.files).toEqual([
@@ -178,7 +216,11 @@ describe('the fixture week, end to end', () => {
       line: number;
       field: string | null;
       reason: string;
-    }>('SELECT file, line, field, reason FROM ingest_rejects ORDER BY file, line');
+    }>(
+      `SELECT r.file, r.line, r.field, r.reason FROM ingest_rejects r
+         JOIN ingest_batches b ON b.id = r.batch_id AND b.kind = 'observations'
+        ORDER BY r.file, r.line`,
+    );
     expect(rejects.rows.map((x) => [x.file, x.line, x.field])).toEqual([
       ['2026-08-10_13.ndjson', 11, null],
       ['2026-08-10_13.ndjson', 21, 'emuCode'],
@@ -242,20 +284,35 @@ describe('the fixture week, end to end', () => {
     ]);
   });
 
-  it('outvotes the dissenting report on G7 (08-12) and the 08-12 D3125 sighting that fell after midnight', async () => {
+  it('outvotes the dissenting report on G7 (08-12); counts the 08-12 D3125 sighting after midnight for 08-12', async () => {
     const r = await t.current.db.query<{ ymd: string; code: string; support: number }>(
       `SELECT d.service_day::text AS ymd, e.code, d.support FROM daily_records d JOIN emus e ON e.id = d.emu_id
         WHERE (d.service_day = $1 AND d.train_code = 'G7') OR (d.service_day IN ($1, $2) AND d.train_code = 'D3125')
         ORDER BY d.service_day, d.train_code`,
       [serviceDayFromYmd('20260812'), serviceDayFromYmd('20260813')],
     );
-    // The 01:00 sighting of 08-12's D3125 carries no serviceDate, so until timetables can
-    // attribute it, it counts for 08-13, where one report loses to three of CRH380A-2642.
+    // The 01:00 sighting on 08-13 of 08-12's D3125 carries no serviceDate. D3125 runs 21:40 ->
+    // 25:10, so by the timetable it belongs to 08-12 (support 3), not to 08-13, whose run by
+    // CRH380A-2642 keeps its three sightings (one of them stated 20260813 at 01:00 on 08-14).
     expect(r.rows.map((x) => [x.code, x.support])).toEqual([
-      ['CRH380AL-2541', 2],
+      ['CRH380AL-2541', 3],
       ['CR400BF-5033', 3],
       ['CRH380A-2642', 3],
     ]);
+    const timetables = await t.current.db.query<{
+      ymd: number;
+      train_code: string;
+      timetable: number;
+    }>(
+      `SELECT d.service_day AS ymd, d.train_code, d.timetable_id AS timetable FROM daily_records d
+        WHERE d.service_day IN ($1, $2) AND d.train_code IN ('G1', 'G4337', 'G4340')
+        ORDER BY d.service_day, d.train_code`,
+      [serviceDayFromYmd('20260814'), serviceDayFromYmd('20260815')],
+    );
+    const [g1Old, g4337, g4340, g1New] = timetables.rows.map((x) => x.timetable);
+    expect(g4337).toBe(g4340);
+    expect(g1New).not.toBe(g1Old);
+    expect(timetables.rows.every((x) => x.timetable !== null)).toBe(true);
     const kept = await t.current.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM observations WHERE emu_code = 'CR400AF-2003' AND train_code = 'G7'",
     );
@@ -269,6 +326,14 @@ describe('the fixture week, end to end', () => {
       sha256: string;
       changed_at: Date;
     }>('SELECT service_day, sha256, changed_at FROM daily_exports ORDER BY service_day');
+    const timetablesAgain = await ingestTimetables(t.current.db, path.join(FIXTURES, 'timetables'));
+    expect(timetablesAgain).toMatchObject({
+      accepted: 16,
+      changed: 0,
+      unchanged: 16,
+      newContents: 0,
+    });
+    expect(timetablesAgain.changedFrom).toBeUndefined();
     const again = await ingestObservations(t.current.db, path.join(FIXTURES, 'observations'));
     expect(again).toMatchObject({
       read: 314,
@@ -280,7 +345,7 @@ describe('the fixture week, end to end', () => {
     const rejects = await t.current.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM ingest_rejects',
     );
-    expect(rejects.rows[0]!.n).toBe(7);
+    expect(rejects.rows[0]!.n).toBe(8);
     for (const ymd of Object.keys(EXPECTED_ROWS)) {
       const day = serviceDayFromYmd(ymd);
       const b = await buildDailyRecords(t.current.db, day);

@@ -25,13 +25,30 @@ export interface BenchDatasetOptions {
  */
 export async function benchDataset(options: BenchDatasetOptions): Promise<BenchDataset> {
   const missingRate = options.missingRate ?? 0;
-  const dir = path.join(packageRoot(), 'bench-data', `gen-${options.emus}x${options.days}-s${options.seed}-m${missingRate}`);
+  const dir = path.join(
+    packageRoot(),
+    'bench-data',
+    `gen-${options.emus}x${options.days}-s${options.seed}-m${missingRate}`,
+  );
   let manifest: GeneratedManifest;
   try {
-    manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as GeneratedManifest;
+    manifest = JSON.parse(
+      await readFile(path.join(dir, 'manifest.json'), 'utf8'),
+    ) as GeneratedManifest;
   } catch {
     options.log(`generating ${options.emus} EMUs x ${options.days} days into ${dir}`);
-    manifest = await generateDataset({ emus: options.emus, days: options.days, seed: options.seed, out: dir, missingRate });
+    manifest = await generateDataset({
+      emus: options.emus,
+      days: options.days,
+      seed: options.seed,
+      out: dir,
+      missingRate,
+    });
   }
-  return { dir, manifest, sightings: manifest.counts.sightings, firstServiceDay: manifest.perDay[0]!.serviceDay };
+  return {
+    dir,
+    manifest,
+    sightings: manifest.counts.sightings,
+    firstServiceDay: manifest.perDay[0]!.serviceDay,
+  };
 }

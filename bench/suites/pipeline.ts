@@ -14,6 +14,8 @@ const run = promisify(execFile);
 
 interface ChildResult {
   fleetMs: number;
+  timetablesMs: number;
+  timetables: { read: number; accepted: number; rejected: number };
   ingestMs: number;
   ingest: { read: number; accepted: number; duplicate: number; rejected: number };
   buildMs: number[];
@@ -60,23 +62,43 @@ export const pipelineSuite: BenchSuite = {
     const bench = await ctx.createDatabase();
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'emutrack-bench-'));
     try {
-      ctx.log(`pipeline: ingest ${dataset.sightings} sightings, build and export ${days} days (child process)`);
+      ctx.log(
+        `pipeline: ingest ${dataset.sightings} sightings, build and export ${days} days (child process)`,
+      );
       const child = fileURLToPath(new URL('../pipeline-child.js', import.meta.url));
-      const out = await run(process.execPath, [child, bench.url, dataset.dir, String(dataset.firstServiceDay), String(days)], {
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      const out = await run(
+        process.execPath,
+        [child, bench.url, dataset.dir, String(dataset.firstServiceDay), String(days)],
+        {
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
       const r = JSON.parse(out.stdout) as ChildResult;
 
       ctx.log('pipeline: reference psql \\copy into a bare table');
       const rowsFile = path.join(tmp, 'observations.tsv');
       const columns =
         'batch_id, file, line, observed_at, service_day, service_date_given, train_code, train_codes, emu_id, emu_code, source, ref, dedup_key';
-      await bench.db.query(`CREATE TABLE bare_observations AS SELECT ${columns} FROM observations WITH NO DATA`);
-      await run('psql', [bench.url, '-q', '-c', `\\copy (SELECT ${columns} FROM observations) TO '${rowsFile}'`]);
+      await bench.db.query(
+        `CREATE TABLE bare_observations AS SELECT ${columns} FROM observations WITH NO DATA`,
+      );
+      await run('psql', [
+        bench.url,
+        '-q',
+        '-c',
+        `\\copy (SELECT ${columns} FROM observations) TO '${rowsFile}'`,
+      ]);
       const copyStart = performance.now();
-      await run('psql', [bench.url, '-q', '-c', `\\copy bare_observations (${columns}) FROM '${rowsFile}'`]);
+      await run('psql', [
+        bench.url,
+        '-q',
+        '-c',
+        `\\copy bare_observations (${columns}) FROM '${rowsFile}'`,
+      ]);
       const copyMs = performance.now() - copyStart;
-      const copied = (await bench.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bare_observations')).rows[0]!.n;
+      const copied = (
+        await bench.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bare_observations')
+      ).rows[0]!.n;
 
       ctx.log('pipeline: reference COPY (export query) TO STDOUT WITH CSV');
       const dayList = Array.from({ length: days }, (_, i) => dataset.firstServiceDay + i);
@@ -88,7 +110,12 @@ export const pipelineSuite: BenchSuite = {
       const copyToRate = r.exportRows / (copyToMs / 1000);
       const oneDay = median(r.buildMs);
       const rows: BenchRow[] = [
-        { suite: 'pipeline', metric: `dataset: ${emus} EMUs x ${days} days`, value: r.records / days, unit: 'records/day' },
+        {
+          suite: 'pipeline',
+          metric: `dataset: ${emus} EMUs x ${days} days`,
+          value: r.records / days,
+          unit: 'records/day',
+        },
         {
           suite: 'pipeline',
           metric: 'ingest (NDJSON -> observations)',
@@ -99,18 +126,44 @@ export const pipelineSuite: BenchSuite = {
           target: '>= 0.5x psql \\copy',
           pass: ingestRate / copyRate >= 0.5,
         },
-        { suite: 'pipeline', metric: 'ingest wall time', value: Math.round(r.ingestMs), unit: 'ms' },
         {
           suite: 'pipeline',
-          metric: 'build one day (median)',
+          metric: 'ingest wall time',
+          value: Math.round(r.ingestMs),
+          unit: 'ms',
+        },
+        {
+          suite: 'pipeline',
+          metric: `ingest timetables (${r.timetables.accepted} trains)`,
+          value: Math.round(r.timetables.accepted / (r.timetablesMs / 1000)),
+          unit: 'trains/s',
+        },
+        {
+          suite: 'pipeline',
+          metric: 'build one day (median; timetables, cross-midnight)',
           value: Math.round(oneDay),
           unit: 'ms',
           target: '<= 300 ms',
           pass: oneDay <= 300,
         },
-        { suite: 'pipeline', metric: 'build one day (slowest)', value: Math.round(Math.max(...r.buildMs)), unit: 'ms' },
-        { suite: 'pipeline', metric: 'rebuild one day (unchanged)', value: Math.round(r.rebuildMs), unit: 'ms' },
-        { suite: 'pipeline', metric: `build ${days} days`, value: Math.round(r.buildMs.reduce((a, b) => a + b, 0)), unit: 'ms' },
+        {
+          suite: 'pipeline',
+          metric: 'build one day (slowest)',
+          value: Math.round(Math.max(...r.buildMs)),
+          unit: 'ms',
+        },
+        {
+          suite: 'pipeline',
+          metric: 'rebuild one day (unchanged)',
+          value: Math.round(r.rebuildMs),
+          unit: 'ms',
+        },
+        {
+          suite: 'pipeline',
+          metric: `build ${days} days`,
+          value: Math.round(r.buildMs.reduce((a, b) => a + b, 0)),
+          unit: 'ms',
+        },
         {
           suite: 'pipeline',
           metric: 'export (render + store CSV)',
@@ -121,7 +174,12 @@ export const pipelineSuite: BenchSuite = {
           target: '>= 0.5x COPY TO',
           pass: exportRate / copyToRate >= 0.5,
         },
-        { suite: 'pipeline', metric: 'export one day (median)', value: Math.round(median(r.exportMs)), unit: 'ms' },
+        {
+          suite: 'pipeline',
+          metric: 'export one day (median)',
+          value: Math.round(median(r.exportMs)),
+          unit: 'ms',
+        },
         {
           suite: 'pipeline',
           metric: 'worker peak RSS',

@@ -41,7 +41,9 @@ const V2_PREFIX = '/api/v2/';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 function isV2(request: FastifyRequest): boolean {
-  return request.url.startsWith(V2_PREFIX) && !request.url.startsWith('/api/v2/openapi.json');
+  const { url } = request;
+  if (url.startsWith('/api/v2/openapi.json')) return false;
+  return url.startsWith(V2_PREFIX) || url === '/api/v2' || url.startsWith('/api/v2?');
 }
 
 /** "date: ...; limit: ..." from a validation failure: every message names its parameter. */

@@ -42,6 +42,7 @@ describe('errors in the envelope', () => {
         ['POST', '/api/v2/records/daily?date=20260810'],
         ['DELETE', '/api/v2/exports/daily/20260810'],
         ['GET', '/api/v2/'],
+        ['GET', '/api/v2'],
       ] as const) {
         const res = await app.inject({ method, url });
         expect(res.statusCode, `${method} ${url}`).toBe(404);

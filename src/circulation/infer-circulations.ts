@@ -38,13 +38,15 @@ export interface InferCirculationsResult {
   routeNodes: number;
   official: OfficialCheckSummary;
   ms: number;
+  /** Where the time went (ms): reading and counting links, chaining, writing, checks, swap. */
+  phases: { observe: number; chain: number; write: number; check: number; swap: number };
 }
 
 /**
  * Infers circulations from the window's daily records (see InferenceRule for the rule) and
- * replaces the current results atomically: in one transaction, under the circulation lock, the
- * run and its routes are written, every official table is checked against them, and then the
- * current-run pointer moves. Readers follow the pointer, so they see the old run until the commit.
+ * replaces the current results atomically: the records are read and the routes chained, then,
+ * in one transaction under the circulation lock, the run and its routes are written, every
+ * official table is checked against them, and the current-run pointer moves. Readers follow the pointer, so they see the old run until the commit.
  * The run before the current one is kept (a reader may be half-way through it); older ones go.
  */
 export async function inferCirculations(
@@ -56,11 +58,21 @@ export async function inferCirculations(
   const started = performance.now();
   const windowEnd = options.asOf;
   const windowStart = windowEnd - rule.windowDays + 1;
+  let mark = started;
+  const lap = () => {
+    const now = performance.now();
+    const ms = Math.round(now - mark);
+    mark = now;
+    return ms;
+  };
+  // Reading and chaining need no lock: a run's routes come from the records as it read them.
+  const observed = await observeLinks(db, windowStart, windowEnd);
+  const observe = lap();
+  const kept = keptLinks(observed.links, rule);
+  const routes = chainRoutes(kept);
+  const chain = lap();
   return db.transaction(async (tx) => {
     await lockCirculations(tx);
-    const observed = await observeLinks(tx, windowStart, windowEnd);
-    const kept = keptLinks(observed.links, rule);
-    const routes = chainRoutes(kept);
     const loopBreaks = routes.filter((r) => r.containsLoopBreak).length;
     const routeNodes = routes.reduce((n, r) => n + r.nodes.length, 0);
     const run = await tx.query<{ id: number }>(
@@ -85,8 +97,11 @@ export async function inferCirculations(
     );
     const runId = run.rows[0]!.id;
     await writeRoutes(tx, runId, routes);
+    const write = lap();
     const official = await checkOfficialCirculations(tx, { runId, routes });
+    const check = lap();
     await options.beforeSwap?.(runId);
+    lap();
     const previous = await tx.query<{ run_id: number }>(
       'SELECT run_id FROM circulation_current FOR UPDATE',
     );
@@ -101,6 +116,7 @@ export async function inferCirculations(
       previousRunId ?? runId,
     ]);
     await tx.query('UPDATE circulation_runs SET finished_at = now() WHERE id = $1', [runId]);
+    const swap = lap();
     return {
       runId,
       previousRunId,
@@ -117,6 +133,7 @@ export async function inferCirculations(
       routeNodes,
       official,
       ms: Math.round(performance.now() - started),
+      phases: { observe, chain, write, check, swap },
     };
   });
 }

@@ -13,7 +13,9 @@
  *
  * For a link A->B over the window:
  *   support(A->B) = the number of service days (of A) on which some EMU ran A then B. Days, not
- *                   EMUs: the two units of a coupled train see the same link once.
+ *                   EMUs: the two units of a coupled train see the same link once. A step A->C
+ *                   of one unit is not counted on a day when another unit on A ran A->B->C
+ *                   (one unit of a coupled pair unseen on B).
  *   out(A)        = the sum of support(A->X) over every successor X seen after A;
  *   in(B)         = the sum of support(Y->B) over every predecessor Y seen before B;
  *   forward       = support / out(A)      backward = support / in(B)

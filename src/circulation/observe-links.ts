@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Db } from '../db/db.js';
 import { midnightOfServiceDay } from '../time/service-day.js';
 import type { ObservedLink } from './inference-rule.js';
 
@@ -11,12 +11,11 @@ export interface ObservedWindow {
 }
 
 /**
- * Paired numbers learnt from the window's sightings, for runs without a timetable: a sighting
- * written G4340/37 names both numbers of one run. Each number takes the pair it was seen in most
- * often, and a pair counts only when every number in it chose it.
+ * Paired numbers learnt from the window's sightings, for records without a timetable: a
+ * sighting written G4340/37 names both numbers of one run. Each number takes the pair it was
+ * seen in most often, and a pair counts only when every number in it chose it.
  */
 const LEARN_PAIRS = `
-  INSERT INTO circulation_pairs (code, node_key)
   WITH votes AS (
     SELECT train_codes AS codes, count(*) AS n
       FROM observations
@@ -27,111 +26,245 @@ const LEARN_PAIRS = `
       FROM votes, unnest(codes) AS code
      ORDER BY code, n DESC, codes
   )
-  SELECT c.code, array_to_string(c.codes, '/')
+  SELECT c.code, array_to_string(c.codes, '/') AS node_key
     FROM choice c
    WHERE NOT EXISTS (SELECT 1 FROM choice o WHERE o.code = ANY (c.codes) AND o.codes <> c.codes)`;
 
-/**
- * One row per run. Its node key is every number it carries, in running order, joined by '/':
- * the timetable's all_codes, else a learnt pair, else the record's number; records of one EMU
- * and day with the same key are one run. `at` orders the runs of a day: the timetable's start in
- * seconds from the day's midnight, else the first sighting's. A record whose sightings all fall
- * in the small hours before its timetable's after-midnight arrival is the evening train of the
- * day before, seen after midnight: it goes first (start - 1 day) and merges with that train.
- */
-const BUILD_RUNS = `
-  INSERT INTO circulation_run_rows (emu_id, service_day, node_key, at, by_sighting)
-  SELECT d.emu_id, d.service_day, k.node_key, min(k.at), bool_and(k.by_sighting)
-    FROM daily_records d
-    JOIN unnest($3::int[], $4::bigint[]) AS m(day, midnight) ON m.day = d.service_day
-    LEFT JOIN timetables t ON t.id = d.timetable_id
-    LEFT JOIN circulation_pairs p ON p.code = d.train_code
-   CROSS JOIN LATERAL (
-     SELECT COALESCE(array_to_string(t.all_codes, '/'), p.node_key, d.train_code) AS node_key,
-            CASE WHEN t.id IS NULL THEN d.first_observed_at - m.midnight
-                 WHEN t.end_offset > 86400 AND d.last_observed_at - m.midnight < t.end_offset - 86400
-                   THEN t.start_offset - 86400
-                 ELSE t.start_offset END AS at,
-            t.id IS NULL AS by_sighting
-   ) k
-   WHERE d.service_day BETWEEN $1 AND $2
-   GROUP BY d.emu_id, d.service_day, k.node_key`;
+interface Timetable {
+  key: string;
+  start: number;
+  end: number;
+}
+
+interface Run {
+  day: number;
+  node: number;
+  /** Seconds from the day's midnight that order the day's runs. */
+  at: number;
+  bySighting: boolean;
+}
+
+const DAY = 86_400;
+
+/** The COPY text rows of a query, split into fields (\N is null). */
+async function* copyRows(db: Db, sql: string): AsyncGenerator<string[]> {
+  let rest = '';
+  for await (const chunk of db.copyTo(sql)) {
+    const text = rest + chunk.toString('utf8');
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) yield line.split('\t');
+  }
+  if (rest !== '') yield rest.split('\t');
+}
 
 /**
- * Every link seen, with support (distinct service days of its first run) and the totals of
- * both its ends. Runs are taken per EMU in order; a run repeating the EMU's previous node on
- * the next day (a train seen both sides of midnight) is dropped before pairing.
+ * Everything an inference run counts, built over one pass of the window's daily records in EMU
+ * order. Node keys are interned to numbers; steps are kept in flat arrays.
  */
-const SELECT_LINKS = `
-  WITH sequenced AS (
-    SELECT emu_id, service_day, node_key, at,
-           lag(node_key) OVER w AS prev_key, lag(service_day) OVER w AS prev_day
-      FROM circulation_run_rows
-    WINDOW w AS (PARTITION BY emu_id ORDER BY service_day, at, node_key)
-  ), steps AS (
-    SELECT node_key AS a, service_day AS day,
-           lead(node_key) OVER w AS b, lead(service_day) OVER w AS next_day
-      FROM sequenced
-     WHERE prev_key IS DISTINCT FROM node_key OR prev_day <> service_day - 1
-    WINDOW w AS (PARTITION BY emu_id ORDER BY service_day, at, node_key)
-  ), links AS (
-    SELECT a, b, count(DISTINCT day)::int AS support
-      FROM steps
-     WHERE b IS NOT NULL AND next_day - day <= 1
-     GROUP BY a, b
-  )
-  SELECT a, b, support,
-         (sum(support) OVER (PARTITION BY a))::int AS out_total,
-         (sum(support) OVER (PARTITION BY b))::int AS in_total
-    FROM links`;
+class LinkCounter {
+  readonly keys: string[] = [];
+  private readonly ids = new Map<string, number>();
+  runs = 0;
+  runsOrderedBySighting = 0;
+  // One entry per step A->B of one EMU: A, its day, B and B's day, and the run after B (or -1).
+  private readonly a: number[] = [];
+  private readonly day: number[] = [];
+  private readonly b: number[] = [];
+  private readonly bDay: number[] = [];
+  private readonly c: number[] = [];
+  private readonly cDay: number[] = [];
+  private readonly emu: number[] = [];
+
+  node(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.keys.length;
+      this.keys.push(key);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  /** One EMU's runs of the window, records of one day and node already merged. */
+  addEmu(emu: number, runs: Run[]): void {
+    this.runs += runs.length;
+    for (const r of runs) if (r.bySighting) this.runsOrderedBySighting++;
+    runs.sort((x, y) => x.day - y.day || x.at - y.at || x.node - y.node);
+    // A run repeating the node of the EMU's last run the evening before is that train seen
+    // after midnight (its late sightings attributed to the next day), not a new run.
+    const seq: Run[] = [];
+    for (const r of runs) {
+      const prev = seq[seq.length - 1];
+      if (prev && prev.node === r.node && prev.day === r.day - 1) continue;
+      seq.push(r);
+    }
+    for (let i = 0; i + 1 < seq.length; i++) {
+      const x = seq[i]!;
+      const y = seq[i + 1]!;
+      if (y.day - x.day > 1) continue;
+      const z = seq[i + 2];
+      this.emu.push(emu);
+      this.a.push(x.node);
+      this.day.push(x.day);
+      this.b.push(y.node);
+      this.bDay.push(y.day);
+      this.c.push(z && z.day - y.day <= 1 ? z.node : -1);
+      this.cDay.push(z ? z.day : -1);
+    }
+  }
+
+  /**
+   * support(A->B) = distinct days of A with a step A->B. A step A->C of one unit does not count
+   * when, the same day, another unit on A ran A->B->C: the two units of a coupled train, one of
+   * them unseen on B, would otherwise count a link that does not exist.
+   */
+  links(): ObservedLink[] {
+    const n = this.a.length;
+    const byStart = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) {
+      const k = this.a[i]! * 4096 + (this.day[i]! & 4095);
+      const list = byStart.get(k);
+      if (list) list.push(i);
+      else byStart.set(k, [i]);
+    }
+    const nodes = this.keys.length;
+    const seenDay = new Set<number>();
+    const support = new Map<number, number>();
+    for (const group of byStart.values()) {
+      for (const i of group) {
+        const skipped =
+          group.length > 1 &&
+          group.some(
+            (o) =>
+              this.emu[o] !== this.emu[i] &&
+              this.b[o] !== this.b[i] &&
+              this.c[o] === this.b[i] &&
+              this.cDay[o] === this.bDay[i],
+          );
+        if (skipped) continue;
+        const link = this.a[i]! * nodes + this.b[i]!;
+        const once = link * 4096 + (this.day[i]! & 4095);
+        if (seenDay.has(once)) continue;
+        seenDay.add(once);
+        support.set(link, (support.get(link) ?? 0) + 1);
+      }
+    }
+    const out = new Map<number, number>();
+    const into = new Map<number, number>();
+    for (const [link, s] of support) {
+      const from = Math.floor(link / nodes);
+      const to = link - from * nodes;
+      out.set(from, (out.get(from) ?? 0) + s);
+      into.set(to, (into.get(to) ?? 0) + s);
+    }
+    const result: ObservedLink[] = [];
+    for (const [link, s] of support) {
+      const from = Math.floor(link / nodes);
+      const to = link - from * nodes;
+      result.push({
+        from: this.keys[from]!,
+        to: this.keys[to]!,
+        support: s,
+        outTotal: out.get(from)!,
+        inTotal: into.get(to)!,
+      });
+    }
+    return result;
+  }
+}
 
 /**
- * Reads the window's daily records and returns every link seen between consecutive runs of one
- * EMU, with its counts (see InferenceRule). Runs in the caller's transaction: its temporary
- * tables are dropped at commit.
+ * Reads the window's daily records (one streamed pass, in EMU order) and returns every link
+ * seen between consecutive runs of one EMU, with its counts (see InferenceRule).
+ *
+ * A run's node key is every number it carries, in running order, joined by '/': the
+ * timetable's all_codes, else a pair learnt from sightings, else the record's number; records of
+ * one EMU and day with the same key are one run. Runs of a day are ordered by the timetable's
+ * start (seconds from the day's midnight), else by the first sighting's time of day. A record
+ * whose sightings all fall in the small hours before its timetable's after-midnight arrival is
+ * the evening train of the day before, seen after midnight: it is placed a day early, first of
+ * its day, and so merges with that train.
  */
 export async function observeLinks(
-  tx: Queryable,
+  db: Db,
   windowStart: number,
   windowEnd: number,
 ): Promise<ObservedWindow> {
-  const days: number[] = [];
-  const midnights: number[] = [];
-  for (let d = windowStart; d <= windowEnd; d++) {
-    days.push(d);
-    midnights.push(midnightOfServiceDay(d));
+  const midnight = new Map<number, number>();
+  for (let d = windowStart; d <= windowEnd; d++) midnight.set(d, midnightOfServiceDay(d));
+  const timetables = new Map<number, Timetable>();
+  const tt = await db.query<{ id: number; key: string; start_offset: number; end_offset: number }>(
+    `SELECT t.id, array_to_string(t.all_codes, '/') AS key, t.start_offset, t.end_offset
+       FROM timetables t
+      WHERE t.id IN (SELECT DISTINCT timetable_id FROM daily_records
+                      WHERE service_day BETWEEN $1 AND $2 AND timetable_id IS NOT NULL)`,
+    [windowStart, windowEnd],
+  );
+  for (const r of tt.rows)
+    timetables.set(r.id, { key: r.key, start: r.start_offset, end: r.end_offset });
+  const untimed = await db.query(
+    `SELECT 1 FROM daily_records
+      WHERE service_day BETWEEN $1 AND $2 AND timetable_id IS NULL LIMIT 1`,
+    [windowStart, windowEnd],
+  );
+  const pairs = new Map<string, string>();
+  // A timetable lists all its numbers: pairs matter only for records without one.
+  if (untimed.rows.length > 0) {
+    const r = await db.query<{ code: string; node_key: string }>(LEARN_PAIRS, [
+      windowStart,
+      windowEnd,
+    ]);
+    for (const p of r.rows) pairs.set(p.code, p.node_key);
   }
-  await tx.query(
-    `CREATE TEMP TABLE circulation_pairs (code text PRIMARY KEY, node_key text NOT NULL) ON COMMIT DROP`,
+
+  const counter = new LinkCounter();
+  let emu = -1;
+  // The current EMU's runs by (day, node).
+  let runs = new Map<string, Run>();
+  const flush = () => {
+    if (emu >= 0) counter.addEmu(emu, [...runs.values()]);
+    runs = new Map();
+  };
+  const rows = copyRows(
+    db,
+    `SELECT emu_id, service_day, train_code, first_observed_at, last_observed_at, timetable_id
+       FROM daily_records
+      WHERE service_day BETWEEN ${Number(windowStart)} AND ${Number(windowEnd)}
+      ORDER BY emu_id, service_day`,
   );
-  await tx.query(
-    `CREATE TEMP TABLE circulation_run_rows (
-       emu_id integer NOT NULL, service_day integer NOT NULL, node_key text NOT NULL,
-       at bigint NOT NULL, by_sighting boolean NOT NULL
-     ) ON COMMIT DROP`,
-  );
-  await tx.query(LEARN_PAIRS, [windowStart, windowEnd]);
-  await tx.query(BUILD_RUNS, [windowStart, windowEnd, days, midnights]);
-  const counts = await tx.query<{ runs: number; by_sighting: number }>(
-    `SELECT count(*)::int AS runs, (count(*) FILTER (WHERE by_sighting))::int AS by_sighting
-       FROM circulation_run_rows`,
-  );
-  const rows = await tx.query<{
-    a: string;
-    b: string;
-    support: number;
-    out_total: number;
-    in_total: number;
-  }>(SELECT_LINKS);
+  for await (const [emuField, dayField, code, firstField, lastField, ttField] of rows) {
+    const e = Number(emuField);
+    if (e !== emu) {
+      flush();
+      emu = e;
+    }
+    const day = Number(dayField);
+    const m = midnight.get(day)!;
+    const t = ttField === '\\N' ? undefined : timetables.get(Number(ttField));
+    let key: string;
+    let at: number;
+    if (t) {
+      key = t.key;
+      at = t.end > DAY && Number(lastField) - m < t.end - DAY ? t.start - DAY : t.start;
+    } else {
+      key = pairs.get(code!) ?? code!;
+      at = Number(firstField) - m;
+    }
+    const node = counter.node(key);
+    const slot = `${day}:${node}`;
+    const seen = runs.get(slot);
+    if (seen) {
+      seen.at = Math.min(seen.at, at);
+      seen.bySighting &&= !t;
+    } else {
+      runs.set(slot, { day, node, at, bySighting: !t });
+    }
+  }
+  flush();
   return {
-    links: rows.rows.map((r) => ({
-      from: r.a,
-      to: r.b,
-      support: r.support,
-      outTotal: r.out_total,
-      inTotal: r.in_total,
-    })),
-    runs: counts.rows[0]!.runs,
-    runsOrderedBySighting: counts.rows[0]!.by_sighting,
+    links: counter.links(),
+    runs: counter.runs,
+    runsOrderedBySighting: counter.runsOrderedBySighting,
   };
 }

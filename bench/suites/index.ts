@@ -1,6 +1,7 @@
 import type { BenchSuite } from '../bench-types.js';
 import { apiSuite } from './api.js';
+import { circulationSuite } from './circulation.js';
 import { pipelineSuite } from './pipeline.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: readonly BenchSuite[] = [pipelineSuite, apiSuite];
+export const suites: readonly BenchSuite[] = [pipelineSuite, apiSuite, circulationSuite];

@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.js';
 import { assertServiceDay } from '../time/service-day.js';
-import { daySightingsParams, daySightingsSql } from './day-sightings.js';
+import { coverageInForceSql } from '../timetables/timetable-lookup.js';
+import { daySightingsSql, movedSightings } from './day-sightings.js';
 
 /**
  * How sightings of one train on one service day become records. Defaults in brackets.
@@ -55,13 +56,17 @@ export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
 // Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
 const BUILD_LOCK_CLASS = 0x656d75;
 
-// $1 day, $2-$5 the rule, $6-$7 daySightingsParams.
-const SELECT_WANTED = `${daySightingsSql(6, 7)}, candidate AS (
-    SELECT u.train_code, s.emu_id, count(*)::int AS support,
-           array_agg(DISTINCT s.source ORDER BY s.source) AS sources,
-           min(s.observed_at) AS first_observed_at, max(s.observed_at) AS last_observed_at
-      FROM sighting s CROSS JOIN LATERAL unnest(s.train_codes) AS u(train_code)
-     GROUP BY u.train_code, s.emu_id
+// $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts).
+const SELECT_WANTED = `
+  WITH sighting AS (
+    SELECT unnest(s.train_codes) AS train_code, s.emu_id, s.source, s.observed_at
+      FROM ${daySightingsSql(6, 7)} AS s
+  ), candidate AS (
+    SELECT train_code, emu_id, count(*)::int AS support,
+           array_agg(DISTINCT source ORDER BY source) AS sources,
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+      FROM sighting
+     GROUP BY train_code, emu_id
   ), ranked AS (
     SELECT c.*,
            max(support) OVER w AS top,
@@ -78,10 +83,9 @@ const SELECT_WANTED = `${daySightingsSql(6, 7)}, candidate AS (
          (CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
          | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5
                 THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status,
-         f.timetable_id,
-         (SELECT count(*) FROM sighting)::int AS observations
+         f.timetable_id
     FROM kept k
-    LEFT JOIN in_force f ON f.day = $1::int AND f.train_code = k.train_code
+    LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}
   WINDOW t AS (PARTITION BY k.train_code)`;
 
 /**
@@ -103,24 +107,32 @@ export async function buildDailyRecords(
   const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [BUILD_LOCK_CLASS, serviceDay]);
+    // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
+    // that runs in a fraction of the compile time; a day's candidates sort in memory.
+    await tx.query(`SET LOCAL jit = off`);
+    await tx.query(`SET LOCAL work_mem = '64MB'`);
     await tx.query(
       `CREATE TEMP TABLE wanted_records (
          train_code text, emu_id integer, support integer, sources text[],
          first_observed_at bigint, last_observed_at bigint, status integer,
-         timetable_id integer, observations integer
+         timetable_id integer
        ) ON COMMIT DROP`,
     );
+    // A statement apart from the build's own, so that the build's scan can run in parallel. A
+    // sighting stored between the two counts where it was stored until the next build.
+    const moved = await movedSightings(tx, serviceDay);
     await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
       serviceDay,
       r.minDissentSupport,
       r.dissentRatio,
       r.maxUnits,
       r.confirmMinSupport,
-      ...daySightingsParams(serviceDay),
+      moved.out,
+      moved.in,
     ]);
-    // Every wanted row carries the day's sighting count; a day without sightings has no rows.
-    const observations = await tx.query<{ n: number }>(
-      'SELECT coalesce(max(observations), 0)::int AS n FROM wanted_records',
+    const stored = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM observations WHERE service_day = $1',
+      [serviceDay],
     );
     const deleted = await tx.query(
       `DELETE FROM daily_records d
@@ -161,7 +173,7 @@ export async function buildDailyRecords(
       inserted: inserted.rowCount,
       updated: updated.rowCount,
       deleted: deleted.rowCount,
-      observations: observations.rows[0]!.n,
+      observations: stored.rows[0]!.n - moved.out.length + moved.in.length,
     };
   });
 }

@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/db.js';
 import { midnightOfServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
 
@@ -18,9 +19,11 @@ import { coverageInForceSql } from '../timetables/timetable-lookup.js';
  * its stored day; a sighting with serviceDate stays where it says.
  *
  * So the build of day D counts the sightings stored for D, less those that belong to D-1 by the
- * rule, plus those stored for D+1 that belong to D by it. Examples: a train 23:50 -> 01:10 seen
- * at 00:20 counts for the day it left; a train whose timetable starts at 00:05 seen at 00:20
- * counts for that day (its run of the day before did not cross midnight).
+ * rule, plus those stored for D+1 that belong to D by it: movedSightings finds the two small
+ * sets (only the first hours of D and D+1 are read), and daySightingsSql is the day's sightings
+ * with them applied, a plain scan the planner can run in parallel. Examples: a train 23:50 ->
+ * 01:10 seen at 00:20 counts for the day it left; a train whose timetable starts at 00:05 seen
+ * at 00:20 counts for that day (its run of the day before did not cross midnight).
  */
 
 /**
@@ -31,68 +34,84 @@ import { coverageInForceSql } from '../timetables/timetable-lookup.js';
 export const LATE_ARRIVAL_SLACK_SECONDS = 2 * 3600;
 
 /**
- * The WITH clause (no trailing comma) that defines, for the service day $1:
- *   in_force(day, train_code, timetable_id, ...) - timetables in force on D-1, D and D+1;
- *   sighting(id, train_codes, emu_id, source, observed_at) - the sightings that count for D.
- * Parameters: $1 the day; `midnights` (int8[]: midnight of D-1, D, D+1, D+2) and `slack` are
- * the numbers of two further parameters, as returned by daySightingsParams.
+ * The sightings stored for day + 1 that the rule gives to `day` (an SQL expression), given the
+ * late and own_start sets. Only the first hours of day + 1 are read (an index range).
  */
-export function daySightingsSql(midnights: number, slack: number): string {
-  const m = (i: number) => `($${midnights}::bigint[])[${i}]`;
-  return `
-  WITH days AS (
-    SELECT * FROM (VALUES ($1::int - 1, ${m(1)}, ${m(2)}), ($1::int, ${m(2)}, ${m(3)}),
-                          ($1::int + 1, ${m(3)}, ${m(4)})) AS d(day, midnight, next_midnight)
-  ), in_force AS MATERIALIZED (
-    SELECT d.day, d.midnight, d.next_midnight, c.train_code, c.timetable_id,
-           t.start_offset, t.end_offset
-      FROM days d
-      JOIN timetable_coverage c ON ${coverageInForceSql('c', 'd.day')}
-      JOIN timetables t ON t.id = c.timetable_id
-  ), late AS MATERIALIZED (
-    -- Runs of D-1 and D that end after their day's midnight, and how late they may be seen.
-    SELECT day, train_code, midnight + end_offset + $${slack}::int AS window_end
-      FROM in_force
-     WHERE day <= $1::int AND midnight + end_offset > next_midnight
-  ), own_start AS MATERIALIZED (
-    SELECT day, train_code, midnight + start_offset AS run_start
-      FROM in_force WHERE day >= $1::int
-  ), moved_out AS (
-    -- Sightings stored for D that belong to D-1.
-    SELECT DISTINCT o.id
-      FROM observations o
-      CROSS JOIN LATERAL unnest(o.train_codes) AS n(code)
-      JOIN late l ON l.day = $1::int - 1 AND l.train_code = n.code
-      LEFT JOIN own_start s ON s.day = $1::int AND s.train_code = n.code
-     WHERE o.service_day = $1::int AND NOT o.service_date_given
-       AND o.observed_at <= (SELECT max(window_end) FROM late WHERE day = $1::int - 1)
-       AND o.observed_at <= l.window_end
-       AND (s.run_start IS NULL OR o.observed_at < s.run_start)
-  ), moved_in AS (
-    -- Sightings stored for D+1 that belong to D.
-    SELECT DISTINCT ON (o.id) o.id, o.train_codes, o.emu_id, o.source, o.observed_at
-      FROM observations o
-      CROSS JOIN LATERAL unnest(o.train_codes) AS n(code)
-      JOIN late l ON l.day = $1::int AND l.train_code = n.code
-      LEFT JOIN own_start s ON s.day = $1::int + 1 AND s.train_code = n.code
-     WHERE o.service_day = $1::int + 1 AND NOT o.service_date_given
-       AND o.observed_at <= (SELECT max(window_end) FROM late WHERE day = $1::int)
-       AND o.observed_at <= l.window_end
-       AND (s.run_start IS NULL OR o.observed_at < s.run_start)
-     ORDER BY o.id
-  ), sighting AS (
-    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
-      FROM observations o
-     WHERE o.service_day = $1::int AND NOT EXISTS (SELECT 1 FROM moved_out m WHERE m.id = o.id)
-    UNION ALL
-    SELECT id, train_codes, emu_id, source, observed_at FROM moved_in
-  )`;
+function movedFrom(day: string): string {
+  return `(
+       SELECT DISTINCT ${day} AS day, o.id
+         FROM observations o
+         CROSS JOIN LATERAL unnest(o.train_codes) AS n(code)
+         JOIN late l ON l.day = ${day} AND l.train_code = n.code
+         LEFT JOIN own_start s ON s.day = ${day} + 1 AND s.train_code = n.code
+        WHERE o.service_day = ${day} + 1
+          AND o.observed_at <= (SELECT max(window_end) FROM late WHERE day = ${day})
+          AND NOT o.service_date_given
+          AND o.observed_at <= l.window_end
+          AND (s.run_start IS NULL OR o.observed_at < s.run_start))`;
 }
 
-/** The values of daySightingsSql's two parameters for a service day. */
-export function daySightingsParams(serviceDay: number): [number[], number] {
-  return [
-    [-1, 0, 1, 2].map((k) => midnightOfServiceDay(serviceDay + k)),
-    LATE_ARRIVAL_SLACK_SECONDS,
-  ];
+/** Sightings stored for a day that another day counts, and stored for another that it counts. */
+export interface MovedSightings {
+  /** Observation ids stored for D that belong to D-1. */
+  out: number[];
+  /** Observation ids stored for D+1 that belong to D. */
+  in: number[];
+}
+
+/**
+ * The sightings the rule moves across the ends of service day `serviceDay`, from the timetables
+ * in force now. Only timetables that can cross midnight are looked at (an arrival offset over 23
+ * hours, the shortest day a summer-time change makes) and only the first hours of a day are read,
+ * so the cost stays with the few late trains.
+ */
+export async function movedSightings(db: Queryable, serviceDay: number): Promise<MovedSightings> {
+  const midnights = [-1, 0, 1, 2].map((k) => midnightOfServiceDay(serviceDay + k));
+  const r = await db.query<{ direction: 'out' | 'in'; ids: number[] }>(
+    `WITH days AS (
+       SELECT * FROM (VALUES ($1::int - 1, $2::bigint, $3::bigint), ($1::int, $3, $4),
+                             ($1::int + 1, $4, $5)) AS d(day, midnight, next_midnight)
+     ), late AS MATERIALIZED (
+       -- Numbers whose run of D-1 or of D ends after that day's midnight, and how late they may be seen.
+       SELECT d.day, c.train_code, d.midnight + t.end_offset + $6::int AS window_end
+         FROM timetables t
+         JOIN timetable_coverage c ON c.timetable_id = t.id
+         JOIN days d ON d.day <= $1::int AND ${coverageInForceSql('c', 'd.day')}
+        WHERE t.end_offset > 23 * 3600 AND d.midnight + t.end_offset > d.next_midnight
+     ), own_start AS MATERIALIZED (
+       -- When those numbers' own runs of the next day begin.
+       SELECT d.day, c.train_code, d.midnight + t.start_offset AS run_start
+         FROM late l
+         JOIN days d ON d.day = l.day + 1
+         JOIN timetable_coverage c ON c.train_code = l.train_code AND ${coverageInForceSql('c', 'd.day')}
+         JOIN timetables t ON t.id = c.timetable_id
+     ), moved AS (
+       -- Sightings without serviceDate stored for day + 1 that belong to day (day = D-1, D).
+       ${[-1, 0].map((k) => movedFrom(`$1::int + ${k}`)).join(' UNION ALL ')}
+     )
+     SELECT CASE WHEN day = $1::int THEN 'in' ELSE 'out' END AS direction,
+            array_agg(id ORDER BY id) AS ids
+       FROM moved GROUP BY day`,
+    [serviceDay, ...midnights, LATE_ARRIVAL_SLACK_SECONDS],
+  );
+  const moved: MovedSightings = { out: [], in: [] };
+  for (const row of r.rows) moved[row.direction] = row.ids.map(Number);
+  return moved;
+}
+
+/**
+ * The sightings that count for service day $1, as a subquery (id, train_codes, emu_id, source,
+ * observed_at): those stored for it but not in `out`, and those in `in` (movedSightings).
+ * `out` and `in` are the numbers of two int8[] parameters.
+ */
+export function daySightingsSql(out: number, into: number): string {
+  return `(
+    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+      FROM observations o
+     WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[])
+    UNION ALL
+    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+      FROM observations o
+     WHERE o.id = ANY ($${into}::bigint[])
+  )`;
 }

@@ -14,11 +14,16 @@ import type { ErrorEnvelope } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { QuotaGate } from './quota-gate.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
+import { registerAllocationEmu } from './routes/allocation-emu.js';
 import { registerExportsDaily } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
+import { registerHistory } from './routes/history.js';
 import { registerRecordsDaily } from './routes/records-daily.js';
+import { registerTimetableStation } from './routes/timetable-station.js';
+import { registerTimetableTrain } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
 import type { ApiApp, ApiServices, V2App } from './services.js';
+import type { TrainCirculationProvider } from './train-circulation-schema.js';
 
 export type { ApiApp } from './services.js';
 
@@ -35,6 +40,8 @@ export interface AppDeps {
   quotaStore?: QuotaStore;
   /** Milliseconds since the epoch. Default Date.now; tests inject time. */
   clock?: Clock;
+  /** The circulations of GetCurrentTrainTimetable; absent = its `circulation` is left out. */
+  circulations?: TrainCirculationProvider;
 }
 
 const V2_PREFIX = '/api/v2/';
@@ -98,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
     clock,
+    ...(deps.circulations ? { circulations: deps.circulations } : {}),
   };
 
   /** The one place failures are answered: the envelope (with quota) under /api/v2. */
@@ -150,5 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const v2 = app.withTypeProvider() as unknown as V2App;
   registerRecordsDaily(v2, services);
   registerExportsDaily(v2, services);
+  registerTimetableTrain(v2, services);
+  registerTimetableStation(v2, services);
+  registerHistory(v2, services);
+  registerAllocationEmu(v2, services);
   return app;
 }

@@ -146,6 +146,9 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
       tags: [
         { name: 'Records', description: 'Daily train/EMU records.' },
         { name: 'Exports', description: 'Per-day CSV exports.' },
+        { name: 'Timetable', description: 'Timetables of trains and stations.' },
+        { name: 'History', description: 'Assignment histories by train number and by EMU.' },
+        { name: 'Allocation', description: 'Base information of EMUs.' },
       ],
       components: { securitySchemes: SECURITY_SCHEMES },
     },

@@ -9,6 +9,7 @@ import type { Clock } from '../quota/quota-store.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
 import type { QuotaGate } from './quota-gate.js';
 import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import type { TrainCirculationProvider } from './train-circulation-schema.js';
 
 /** The Fastify instance the v2 routes are registered on (zod schemas, typed handlers). */
 export type V2App = FastifyInstance<
@@ -31,4 +32,6 @@ export interface ApiServices {
   emuCodes: EmuCodeCache;
   timetables: TimetableSummaryCache;
   clock: Clock;
+  /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
+  circulations?: TrainCirculationProvider;
 }

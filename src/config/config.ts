@@ -98,6 +98,10 @@ const envSchema = z.object({
   RECORDS_DAILY_DEFAULT_LIMIT: int(20, 1, 10_000),
   /** Largest page of /records/daily; larger `limit` values are cut to it, not refused. */
   RECORDS_DAILY_MAX_LIMIT: int(200, 1, 10_000),
+  /** Page size of the train and EMU histories and the station timetable when `limit` is absent. */
+  PAGE_DEFAULT_LIMIT: int(20, 1, 10_000),
+  /** Largest page of those operations; larger `limit` values are cut to it, not refused. */
+  PAGE_MAX_LIMIT: int(200, 1, 10_000),
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated: addresses, CIDR ranges, or the
    * names loopback, linklocal, uniquelocal. Empty (the default): the socket address is the caller.
@@ -128,6 +132,15 @@ const envSchema = z.object({
   QUOTA_COST_RECORDS_DAILY_PER_RECORD: cost(0.05),
   QUOTA_COST_EXPORT_INDEX: cost(2),
   QUOTA_COST_EXPORT_DAY: cost(50),
+  QUOTA_COST_ALLOCATION: cost(1),
+  QUOTA_COST_TIMETABLE_CURRENT: cost(1),
+  /** Cost of one timetable history request before its coverage records are counted. */
+  QUOTA_COST_TIMETABLE_HISTORY: cost(1),
+  QUOTA_COST_TIMETABLE_HISTORY_PER_RECORD: cost(0.05),
+  /** Cost of each record (train at the station) the station timetable returns; rounded up. */
+  QUOTA_COST_STATION_TIMETABLE_PER_RECORD: cost(0.05),
+  QUOTA_COST_TRAIN_HISTORY_PER_RECORD: cost(0.05),
+  QUOTA_COST_EMU_HISTORY_PER_RECORD: cost(0.05),
   /** Prefix of the quota buckets' Redis keys; tests give each run its own. */
   QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
   /** A quota command Redis has not answered in this time counts as Redis being down. */

@@ -25,6 +25,12 @@ export interface QuotaCosts {
   recordsDaily: OperationCost;
   exportIndex: OperationCost;
   exportDay: OperationCost;
+  allocation: OperationCost;
+  timetableCurrent: OperationCost;
+  timetableHistory: OperationCost;
+  stationTimetable: OperationCost;
+  trainHistory: OperationCost;
+  emuHistory: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -35,5 +41,14 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     ),
     exportIndex: new OperationCost(config.QUOTA_COST_EXPORT_INDEX),
     exportDay: new OperationCost(config.QUOTA_COST_EXPORT_DAY),
+    allocation: new OperationCost(config.QUOTA_COST_ALLOCATION),
+    timetableCurrent: new OperationCost(config.QUOTA_COST_TIMETABLE_CURRENT),
+    timetableHistory: new OperationCost(
+      config.QUOTA_COST_TIMETABLE_HISTORY,
+      config.QUOTA_COST_TIMETABLE_HISTORY_PER_RECORD,
+    ),
+    stationTimetable: new OperationCost(0, config.QUOTA_COST_STATION_TIMETABLE_PER_RECORD),
+    trainHistory: new OperationCost(0, config.QUOTA_COST_TRAIN_HISTORY_PER_RECORD),
+    emuHistory: new OperationCost(0, config.QUOTA_COST_EMU_HISTORY_PER_RECORD),
   };
 }

@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import { findEmuByCodeOrAlias } from '../../emus/read-allocation.js';
+import {
+  emuHistoryPage,
+  trainCodeKnown,
+  trainHistoryPage,
+  type HistoryPageOptions,
+  type HistoryRecord,
+} from '../../history/read-history.js';
+import { serviceDayOf } from '../../time/service-day.js';
+import { ApiError } from '../api-error.js';
+import { dataEnvelope, errorResponses } from '../envelope.js';
+import { listingMappings } from '../history-mappings.js';
+import { v2Operation } from '../openapi.js';
+import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
+import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
+import type { ApiServices, V2App } from '../services.js';
+import { trainCodeOf } from '../train-codes.js';
+import {
+  dailyRecordItemSchema,
+  historicalTimetableSummarySchema,
+  trainCodeSchema,
+} from './records-daily.js';
+
+const statusSchema = dailyRecordItemSchema.shape.status;
+
+const trainHistoryRecordSchema = z
+  .object({
+    id: z.uint32(),
+    serviceDay: z.uint32(),
+    emuId: z.uint32().describe('Look the code up in emuCodeMappings.'),
+    timetableId: z.uint32().optional(),
+    status: statusSchema,
+  })
+  .meta({ id: 'TrainHistoryRecord' });
+
+const emuHistoryRecordSchema = z
+  .object({
+    id: z.uint32(),
+    serviceDay: z.uint32(),
+    timetableId: z.uint32().optional(),
+    trainCode: trainCodeSchema.optional(),
+    status: statusSchema,
+  })
+  .meta({ id: 'EmuHistoryRecord' });
+
+const pageFields = {
+  start: z.int().optional().describe('The `start` that was requested.'),
+  end: z.int().optional().describe('The `end` that was requested.'),
+  cursor: z.string().describe('The cursor that was requested; "" on the first page.'),
+  limit: z.uint32().describe('The page size used.'),
+  nextCursor: z
+    .string()
+    .describe(
+      'Send as `cursor` (with the same start and end) for the next page: the last item\'s "<serviceDay>:<id>" while more records follow, "" on the last page.',
+    ),
+  emuCodeMappings: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('emuId (as a string) -> canonical EMU code.'),
+  timetableMappings: z.record(z.string(), historicalTimetableSummarySchema).optional(),
+};
+
+export const trainHistoryDataSchema = z
+  .object({
+    trainCode: trainCodeSchema.optional().describe('The number asked for, normalised.'),
+    ...pageFields,
+    items: z
+      .array(trainHistoryRecordSchema)
+      .describe('Newest first: service day, then id, descending.'),
+  })
+  .meta({ id: 'GetTrainHistoryData' });
+
+export const emuHistoryDataSchema = z
+  .object({
+    emuId: z.uint32(),
+    ...pageFields,
+    items: z
+      .array(emuHistoryRecordSchema)
+      .describe('Newest first: service day, then id, descending.'),
+  })
+  .meta({ id: 'GetEmuHistoryData' });
+
+const RANGE_DOC =
+  '`start` and `end` (Unix seconds, both optional) bound the range inclusively by service day: a record of service day D is in it when D lies between the Shanghai service day of `start` and that of `end` (so any second of a day, its midnight included, takes in the whole day).';
+
+function historyQuery(config: ApiServices['config']) {
+  return z.object({
+    start: unixSecondsParam('start', 'Range start, Unix seconds (inclusive, by service day).'),
+    end: unixSecondsParam('end', 'Range end, Unix seconds (inclusive, by service day).'),
+    limit: limitParam(config.PAGE_DEFAULT_LIMIT, config.PAGE_MAX_LIMIT),
+    cursor: cursorParam(),
+  });
+}
+
+/** The page options of a history request; throws invalid_param for start after end. */
+function pageOptions(query: {
+  start?: number;
+  end?: number;
+  limit: number;
+  cursor?: PageCursor;
+}): HistoryPageOptions {
+  const { start, end, limit, cursor } = query;
+  if (start !== undefined && end !== undefined && start > end) {
+    throw new ApiError('invalid_param', `start (${start}) must not be after end (${end})`);
+  }
+  return {
+    limit,
+    ...(start !== undefined ? { fromDay: serviceDayOf(start) } : {}),
+    ...(end !== undefined ? { toDay: serviceDayOf(end) } : {}),
+    ...(cursor ? { before: { serviceDay: cursor.serviceDay, id: cursor.id } } : {}),
+  };
+}
+
+/** The fields every history page carries besides its items and key. */
+function pageData(
+  query: { start?: number; end?: number; limit: number; cursor?: PageCursor },
+  records: readonly HistoryRecord[],
+  more: boolean,
+) {
+  const last = records[records.length - 1];
+  return {
+    ...(query.start !== undefined ? { start: query.start } : {}),
+    ...(query.end !== undefined ? { end: query.end } : {}),
+    cursor: query.cursor?.text ?? '',
+    limit: query.limit,
+    nextCursor: more && last ? `${last.serviceDay}:${last.id}` : '',
+  };
+}
+
+function withTimetable<T extends object>(item: T, r: HistoryRecord) {
+  return r.timetableId === null ? item : { ...item, timetableId: r.timetableId };
+}
+
+/** GET /history/train/{trainCode} and /history/emu/{emuCode}. */
+export function registerHistory(app: V2App, services: ApiServices): void {
+  const { config, db, gate, costs } = services;
+  const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
+
+  app.get(
+    '/api/v2/history/train/:trainCode',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetTrainHistory',
+          tag: 'History',
+          scope: 'api.history.train.read',
+          summary: 'Which EMUs ran a train number, newest first',
+          description: `The daily records of one train number (case-insensitive), newest first. ${rangeAndPaging} 404 not_found when the number has neither a record nor a timetable. Quota: ${config.QUOTA_COST_TRAIN_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
+        }),
+        params: z.object({ trainCode: trainCodePathParam() }),
+        querystring: historyQuery(config),
+        response: { 200: dataEnvelope(trainHistoryDataSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { trainCode } = request.params;
+      const options = pageOptions(request.query);
+      await gate.charge(request, costs.trainHistory.of(options.limit));
+      const { records, more } = await trainHistoryPage(db, trainCode, options);
+      if (records.length === 0 && !(await trainCodeKnown(db, trainCode))) {
+        throw new ApiError('not_found', `no record and no timetable of ${trainCode} is known`);
+      }
+      const mappings = await listingMappings(services, records);
+      await gate.settle(request, costs.trainHistory.of(records.length));
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      const requested = trainCodeOf(trainCode);
+      const data = {
+        ...(requested ? { trainCode: requested } : {}),
+        ...pageData(request.query, records, more),
+        items: records.map((r) =>
+          withTimetable(
+            { id: r.id, serviceDay: r.serviceDay, emuId: r.emuId, status: r.status },
+            r,
+          ),
+        ),
+        ...mappings,
+      };
+      return { meta, data };
+    },
+  );
+
+  app.get(
+    '/api/v2/history/emu/:emuCode',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetEmuHistory',
+          tag: 'History',
+          scope: 'api.history.emu.read',
+          summary: 'Which train numbers an EMU ran, newest first',
+          description: `The daily records of one EMU, named by its canonical code or any alias (case-sensitive); \`emuCodeMappings\` gives its canonical code. ${rangeAndPaging} 404 not_found for an unknown code. Quota: ${config.QUOTA_COST_EMU_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
+        }),
+        params: z.object({ emuCode: emuCodePathParam() }),
+        querystring: historyQuery(config),
+        response: { 200: dataEnvelope(emuHistoryDataSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { emuCode } = request.params;
+      const options = pageOptions(request.query);
+      const emuId = await findEmuByCodeOrAlias(db, emuCode);
+      if (emuId === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
+      await gate.charge(request, costs.emuHistory.of(options.limit));
+      const { records, more } = await emuHistoryPage(db, emuId, options);
+      const mappings = await listingMappings(services, records, [emuId]);
+      await gate.settle(request, costs.emuHistory.of(records.length));
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      const data = {
+        emuId,
+        ...pageData(request.query, records, more),
+        items: records.map((r) => {
+          const code = trainCodeOf(r.trainCode);
+          return withTimetable(
+            {
+              id: r.id,
+              serviceDay: r.serviceDay,
+              ...(code ? { trainCode: code } : {}),
+              status: r.status,
+            },
+            r,
+          );
+        }),
+        ...mappings,
+      };
+      return { meta, data };
+    },
+  );
+}

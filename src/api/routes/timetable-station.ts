@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import {
+  readReferenceModels,
+  referenceModelsOfTrain,
+} from '../../records/read-reference-models.js';
+import { midnightOfServiceDay, serviceDayOf } from '../../time/service-day.js';
+import {
+  StationCursorError,
+  stationBoardPage,
+  stationKnown,
+} from '../../timetables/station-board.js';
+import { ApiError } from '../api-error.js';
+import { dataEnvelope, errorResponses } from '../envelope.js';
+import { v2Operation } from '../openapi.js';
+import { stationNamePathParam } from '../path-params.js';
+import { cursorParam, limitParam } from '../query-params.js';
+import type { ApiServices, V2App } from '../services.js';
+import { trainCodeOf, trainCodesOf } from '../train-codes.js';
+import { trainCodeSchema } from './records-daily.js';
+import { referenceModelItemSchema } from './timetable-train.js';
+
+const stationTimetableRecordSchema = z
+  .object({
+    allCodes: z.array(trainCodeSchema),
+    startStation: z.string(),
+    endStation: z.string(),
+    referenceModels: z.array(referenceModelItemSchema),
+    trainCode: trainCodeSchema
+      .optional()
+      .describe('The number the train carries at this station (of a paired run: the one here).'),
+    arriveAt: z.int().optional().describe('Unix seconds; absent where the train starts.'),
+    departAt: z.int().optional().describe('Unix seconds; absent where the train ends.'),
+    platformNo: z.uint32().optional(),
+    updatedAt: z.int().optional().describe("Unix seconds when the timetable's content was stored."),
+  })
+  .meta({ id: 'StationTimetableRecord' });
+
+export const stationTimetableDataSchema = z
+  .object({
+    stationName: z.string(),
+    cursor: z.string().describe('The cursor that was requested; "" on the first page.'),
+    limit: z.uint32().describe('The page size used.'),
+    nextCursor: z
+      .string()
+      .describe(
+        'Send as `cursor` for the next page: "<serviceDay>:<timetableId>" of the last item while more trains follow, "" on the last page.',
+      ),
+    items: z
+      .array(stationTimetableRecordSchema)
+      .describe('By time at the station: arrival, or departure where the train starts.'),
+  })
+  .meta({ id: 'GetStationTimetableData' });
+
+type StationTimetableRecord = z.output<typeof stationTimetableRecordSchema>;
+
+// Cursor ids name timetables (integer ids).
+const MAX_TIMETABLE_ID = 2_147_483_647;
+
+/** GET /timetable/station/{stationName}: today's trains at a station, paged. */
+export function registerTimetableStation(app: V2App, services: ApiServices): void {
+  const { config, db, gate, costs, clock } = services;
+  app.get(
+    '/api/v2/timetable/station/:stationName',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetStationTimetable',
+          tag: 'Timetable',
+          scope: 'api.timetable.station.read',
+          summary: 'Every train stopping at a station today, by time',
+          description: `The trains whose timetable in force on today's Shanghai service day stops at the station (exact name), one item per train (a paired run is one item; \`trainCode\` is the number it carries here), ordered by arrival, a train starting here by its departure; times are Unix seconds of today's runs (past midnight: tomorrow). Page with \`cursor\` = the previous page's \`nextCursor\` ("<serviceDay>:<timetableId>" of the last item) until it is "". A cursor keeps its day, so a board paged across midnight finishes the day it began; a cursor of an older day is refused. 404 not_found when no timetable stops at the station. Quota: ${config.QUOTA_COST_STATION_TIMETABLE_PER_RECORD} per returned train, rounded up; a request needs the cost of a full page at its limit available.`,
+        }),
+        params: z.object({ stationName: stationNamePathParam() }),
+        querystring: z.object({
+          limit: limitParam(config.PAGE_DEFAULT_LIMIT, config.PAGE_MAX_LIMIT),
+          cursor: cursorParam(),
+        }),
+        response: { 200: dataEnvelope(stationTimetableDataSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { stationName } = request.params;
+      const { limit, cursor } = request.query;
+      const today = serviceDayOf(clock() / 1000);
+      let serviceDay = today;
+      if (cursor) {
+        if (cursor.serviceDay !== today && cursor.serviceDay !== today - 1) {
+          throw new ApiError(
+            'invalid_param',
+            `cursor ${JSON.stringify(cursor.text)} is of service day ${cursor.serviceDay}; the board is of today (${today}): start again without cursor`,
+          );
+        }
+        if (cursor.id > MAX_TIMETABLE_ID) {
+          throw new ApiError(
+            'invalid_param',
+            `cursor ${JSON.stringify(cursor.text)}: no such train`,
+          );
+        }
+        serviceDay = cursor.serviceDay;
+      }
+      await gate.charge(request, costs.stationTimetable.of(limit));
+      let page;
+      try {
+        page = await stationBoardPage(db, stationName, serviceDay, limit, cursor?.id);
+      } catch (err) {
+        if (!(err instanceof StationCursorError)) throw err;
+        throw new ApiError(
+          'invalid_param',
+          `cursor ${JSON.stringify(cursor!.text)} does not name a train of ${stationName}'s board: send the nextCursor of the previous page unchanged`,
+        );
+      }
+      const { entries, more } = page;
+      if (entries.length === 0 && !(await stationKnown(db, stationName))) {
+        throw new ApiError('not_found', `no timetable stops at station ${stationName}`);
+      }
+      const models = await readReferenceModels(
+        db,
+        entries.flatMap((e) => [e.trainCode, ...e.allCodes]),
+      );
+      const midnight = midnightOfServiceDay(serviceDay);
+      const items = entries.map((e) => {
+        const item: StationTimetableRecord = {
+          allCodes: trainCodesOf(e.allCodes),
+          startStation: e.startStation,
+          endStation: e.endStation,
+          referenceModels: referenceModelsOfTrain(models, [e.trainCode, ...e.allCodes]),
+        };
+        const here = trainCodeOf(e.stationTrainCode ?? e.trainCode);
+        if (here) item.trainCode = here;
+        if (e.arriveOffset !== null) item.arriveAt = midnight + e.arriveOffset;
+        if (e.departOffset !== null) item.departAt = midnight + e.departOffset;
+        if (e.platformNo !== null) item.platformNo = e.platformNo;
+        item.updatedAt = e.storedAt;
+        return item;
+      });
+      await gate.settle(request, costs.stationTimetable.of(items.length));
+      const last = entries[entries.length - 1];
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      return {
+        meta,
+        data: {
+          stationName,
+          cursor: cursor?.text ?? '',
+          limit,
+          nextCursor: more && last ? `${serviceDay}:${last.timetableId}` : '',
+          items,
+        },
+      };
+    },
+  );
+}

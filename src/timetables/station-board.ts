@@ -1,0 +1,127 @@
+import type { Queryable } from '../db/db.js';
+import { coverageInForceSql } from './timetable-lookup.js';
+
+/**
+ * A station's board for one service day: every timetable in force that day (for any of its
+ * numbers) with a stop at the station, one entry per timetable (a paired run is one train; a
+ * train calling twice is listed at its first call). Ordered by the time at the station, the
+ * arrival, or the departure for a train that starts there, then by timetableId.
+ *
+ * Paging is by keyset: an entry is named by its timetableId, and the next page starts after that
+ * timetable's (time at the station, timetableId). A timetable's content never changes, so the
+ * key of a cursor stays valid even when the coverage changes between two pages.
+ */
+export interface StationBoardEntry {
+  timetableId: number;
+  /** The timetable's own number. */
+  trainCode: string;
+  /** The number the train carries at this station, when the timetable says. */
+  stationTrainCode: string | null;
+  allCodes: string[];
+  startStation: string;
+  endStation: string;
+  arriveOffset: number | null;
+  departOffset: number | null;
+  platformNo: number | null;
+  /** Unix seconds when the timetable's content was first stored. */
+  storedAt: number;
+}
+
+// $1 station, $2 service day, ($3, $4) the key to start after, $5 rows wanted.
+export const STATION_BOARD_SQL = `
+  WITH board AS (
+    SELECT DISTINCT ON (s.timetable_id)
+           s.timetable_id, coalesce(s.arrive_offset, s.depart_offset) AS at, s.arrive_offset,
+           s.depart_offset, s.station_train_code, s.platform_no
+      FROM timetable_stops s
+     WHERE s.station_name = $1
+       AND EXISTS (SELECT 1 FROM timetable_coverage c
+                    WHERE c.timetable_id = s.timetable_id AND ${coverageInForceSql('c', '$2::int')})
+     ORDER BY s.timetable_id, s.station_no
+  )
+  SELECT b.timetable_id, b.arrive_offset, b.depart_offset, b.station_train_code, b.platform_no,
+         t.train_code, t.all_codes, t.start_station, t.end_station,
+         floor(extract(epoch FROM t.created_at))::bigint AS stored_at
+    FROM board b JOIN timetables t ON t.id = b.timetable_id
+   WHERE (b.at, b.timetable_id) > ($3::int, $4::int)
+   ORDER BY b.at, b.timetable_id
+   LIMIT $5`;
+
+interface BoardRow {
+  timetable_id: number;
+  arrive_offset: number | null;
+  depart_offset: number | null;
+  station_train_code: string | null;
+  platform_no: number | null;
+  train_code: string;
+  all_codes: string[];
+  start_station: string;
+  end_station: string;
+  stored_at: number;
+}
+
+/** Thrown when a cursor names a timetable that has no stop at the station. */
+export class StationCursorError extends Error {
+  constructor(
+    readonly stationName: string,
+    readonly timetableId: number,
+  ) {
+    super(`timetable ${timetableId} does not stop at ${stationName}`);
+    this.name = 'StationCursorError';
+  }
+}
+
+/**
+ * One page of a station's board on a service day, and whether more entries follow. `after` is
+ * the timetableId of the previous page's last entry (from the cursor); absent = first page.
+ */
+export async function stationBoardPage(
+  db: Queryable,
+  stationName: string,
+  serviceDay: number,
+  limit: number,
+  after?: number,
+): Promise<{ entries: StationBoardEntry[]; more: boolean }> {
+  let key: [number, number] = [-1, 0];
+  if (after !== undefined) {
+    const r = await db.query<{ at: number }>(
+      `SELECT coalesce(arrive_offset, depart_offset) AS at FROM timetable_stops
+        WHERE timetable_id = $1 AND station_name = $2 ORDER BY station_no LIMIT 1`,
+      [after, stationName],
+    );
+    if (!r.rows[0]) throw new StationCursorError(stationName, after);
+    key = [r.rows[0].at, after];
+  }
+  const r = await db.query<BoardRow>(STATION_BOARD_SQL, [
+    stationName,
+    serviceDay,
+    key[0],
+    key[1],
+    limit + 1,
+  ]);
+  const more = r.rows.length > limit;
+  const rows = more ? r.rows.slice(0, limit) : r.rows;
+  return {
+    more,
+    entries: rows.map((b) => ({
+      timetableId: b.timetable_id,
+      trainCode: b.train_code,
+      stationTrainCode: b.station_train_code,
+      allCodes: b.all_codes,
+      startStation: b.start_station,
+      endStation: b.end_station,
+      arriveOffset: b.arrive_offset,
+      departOffset: b.depart_offset,
+      platformNo: b.platform_no,
+      storedAt: Number(b.stored_at),
+    })),
+  };
+}
+
+/** Whether any timetable, of any day, stops at the station. */
+export async function stationKnown(db: Queryable, stationName: string): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM timetable_stops WHERE station_name = $1 LIMIT 1', [
+    stationName,
+  ]);
+  return r.rows.length > 0;
+}

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'csv-stringify/sync';
 import {
+  DAILY_EXPORT_HEADER,
+  DAILY_EXPORT_ROWS_SQL,
   dailyExportCsv,
   dailyExportIndex,
   getDailyExport,
@@ -79,6 +82,36 @@ describe('daily exports', () => {
         'G10,CR400AF-2001,北京南,上海虹桥,07:05,11:29\n' +
         'G11,CR400AF-2002,,,,',
     );
+  });
+
+  it('quotes fields exactly as csv-stringify does', async () => {
+    const ymd = '20260926';
+    const odd = ['北京,南', '他说"到了"', '换\n行', ' 前后空格 ', '回车\r站', "'单引号'"];
+    await ingestTimetableLines(
+      t.current.db,
+      odd.map((name, i) =>
+        timetable(`G${20 + i}`, '20260901', [
+          [name, undefined, '08:00'],
+          [odd[(i + 1) % odd.length]!, '09:00'],
+        ]),
+      ),
+    );
+    await ingestSightings(
+      t.current.db,
+      odd.flatMap((_, i) => sightings(ymd, `G${20 + i}`, `CR400AF-${2010 + i}`, 2)),
+    );
+    await buildDailyRecords(t.current.db, serviceDayFromYmd(ymd));
+    const rows = await t.current.db.query<Record<string, string>>(DAILY_EXPORT_ROWS_SQL, [
+      serviceDayFromYmd(ymd),
+    ]);
+    const expected = stringify([DAILY_EXPORT_HEADER, ...rows.rows.map((r) => Object.values(r))], {
+      record_delimiter: '\n',
+      eof: false,
+    });
+    expect(rows.rows).toHaveLength(odd.length);
+    const r = await dailyExportCsv(t.current.db, serviceDayFromYmd(ymd));
+    expect(r.content.toString('utf8')).toBe('\uFEFF' + expected);
+    expect(r.content.toString('utf8')).toContain('"北京,南"');
   });
 
   it('renders a day without records as the header alone', async () => {

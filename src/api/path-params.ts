@@ -34,29 +34,36 @@ export function trainCodePathParam() {
     });
 }
 
-/** An EMU's canonical code or any alias it was written as, exactly (case-sensitive). */
-export function emuCodePathParam() {
+// Control characters name nothing, and Postgres refuses NUL in text outright.
+const CONTROL = /\p{Cc}/u;
+
+/** A name given in the path: not blank, no control characters. */
+function pathText(name: string) {
   return z
     .string()
-    .refine((value) => value.trim() !== '', { message: 'emuCode must not be empty' })
-    .meta({
-      type: 'string',
-      description:
-        'The canonical EMU code or an alias, case-sensitive, exactly as written (CR400BFA5157 finds CR400BF-A-5157 when that form was seen).',
-      examples: ['CR400AF-2001'],
+    .refine((value) => value.trim() !== '', { message: `${name} must not be empty` })
+    .refine((value) => !CONTROL.test(value), {
+      message: `${name} must not contain control characters`,
     });
+}
+
+/** An EMU's canonical code or any alias it was written as, exactly (case-sensitive). */
+export function emuCodePathParam() {
+  return pathText('emuCode').meta({
+    type: 'string',
+    description:
+      'The canonical EMU code or an alias, case-sensitive, exactly as written (CR400BFA5157 finds CR400BF-A-5157 when that form was seen).',
+    examples: ['CR400AF-2001'],
+  });
 }
 
 /** A station name, exactly as the timetables write it. */
 export function stationNamePathParam() {
-  return z
-    .string()
-    .refine((value) => value.trim() !== '', { message: 'stationName must not be empty' })
-    .meta({
-      type: 'string',
-      description: 'The station name exactly as the timetables write it (URL-encoded).',
-      examples: ['上海虹桥'],
-    });
+  return pathText('stationName').meta({
+    type: 'string',
+    description: 'The station name exactly as the timetables write it (URL-encoded).',
+    examples: ['上海虹桥'],
+  });
 }
 
 // 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z: the days a service day can name.

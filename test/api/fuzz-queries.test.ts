@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/api/app.js';
 import { useTestDatabase } from '../helpers/test-db.js';
+import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
 import { makeApp } from './helpers/api-harness.js';
 
@@ -37,6 +38,8 @@ function generator(seed: number) {
     'date',
     'limit',
     'cursor',
+    'start',
+    'end',
     'binary',
     'year',
     'month',
@@ -61,7 +64,12 @@ function generator(seed: number) {
     }
     return parts.join(pick(['&', '&', '&', '&&', ';']));
   };
-  return { queryString, segment: () => pick(values)() };
+  return {
+    queryString,
+    segment: () => pick(values)(),
+    /** Half the time `valid` (a path that gets past validation), else a random segment. */
+    maybe: (valid: string) => (int(2) === 0 ? valid : pick(values)() || valid),
+  };
 }
 
 describe('1,000 random query strings against every route', () => {
@@ -70,6 +78,12 @@ describe('1,000 random query strings against every route', () => {
 
   beforeAll(async () => {
     await seedDay(t.current.db, '20260810', busyDay(2000));
+    await ingestTimetableLines(t.current.db, [
+      timetable('G1001', '20260101', [
+        ['上海虹桥', undefined, '08:00'],
+        ['北京南', '12:30', undefined],
+      ]),
+    ]);
     app = await makeApp(t.current.db, { env: { QUOTA_ANONYMOUS_CAPACITY: '1000000000' } });
   });
   afterAll(async () => {
@@ -80,6 +94,24 @@ describe('1,000 random query strings against every route', () => {
     ['/api/v2/records/daily', () => '/api/v2/records/daily'],
     ['/api/v2/exports/daily', () => '/api/v2/exports/daily'],
     ['/api/v2/exports/daily/{date}', (g) => `/api/v2/exports/daily/${g.segment() || '20260810'}`],
+    [
+      '/api/v2/timetable/train/{trainCode}/current',
+      (g) => `/api/v2/timetable/train/${g.maybe('G1001')}/current`,
+    ],
+    [
+      '/api/v2/timetable/train/{trainCode}/history',
+      (g) => `/api/v2/timetable/train/${g.maybe('g1001')}/history`,
+    ],
+    [
+      '/api/v2/timetable/station/{stationName}',
+      (g) => `/api/v2/timetable/station/${g.maybe(encodeURIComponent('上海虹桥'))}`,
+    ],
+    ['/api/v2/history/train/{trainCode}', (g) => `/api/v2/history/train/${g.maybe('G1001')}`],
+    ['/api/v2/history/emu/{emuCode}', (g) => `/api/v2/history/emu/${g.maybe('CR400AF-2000')}`],
+    [
+      '/api/v2/allocation/emu/{emuCode}',
+      (g) => `/api/v2/allocation/emu/${g.maybe('CR400AF-2000')}`,
+    ],
     ['/api/v2/openapi.json', () => '/api/v2/openapi.json'],
     ['/api/v2/<unknown>', (g) => `/api/v2/${g.segment()}`],
     ['/healthz', () => '/healthz'],
@@ -107,7 +139,7 @@ describe('1,000 random query strings against every route', () => {
         }
       }
       // Some of each: the generator reaches past validation as well as into it.
-      if (name === '/api/v2/records/daily') {
+      if (name === '/api/v2/records/daily' || name === '/api/v2/history/train/{trainCode}') {
         expect(statuses.get(200) ?? 0).toBeGreaterThan(5);
         expect(statuses.get(400) ?? 0).toBeGreaterThan(100);
       }

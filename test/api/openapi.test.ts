@@ -44,6 +44,37 @@ describe('OpenAPI document and docs', () => {
         ['/api/v2/records/daily', 'GetDailyRecords', ['Records'], 'api.records.daily.read'],
         ['/api/v2/exports/daily', 'GetDailyExportIndex', ['Exports'], 'api.exports.daily.read'],
         ['/api/v2/exports/daily/{date}', 'GetDailyExport', ['Exports'], 'api.exports.daily.read'],
+        [
+          '/api/v2/timetable/train/{trainCode}/current',
+          'GetCurrentTrainTimetable',
+          ['Timetable'],
+          'api.timetable.train.current.read',
+        ],
+        [
+          '/api/v2/timetable/train/{trainCode}/history',
+          'GetTrainTimetableHistory',
+          ['Timetable'],
+          'api.timetable.train.history.read',
+        ],
+        [
+          '/api/v2/timetable/station/{stationName}',
+          'GetStationTimetable',
+          ['Timetable'],
+          'api.timetable.station.read',
+        ],
+        [
+          '/api/v2/history/train/{trainCode}',
+          'GetTrainHistory',
+          ['History'],
+          'api.history.train.read',
+        ],
+        ['/api/v2/history/emu/{emuCode}', 'GetEmuHistory', ['History'], 'api.history.emu.read'],
+        [
+          '/api/v2/allocation/emu/{emuCode}',
+          'GetEmuAllocation',
+          ['Allocation'],
+          'api.allocation.emu.read',
+        ],
       ]),
     );
     expect(Object.keys(doc.paths).sort()).toEqual([
@@ -78,6 +109,15 @@ describe('OpenAPI document and docs', () => {
     ]);
     expect(params[0]!.schema).toMatchObject({ type: 'string', pattern: '^[0-9]{8}$' });
     expect(params[1]!.schema).toMatchObject({ type: 'integer', minimum: 1 });
+    const history = doc.paths['/api/v2/history/emu/{emuCode}']!.get.parameters!;
+    expect(history.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['start', 'query', false],
+      ['end', 'query', false],
+      ['limit', 'query', false],
+      ['cursor', 'query', false],
+      ['emuCode', 'path', true],
+    ]);
+    expect(history[0]!.schema).toMatchObject({ type: 'integer' });
     const exportParams = doc.paths['/api/v2/exports/daily/{date}']!.get.parameters!;
     expect(exportParams.map((p) => [p.name, p.in])).toEqual([
       ['binary', 'query'],
@@ -107,6 +147,18 @@ describe('OpenAPI document and docs', () => {
     expect(doc.components.schemas['DailyRecordItem']).toMatchObject({
       required: ['id', 'serviceDay', 'emuId', 'status'],
     });
+    for (const [name, required] of [
+      ['TrainHistoryRecord', ['id', 'serviceDay', 'emuId', 'status']],
+      ['EmuHistoryRecord', ['id', 'serviceDay', 'status']],
+      [
+        'TrainTimetableHistoryCoverage',
+        ['coverageId', 'timetableId', 'serviceDayStart', 'serviceDayEndExclusive'],
+      ],
+      ['StationTimetableRecord', ['allCodes', 'startStation', 'endStation', 'referenceModels']],
+    ] as const) {
+      expect(doc.components.schemas[name], name).toMatchObject({ required });
+    }
+    expect(doc.components.schemas).toHaveProperty('TrainCirculation');
     const download = doc.paths['/api/v2/exports/daily/{date}']!.get.responses;
     expect(download['200']!.content).toHaveProperty('text/csv');
     expect(download).toHaveProperty('304');

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import type { Db } from '../../../src/db/db.js';
+import { importCoachLayouts } from '../../../src/emus/import-coach-layouts.js';
+import { importFleet } from '../../../src/emus/import-fleet.js';
+import { ingestObservations } from '../../../src/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../../src/records/build-daily-records.js';
+import { refreshReferenceModels } from '../../../src/records/reference-models.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../../src/time/service-day.js';
+import { ingestTimetables } from '../../../src/timetables/ingest-timetables.js';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../../../fixtures');
+
+export const FIRST_DAY = serviceDayFromYmd('20260810');
+export const LAST_DAY = serviceDayFromYmd('20260816');
+
+/**
+ * The hand-checked fixture week (fixtures/, see test/pipeline/fixture-week.test.ts): fleet and
+ * coach layouts, timetables, observations, the records of 2026-08-10..16, and the reference
+ * models over the 14 days ending 08-16 (as the demo leaves them).
+ */
+export async function loadFixtureWeek(db: Db): Promise<void> {
+  await importFleet(db, path.join(FIXTURES, 'fleet.csv'));
+  await importCoachLayouts(db, path.join(FIXTURES, 'coach-layouts.json'));
+  await ingestTimetables(db, path.join(FIXTURES, 'timetables'));
+  await ingestObservations(db, path.join(FIXTURES, 'observations'));
+  for (let day = FIRST_DAY; day <= LAST_DAY; day++) await buildDailyRecords(db, day);
+  await refreshReferenceModels(db, { windowEnd: LAST_DAY });
+}
+
+/** A clock (milliseconds) reading the given Shanghai time of a YYYYMMDD day. */
+export function shanghaiClock(ymd: string, hh = 10, mm = 0): () => number {
+  const at = (midnightOfServiceDay(serviceDayFromYmd(ymd)) + hh * 3600 + mm * 60) * 1000;
+  return () => at;
+}

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/db.js';
-import { coverageInForceSql } from './timetable-lookup.js';
 
 /**
  * A station's board for one service day: every timetable in force that day (for any of its
@@ -27,7 +26,17 @@ export interface StationBoardEntry {
   storedAt: number;
 }
 
-// $1 station, $2 service day, ($3, $4) the key to start after, $5 rows wanted.
+/**
+ * "Coverage row c is in force on day $2" written as a range containment, which the GiST index
+ * timetable_coverage_in_force (migration 004) serves. The same days as coverageInForceSql
+ * (timetable-lookup.ts):
+ * [start, end) with a NULL end unbounded.
+ */
+const IN_FORCE_ON_DAY = 'int4range(c.service_day_start, c.service_day_end_exclusive) @> $2::int';
+
+// $1 station, $2 service day, ($3, $4) the key to start after, $5 rows wanted. The station's
+// stops (index on station_name) meet the day's coverage (GiST) in a hash join; a page is cut
+// before the timetables are joined, so only its rows are read from them.
 export const STATION_BOARD_SQL = `
   WITH board AS (
     SELECT DISTINCT ON (s.timetable_id)
@@ -35,17 +44,19 @@ export const STATION_BOARD_SQL = `
            s.depart_offset, s.station_train_code, s.platform_no
       FROM timetable_stops s
      WHERE s.station_name = $1
-       AND EXISTS (SELECT 1 FROM timetable_coverage c
-                    WHERE c.timetable_id = s.timetable_id AND ${coverageInForceSql('c', '$2::int')})
+       AND s.timetable_id IN (SELECT c.timetable_id FROM timetable_coverage c WHERE ${IN_FORCE_ON_DAY})
      ORDER BY s.timetable_id, s.station_no
+  ), page AS (
+    SELECT * FROM board
+     WHERE (at, timetable_id) > ($3::int, $4::int)
+     ORDER BY at, timetable_id
+     LIMIT $5
   )
   SELECT b.timetable_id, b.arrive_offset, b.depart_offset, b.station_train_code, b.platform_no,
          t.train_code, t.all_codes, t.start_station, t.end_station,
          floor(extract(epoch FROM t.created_at))::bigint AS stored_at
-    FROM board b JOIN timetables t ON t.id = b.timetable_id
-   WHERE (b.at, b.timetable_id) > ($3::int, $4::int)
-   ORDER BY b.at, b.timetable_id
-   LIMIT $5`;
+    FROM page b JOIN timetables t ON t.id = b.timetable_id
+   ORDER BY b.at, b.timetable_id`;
 
 interface BoardRow {
   timetable_id: number;

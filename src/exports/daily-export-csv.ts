@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.js';
 import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js';
 import { clockTimeSql } from '../timetables/timetable-time.js';
@@ -23,7 +22,6 @@ export const DAILY_EXPORT_HEADER = [
   'startTime',
   'endTime',
 ];
-const BOM = '\uFEFF';
 
 export const DAILY_EXPORT_ROWS_SQL = `
   SELECT d.train_code, e.code AS emu_code,
@@ -64,6 +62,17 @@ export const DAILY_EXPORT_BODY_SQL = `
          count(*)::int AS row_count
     FROM (${DAILY_EXPORT_ROWS_SQL}) AS r`;
 
+/**
+ * The whole file of service day $1 (BOM, header, body) as bytea, with its row count and sha256:
+ * rendered where the rows are, so that storing it sends no bytes back and forth.
+ */
+const DAILY_EXPORT_CONTENT_SQL = `
+  SELECT f.content, f.row_count, encode(sha256(f.content), 'hex') AS sha256
+    FROM (SELECT convert_to(chr(65279) || '${DAILY_EXPORT_HEADER.join(',')}' || coalesce(E'\\n' || b.body, ''),
+                            'UTF8') AS content,
+                 b.row_count
+            FROM (${DAILY_EXPORT_BODY_SQL}) AS b) AS f`;
+
 export interface RenderedExport {
   content: Buffer;
   rowCount: number;
@@ -73,17 +82,12 @@ export interface RenderedExport {
 /** Renders one service day's CSV from its daily records (does not store it). */
 export async function dailyExportCsv(db: Queryable, serviceDay: number): Promise<RenderedExport> {
   assertServiceDay(serviceDay);
-  const r = await db.query<{ body: string | null; row_count: number }>(DAILY_EXPORT_BODY_SQL, [
-    serviceDay,
-  ]);
-  const { body, row_count: rowCount } = r.rows[0]!;
-  const header = DAILY_EXPORT_HEADER.join(',');
-  const content = Buffer.from(BOM + header + (body === null ? '' : `\n${body}`), 'utf8');
-  return {
-    content,
-    rowCount,
-    sha256: createHash('sha256').update(content).digest('hex'),
-  };
+  const r = await db.query<{ content: Uint8Array; row_count: number; sha256: string }>(
+    DAILY_EXPORT_CONTENT_SQL,
+    [serviceDay],
+  );
+  const row = r.rows[0]!;
+  return { content: Buffer.from(row.content), rowCount: row.row_count, sha256: row.sha256 };
 }
 
 export interface StoredExportResult {
@@ -96,30 +100,33 @@ export interface StoredExportResult {
 }
 
 /**
- * Renders and stores one day's export. Unchanged data gives byte-identical content, and then
- * only rendered_at moves: changed_at, sha256 and the bytes stay as they were.
+ * Renders and stores one day's export, in one statement. Unchanged data gives byte-identical
+ * content, and then only rendered_at moves: changed_at, sha256 and the bytes stay as they were.
  */
 export async function renderDailyExport(db: Db, serviceDay: number): Promise<StoredExportResult> {
-  const rendered = await dailyExportCsv(db, serviceDay);
+  assertServiceDay(serviceDay);
   const { year, month } = yearMonthOfServiceDay(serviceDay);
-  const r = await db.query<{ changed: boolean }>(
-    `INSERT INTO daily_exports AS x (service_day, year, month, content, row_count, sha256)
-     VALUES ($1, $2, $3, $4, $5, $6)
+  const r = await db.query<{ changed: boolean; row_count: number; sha256: string; bytes: number }>(
+    `WITH rendered AS (${DAILY_EXPORT_CONTENT_SQL})
+     INSERT INTO daily_exports AS x (service_day, year, month, content, row_count, sha256)
+     SELECT $1::int, $2::smallint, $3::smallint, r.content, r.row_count, r.sha256 FROM rendered r
      ON CONFLICT (service_day) DO UPDATE
         SET content = CASE WHEN x.sha256 = EXCLUDED.sha256 THEN x.content ELSE EXCLUDED.content END,
             row_count = EXCLUDED.row_count,
             changed_at = CASE WHEN x.sha256 = EXCLUDED.sha256 THEN x.changed_at ELSE now() END,
             sha256 = EXCLUDED.sha256,
             rendered_at = now()
-     RETURNING (xmax = 0 OR changed_at = rendered_at) AS changed`,
-    [serviceDay, year, month, rendered.content, rendered.rowCount, rendered.sha256],
+     RETURNING (xmax = 0 OR changed_at = rendered_at) AS changed, row_count, sha256,
+               octet_length(content) AS bytes`,
+    [serviceDay, year, month],
   );
+  const row = r.rows[0]!;
   return {
     serviceDay,
-    rowCount: rendered.rowCount,
-    sha256: rendered.sha256,
-    bytes: rendered.content.length,
-    changed: r.rows[0]?.changed ?? true,
+    rowCount: row.row_count,
+    sha256: row.sha256,
+    bytes: row.bytes,
+    changed: row.changed,
   };
 }
 

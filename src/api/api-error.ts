@@ -2,8 +2,12 @@
 export const API_ERROR_STATUS = {
   invalid_param: 400,
   not_found: 404,
+  /** GetTrainCirculationImage: the train is known but has no circulation to draw. */
+  no_circulation: 422,
   rate_limited: 429,
   internal: 500,
+  /** GetTrainCirculationImage: drawing the picture failed. */
+  render_failed: 502,
   unavailable: 503,
 } as const;
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler } from '@fastify/type-provider-zod';
 import type { Redis } from 'ioredis';
+import type { PictureRenderer } from '../circulation-images/render-picture.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
@@ -11,13 +12,16 @@ import type { Clock, QuotaStore } from '../quota/quota-store.js';
 import { ApiError, isDatabaseUnavailable } from './api-error.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import type { ErrorEnvelope } from './envelope.js';
+import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { QuotaGate } from './quota-gate.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { registerAllocationEmu } from './routes/allocation-emu.js';
+import { registerCirculationImage } from './routes/circulation-image.js';
 import { registerExportsDaily } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
 import { registerHistory } from './routes/history.js';
+import { registerPrediction } from './routes/prediction.js';
 import { registerRecordsDaily } from './routes/records-daily.js';
 import { registerTimetableStation } from './routes/timetable-station.js';
 import { registerTimetableTrain } from './routes/timetable-train.js';
@@ -40,8 +44,13 @@ export interface AppDeps {
   quotaStore?: QuotaStore;
   /** Milliseconds since the epoch. Default Date.now; tests inject time. */
   clock?: Clock;
-  /** The circulations of GetCurrentTrainTimetable; absent = its `circulation` is left out. */
+  /**
+   * The circulations of GetCurrentTrainTimetable and GetTrainCirculationImage; absent = the
+   * database's (CurrentCirculationProvider).
+   */
   circulations?: TrainCirculationProvider;
+  /** Draws circulation pictures; absent = PNG via resvg, PDF via pdfkit. */
+  pictureRenderer?: PictureRenderer;
 }
 
 const V2_PREFIX = '/api/v2/';
@@ -105,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
     clock,
-    ...(deps.circulations ? { circulations: deps.circulations } : {}),
+    circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
   };
 
   /** The one place failures are answered: the envelope (with quota) under /api/v2. */
@@ -162,5 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   registerTimetableStation(v2, services);
   registerHistory(v2, services);
   registerAllocationEmu(v2, services);
+  registerCirculationImage(v2, services, { renderer: deps.pictureRenderer });
+  registerPrediction(v2, services);
   return app;
 }

@@ -19,7 +19,11 @@ export type ApiMeta = z.output<typeof apiMetaSchema>;
 
 export const apiErrorSchema = z
   .object({
-    code: z.string().describe('invalid_param, not_found, rate_limited, internal or unavailable.'),
+    code: z
+      .string()
+      .describe(
+        'invalid_param, not_found, no_circulation, rate_limited, internal, render_failed or unavailable.',
+      ),
     message: z.string().describe('Human-readable; names the parameter at fault.'),
   })
   .meta({ id: 'ApiError' });

@@ -54,8 +54,10 @@ const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   400: 'invalid_param: a parameter is malformed; the message names it.',
   404: 'not_found',
+  422: 'no_circulation: the train is known but has no circulation to draw.',
   429: 'rate_limited: not enough quota; wait Retry-After seconds.',
   500: 'internal',
+  502: 'render_failed: the picture could not be drawn (charged as a failed render).',
   503: 'unavailable: the database cannot be reached.',
 };
 
@@ -65,7 +67,11 @@ type DocumentParts = {
   components?: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> };
 };
 type Response = { description?: string; content?: Record<string, unknown>; headers?: unknown };
-type Operation = { responses?: Record<string, Response> };
+type Operation = {
+  responses?: Record<string, Response>;
+  /** Media types a 200 can also be sent as, with a description (e.g. an image when binary=true). */
+  'x-binary-content'?: Record<string, string>;
+};
 
 /** Names of the component schemas reachable from `root` through $refs. */
 function referencedSchemas(root: unknown, schemas: Record<string, unknown>): Set<string> {
@@ -109,6 +115,19 @@ function finishDocument(input: Document): Document {
         response.description = RESPONSE_DESCRIPTIONS[status] ?? response.description;
         response.headers = headerRefs;
       }
+      const binary = operation['x-binary-content'];
+      if (binary) {
+        const ok = (responses['200'] ??= {
+          description: RESPONSE_DESCRIPTIONS[200]!,
+          headers: headerRefs,
+        });
+        for (const [type, description] of Object.entries(binary))
+          ok.content = {
+            ...ok.content,
+            [type]: { schema: { type: 'string', format: 'binary', description } },
+          };
+        delete operation['x-binary-content'];
+      }
       if (path === '/api/v2/exports/daily/{date}') {
         responses['304'] = {
           description: 'Not Modified: If-None-Match matched the ETag (no quota charged).',
@@ -149,6 +168,11 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
         { name: 'Timetable', description: 'Timetables of trains and stations.' },
         { name: 'History', description: 'Assignment histories by train number and by EMU.' },
         { name: 'Allocation', description: 'Base information of EMUs.' },
+        {
+          name: 'Prediction',
+          description:
+            'Which EMUs will most likely run a train on a coming day (not in the live service).',
+        },
       ],
       components: { securitySchemes: SECURITY_SCHEMES },
     },

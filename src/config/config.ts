@@ -141,6 +141,12 @@ const envSchema = z.object({
   QUOTA_COST_STATION_TIMETABLE_PER_RECORD: cost(0.05),
   QUOTA_COST_TRAIN_HISTORY_PER_RECORD: cost(0.05),
   QUOTA_COST_EMU_HISTORY_PER_RECORD: cost(0.05),
+  /** GetTrainCirculationImage: a picture drawn before (cached), drawn now, or failing to draw. */
+  QUOTA_COST_CIRCULATION_IMAGE_CACHED: cost(2),
+  QUOTA_COST_CIRCULATION_IMAGE_RENDERED: cost(20),
+  QUOTA_COST_CIRCULATION_IMAGE_FAILED: cost(2),
+  /** GetTrainPrediction (not in the live service). */
+  QUOTA_COST_PREDICTION: cost(1),
   /** Prefix of the quota buckets' Redis keys; tests give each run its own. */
   QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
   /** A quota command Redis has not answered in this time counts as Redis being down. */

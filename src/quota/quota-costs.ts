@@ -31,6 +31,10 @@ export interface QuotaCosts {
   stationTimetable: OperationCost;
   trainHistory: OperationCost;
   emuHistory: OperationCost;
+  circulationImageCached: OperationCost;
+  circulationImageRendered: OperationCost;
+  circulationImageFailed: OperationCost;
+  prediction: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -50,5 +54,9 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     stationTimetable: new OperationCost(0, config.QUOTA_COST_STATION_TIMETABLE_PER_RECORD),
     trainHistory: new OperationCost(0, config.QUOTA_COST_TRAIN_HISTORY_PER_RECORD),
     emuHistory: new OperationCost(0, config.QUOTA_COST_EMU_HISTORY_PER_RECORD),
+    circulationImageCached: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_CACHED),
+    circulationImageRendered: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_RENDERED),
+    circulationImageFailed: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_FAILED),
+    prediction: new OperationCost(config.QUOTA_COST_PREDICTION),
   };
 }

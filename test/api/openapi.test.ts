@@ -79,12 +79,15 @@ describe('OpenAPI document and docs', () => {
     );
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v2/allocation/emu/{emuCode}',
+      '/api/v2/circulation-images/{file}',
       '/api/v2/exports/daily',
       '/api/v2/exports/daily/{date}',
       '/api/v2/history/emu/{emuCode}',
       '/api/v2/history/train/{trainCode}',
+      '/api/v2/prediction/train/{trainCode}',
       '/api/v2/records/daily',
       '/api/v2/timetable/station/{stationName}',
+      '/api/v2/timetable/train/{trainCode}/circulation/image',
       '/api/v2/timetable/train/{trainCode}/current',
       '/api/v2/timetable/train/{trainCode}/history',
     ]);

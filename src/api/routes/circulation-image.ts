@@ -1,0 +1,225 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import {
+  CirculationPictures,
+  PictureRenderError,
+  type CirculationDocument,
+} from '../../circulation-images/circulation-pictures.js';
+import type { PictureFormat, PictureRenderer } from '../../circulation-images/render-picture.js';
+import { serviceDayOf } from '../../time/service-day.js';
+import { timetableInForce } from '../../timetables/timetable-lookup.js';
+import { isKnownTrain } from '../../trains/known-train.js';
+import { ApiError } from '../api-error.js';
+import { CurrentCirculationProvider } from '../current-circulation-provider.js';
+import {
+  dataEnvelope,
+  errorEnvelopeSchema,
+  errorResponses,
+  type ErrorEnvelope,
+} from '../envelope.js';
+import { v2Operation } from '../openapi.js';
+import { trainCodePathParam } from '../path-params.js';
+import { booleanParam } from '../query-params.js';
+import type { ApiServices, V2App } from '../services.js';
+import { trainCodeOf } from '../train-codes.js';
+import { trainCodeSchema } from './records-daily.js';
+
+export const trainCirculationImageDataSchema = z
+  .object({
+    documentId: z
+      .string()
+      .describe('SHA-256 (hex) of the document: the same picture has the same id.'),
+    imageUrl: z
+      .string()
+      .describe(
+        'Where the document is served (a path under this server), for as long as it is kept.',
+      ),
+    requestTrainCode: trainCodeSchema.optional(),
+    trainCode: trainCodeSchema.optional(),
+    content: z.base64().optional().describe('The document, base64.'),
+    binaryContentType: z.string().optional().describe('image/png or application/pdf.'),
+  })
+  .meta({ id: 'GetTrainCirculationImageData' });
+
+const IMAGE_SCOPE = 'api.timetable.train.circulation.image.read';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const DOCUMENT_FILE = /^([0-9a-f]{64})\.(png|pdf)$/;
+
+function formatParam() {
+  return z
+    .string({ error: () => 'format must be given once' })
+    .optional()
+    .transform((value, ctx): PictureFormat => {
+      if (value === undefined || value === 'png') return 'png';
+      if (value === 'pdf') return 'pdf';
+      ctx.addIssue({
+        code: 'custom',
+        message: `format must be png or pdf (got ${JSON.stringify(value.slice(0, 40))})`,
+      });
+      return z.NEVER;
+    })
+    .meta({ type: 'string', enum: ['png', 'pdf'], default: 'png' });
+}
+
+export function imageUrlOf(document: Pick<CirculationDocument, 'documentId' | 'format'>): string {
+  return `/api/v2/circulation-images/${document.documentId}.${document.format}`;
+}
+
+export interface CirculationImageOptions {
+  /** Draws the pictures; default PNG via resvg and PDF via pdfkit. Tests pass one that fails. */
+  renderer?: PictureRenderer;
+}
+
+/** GET /timetable/train/{trainCode}/circulation/image and the documents it names. */
+export function registerCirculationImage(
+  app: V2App,
+  services: ApiServices,
+  options: CirculationImageOptions = {},
+): void {
+  const { db, gate, costs, clock } = services;
+  const circulations =
+    services.circulations ?? new CurrentCirculationProvider(db, services.config, clock);
+  const pictures = new CirculationPictures(db, options.renderer);
+
+  app.get(
+    '/api/v2/timetable/train/:trainCode/circulation/image',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetTrainCirculationImage',
+          tag: 'Timetable',
+          scope: IMAGE_SCOPE,
+          summary: "A picture of the train's current circulation",
+          description: `The circulation GetCurrentTrainTimetable answers with (the official table covering today, else the inferred route), drawn as one row per day with each train's numbers, stations and times; the train asked for is highlighted. \`format\` png (default) or pdf. JSON by default, with the document in \`content\`; \`binary=true\` sends the document itself. \`imageUrl\` serves the same document by its documentId (free of quota, cacheable for good). 404 not_found for an unknown train, 422 no_circulation when it is in no circulation, 502 render_failed when drawing fails. Quota: ${costs.circulationImageCached.of()} when the picture was drawn before, ${costs.circulationImageRendered.of()} when it is drawn now, ${costs.circulationImageFailed.of()} when drawing fails.`,
+        }),
+        params: z.object({ trainCode: trainCodePathParam() }),
+        querystring: z.object({ format: formatParam(), binary: booleanParam('binary') }),
+        response: {
+          200: dataEnvelope(trainCirculationImageDataSchema),
+          ...errorResponses,
+          422: errorEnvelopeSchema,
+          502: errorEnvelopeSchema,
+        },
+        'x-binary-content': {
+          'image/png': 'The picture (format=png, binary=true).',
+          'application/pdf': 'The picture (format=pdf, binary=true).',
+        },
+      },
+    },
+    async (request, reply) => {
+      const { trainCode } = request.params;
+      const { format, binary } = request.query;
+      if (!(await isKnownTrain(db, trainCode)))
+        throw new ApiError('not_found', `no train ${trainCode} is known`);
+      const serviceDay = serviceDayOf(clock() / 1000);
+      const inForce = await timetableInForce(db, trainCode, serviceDay);
+      const allCodes = inForce?.allCodes ?? [trainCode];
+      const circulation = await circulations.circulationOf({
+        trainCode: inForce?.timetableTrainCode ?? trainCode,
+        allCodes,
+        serviceDay,
+      });
+      if (!circulation || circulation.nodes.length === 0) {
+        throw new ApiError(
+          'no_circulation',
+          `${trainCode} is in no circulation today: no official table covering the day holds it and no inferred route does`,
+        );
+      }
+      const prepared = await pictures.prepare(
+        circulation,
+        [trainCode, ...allCodes.filter((c) => c !== trainCode)],
+        format,
+      );
+      let document = prepared.cached;
+      if (document) {
+        await gate.charge(request, costs.circulationImageCached.of());
+      } else {
+        await gate.charge(request, costs.circulationImageRendered.of());
+        try {
+          document = await pictures.render(prepared);
+        } catch (err) {
+          if (!(err instanceof PictureRenderError)) throw err;
+          request.log.error({ err, trainCode, format }, 'circulation picture failed');
+          // Answered here, not thrown: the error handler would give back the whole charge.
+          await gate.settle(request, costs.circulationImageFailed.of());
+          const meta = await gate.meta(request);
+          gate.setHeaders(reply, meta);
+          const body: ErrorEnvelope = {
+            meta,
+            error: { code: 'render_failed', message: `the ${format} picture could not be drawn` },
+          };
+          return (reply as FastifyReply).code(502).send(body);
+        }
+      }
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      reply.header('etag', `"${document.documentId}"`);
+      if (binary) {
+        reply.header('content-type', document.contentType);
+        reply.header('content-disposition', `inline; filename=${trainCode}.${format}`);
+        reply.header('cache-control', 'no-cache');
+        return (reply as FastifyReply).send(document.content);
+      }
+      const requested = trainCodeOf(trainCode);
+      const resolved = inForce ? trainCodeOf(inForce.timetableTrainCode) : requested;
+      return {
+        meta,
+        data: {
+          documentId: document.documentId,
+          imageUrl: imageUrlOf(document),
+          ...(requested ? { requestTrainCode: requested } : {}),
+          ...(resolved ? { trainCode: resolved } : {}),
+          content: document.content.toString('base64'),
+          binaryContentType: document.contentType,
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/api/v2/circulation-images/:file',
+    {
+      schema: {
+        ...v2Operation({
+          operationId: 'GetCirculationImageDocument',
+          tag: 'Timetable',
+          scope: IMAGE_SCOPE,
+          summary:
+            'A circulation picture by its documentId (the imageUrl of GetTrainCirculationImage)',
+          description:
+            'The document itself, `{documentId}.png` or `{documentId}.pdf`. Documents never change (the id is the hash of their bytes): cacheable for good, and If-None-Match answers 304. Free of quota. 404 not_found when the document is not (or no longer) kept: ask GetTrainCirculationImage again.',
+        }),
+        params: z.object({
+          file: z
+            .string()
+            .regex(DOCUMENT_FILE, 'file must be <documentId>.png or <documentId>.pdf')
+            .meta({ description: '<documentId>.png or <documentId>.pdf' }),
+        }),
+        response: { ...errorResponses },
+        'x-binary-content': {
+          'image/png': 'A PNG picture.',
+          'application/pdf': 'A PDF picture.',
+        },
+      },
+    },
+    async (request, reply) => {
+      const [, documentId, format] = DOCUMENT_FILE.exec(request.params.file)!;
+      const etag = `"${documentId}"`;
+      const meta = await gate.meta(request);
+      gate.setHeaders(reply, meta);
+      const inm = request.headers['if-none-match'];
+      if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+        reply.header('etag', etag);
+        reply.header('cache-control', IMMUTABLE);
+        return (reply as FastifyReply).code(304).send();
+      }
+      const document = await pictures.read(documentId!, format as PictureFormat);
+      if (!document)
+        throw new ApiError('not_found', `no circulation picture ${request.params.file}`);
+      reply.header('etag', etag);
+      reply.header('cache-control', IMMUTABLE);
+      reply.header('content-type', document.contentType);
+      return (reply as FastifyReply).send(document.content);
+    },
+  );
+}

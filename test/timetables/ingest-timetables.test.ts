@@ -2,6 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestTimetablesJob } from '../../jobs/index.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/log/logger.js';
+import { runInProcess } from '../../src/queue/in-process-runner.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
 import { timetableInForce, timetablesInForceOn } from '../../src/timetables/timetable-lookup.js';
@@ -279,5 +283,17 @@ describe('ingestTimetables: files and rejects', () => {
     expect(all.has('G30')).toBe(true);
     const some = await timetablesInForceOn(t.current.db, day('20260915'), ['g10', 'G4340']);
     expect([...some.keys()].sort()).toEqual(['G10', 'G4340']);
+  });
+
+  it('runs as a job, recorded in job_runs', async () => {
+    const file = path.join(dir, 'job.ndjson');
+    await writeFile(file, JSON.stringify(g10('20270101', '10:59')) + '\n');
+    const ctx = { db: t.current.db, config: loadConfig({}), logger: createLogger('silent') };
+    const r = await runInProcess(ctx, ingestTimetablesJob, { path: file });
+    expect(r).toMatchObject({ files: 1, accepted: 1, changed: 1, changedFrom: day('20270101') });
+    const runs = await t.current.db.query<{ status: string; via: string }>(
+      "SELECT status, via FROM job_runs WHERE job = 'ingest-timetables'",
+    );
+    expect(runs.rows).toEqual([{ status: 'completed', via: 'in-process' }]);
   });
 });

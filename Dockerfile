@@ -10,6 +10,10 @@ COPY src ./src
 COPY jobs ./jobs
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
+# Circulation pictures use two of the nine weights of the CJK font package (about 10 MB each);
+# the other seven go (src/circulation-images/cjk-font.ts names the two).
+RUN find node_modules/@expo-google-fonts/noto-sans-sc -name '*.ttf' \
+      ! -name 'NotoSansSC_400Regular.ttf' ! -name 'NotoSansSC_700Bold.ttf' -delete
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

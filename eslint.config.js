@@ -2,7 +2,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'bench-data/**', 'coverage/**', '.prof/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', '.data/**', 'bench-data/**', 'coverage/**', '.prof/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

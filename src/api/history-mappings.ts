@@ -7,13 +7,17 @@ export interface MappedRecord {
   timetableId: number | null;
 }
 
+interface TimetableSummary {
+  startStation: string;
+  endStation: string;
+  startOffset: number;
+  endOffset: number;
+}
+
 export interface ListingMappings {
   emuCodeMappings: Record<string, string>;
   /** Absent when no item has a timetable (as in GetDailyRecords). */
-  timetableMappings?: Record<
-    string,
-    { startStation: string; endStation: string; startOffset: number; endOffset: number }
-  >;
+  timetableMappings?: Record<string, TimetableSummary>;
 }
 
 /**
@@ -26,23 +30,48 @@ export async function listingMappings(
   records: readonly MappedRecord[],
   alwaysEmuIds: readonly number[] = [],
 ): Promise<ListingMappings> {
-  const emuIds = [...new Set([...alwaysEmuIds, ...records.map((r) => r.emuId)])];
-  const timetableIds = [
-    ...new Set(records.flatMap((r) => (r.timetableId === null ? [] : [r.timetableId]))),
-  ];
-  const [emuCodeMappings] = await Promise.all([
-    caches.emuCodes.mappings(emuIds),
-    timetableIds.length > 0 ? caches.timetables.load(timetableIds) : undefined,
+  const emuIds = new Set(alwaysEmuIds);
+  const timetableIds = new Set<number>();
+  for (const r of records) {
+    emuIds.add(r.emuId);
+    if (r.timetableId !== null) timetableIds.add(r.timetableId);
+  }
+  const emus = [...emuIds];
+  const timetables = [...timetableIds];
+  await Promise.all([
+    caches.emuCodes.load(emus),
+    timetables.length > 0 ? caches.timetables.load(timetables) : undefined,
   ]);
-  if (timetableIds.length === 0) return { emuCodeMappings };
-  // The cache keeps each summary as its JSON member `"<id>":{...}`, made for the daily records'
-  // writer; a page of at most a few hundred members is parsed back in microseconds.
-  const members = timetableIds.flatMap((id) => {
-    const member = caches.timetables.json(id);
-    return member === undefined ? [] : [member];
-  });
-  return {
-    emuCodeMappings,
-    timetableMappings: JSON.parse(`{${members.join(',')}}`) as ListingMappings['timetableMappings'],
-  };
+  const emuCodeMappings: Record<string, string> = {};
+  for (const id of emus) {
+    const code = caches.emuCodes.code(id);
+    if (code !== undefined) emuCodeMappings[id] = code;
+  }
+  if (timetables.length === 0) return { emuCodeMappings };
+  const timetableMappings: Record<string, TimetableSummary> = {};
+  for (const id of timetables) {
+    const summary = summaryOf(caches.timetables, id);
+    if (summary) timetableMappings[id] = summary;
+  }
+  return { emuCodeMappings, timetableMappings };
+}
+
+// The summary cache keeps each summary as its JSON member `"<id>":{...}`, made for the daily
+// records' writer; here they are wanted as objects, parsed once per timetable (a timetable id
+// stands for one content forever, so an entry never goes stale), per cache (per app: one db).
+const summariesByCache = new WeakMap<TimetableSummaryCache, Map<number, TimetableSummary>>();
+const SUMMARIES_LIMIT = 100_000;
+
+function summaryOf(cache: TimetableSummaryCache, id: number): TimetableSummary | undefined {
+  let summaries = summariesByCache.get(cache);
+  if (!summaries) summariesByCache.set(cache, (summaries = new Map()));
+  let summary = summaries.get(id);
+  if (summary === undefined) {
+    const member = cache.json(id);
+    if (member === undefined) return undefined;
+    summary = (JSON.parse(`{${member}}`) as Record<string, TimetableSummary>)[id]!;
+    if (summaries.size >= SUMMARIES_LIMIT) summaries.clear();
+    summaries.set(id, summary);
+  }
+  return summary;
 }

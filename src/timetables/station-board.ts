@@ -26,17 +26,12 @@ export interface StationBoardEntry {
   storedAt: number;
 }
 
-/**
- * "Coverage row c is in force on day $2" written as a range containment, which the GiST index
- * timetable_coverage_in_force (migration 004) serves. The same days as coverageInForceSql
- * (timetable-lookup.ts):
- * [start, end) with a NULL end unbounded.
- */
-const IN_FORCE_ON_DAY = 'int4range(c.service_day_start, c.service_day_end_exclusive) @> $2::int';
-
 // $1 station, $2 service day, ($3, $4) the key to start after, $5 rows wanted. The station's
-// stops (index on station_name) meet the day's coverage (GiST) in a hash join; a page is cut
-// before the timetables are joined, so only its rows are read from them.
+// stops (index on station_name) meet the coverage in force on the day (service_days, the stored
+// range of migration 004: the same days as coverageInForceSql, [start, end) with a NULL end
+// unbounded) in a hash semi-join. The page is cut before the timetables are read, and read one by
+// one (OFFSET 0 keeps the planner from turning the lateral join into a scan of all timetables for
+// a page of 200).
 export const STATION_BOARD_SQL = `
   WITH board AS (
     SELECT DISTINCT ON (s.timetable_id)
@@ -44,7 +39,8 @@ export const STATION_BOARD_SQL = `
            s.depart_offset, s.station_train_code, s.platform_no
       FROM timetable_stops s
      WHERE s.station_name = $1
-       AND s.timetable_id IN (SELECT c.timetable_id FROM timetable_coverage c WHERE ${IN_FORCE_ON_DAY})
+       AND s.timetable_id IN (SELECT c.timetable_id FROM timetable_coverage c
+                               WHERE c.service_days @> $2::int)
      ORDER BY s.timetable_id, s.station_no
   ), page AS (
     SELECT * FROM board
@@ -53,9 +49,11 @@ export const STATION_BOARD_SQL = `
      LIMIT $5
   )
   SELECT b.timetable_id, b.arrive_offset, b.depart_offset, b.station_train_code, b.platform_no,
-         t.train_code, t.all_codes, t.start_station, t.end_station,
-         floor(extract(epoch FROM t.created_at))::bigint AS stored_at
-    FROM page b JOIN timetables t ON t.id = b.timetable_id
+         t.train_code, t.all_codes, t.start_station, t.end_station, t.stored_at
+    FROM page b CROSS JOIN LATERAL (
+           SELECT train_code, all_codes, start_station, end_station,
+                  floor(extract(epoch FROM created_at))::bigint AS stored_at
+             FROM timetables WHERE id = b.timetable_id OFFSET 0) t
    ORDER BY b.at, b.timetable_id`;
 
 interface BoardRow {

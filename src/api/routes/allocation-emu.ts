@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { findEmuByCodeOrAlias, readEmuAllocation } from '../../emus/read-allocation.js';
+import { readEmuAllocation } from '../../emus/read-allocation.js';
 import { ApiError } from '../api-error.js';
+import { EmuAliasCache } from '../emu-alias-cache.js';
 import { dataEnvelope, errorResponses } from '../envelope.js';
 import { v2Operation } from '../openapi.js';
 import { emuCodePathParam } from '../path-params.js';
@@ -57,6 +58,7 @@ export const emuAllocationDataSchema = z
 /** GET /allocation/emu/{emuCode}: an EMU's base information. */
 export function registerAllocationEmu(app: V2App, services: ApiServices): void {
   const { db, gate, costs } = services;
+  const emus = new EmuAliasCache(db);
   app.get(
     '/api/v2/allocation/emu/:emuCode',
     {
@@ -74,7 +76,7 @@ export function registerAllocationEmu(app: V2App, services: ApiServices): void {
     },
     async (request, reply) => {
       const { emuCode } = request.params;
-      const emuId = await findEmuByCodeOrAlias(db, emuCode);
+      const emuId = await emus.find(emuCode);
       const allocation = emuId === undefined ? undefined : await readEmuAllocation(db, emuId);
       if (!allocation) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
       await gate.charge(request, costs.allocation.of());

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { findEmuByCodeOrAlias } from '../../emus/read-allocation.js';
 import {
   emuHistoryPage,
   trainCodeKnown,
@@ -9,6 +8,7 @@ import {
 } from '../../history/read-history.js';
 import { serviceDayOf } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
+import { EmuAliasCache } from '../emu-alias-cache.js';
 import { dataEnvelope, errorResponses } from '../envelope.js';
 import { listingMappings } from '../history-mappings.js';
 import { v2Operation } from '../openapi.js';
@@ -128,13 +128,32 @@ function pageData(
   };
 }
 
-function withTimetable<T extends object>(item: T, r: HistoryRecord) {
-  return r.timetableId === null ? item : { ...item, timetableId: r.timetableId };
+type TrainHistoryRecord = z.output<typeof trainHistoryRecordSchema>;
+type EmuHistoryRecord = z.output<typeof emuHistoryRecordSchema>;
+
+function trainHistoryItem(r: HistoryRecord): TrainHistoryRecord {
+  const item: TrainHistoryRecord = {
+    id: r.id,
+    serviceDay: r.serviceDay,
+    emuId: r.emuId,
+    status: r.status,
+  };
+  if (r.timetableId !== null) item.timetableId = r.timetableId;
+  return item;
+}
+
+function emuHistoryItem(r: HistoryRecord): EmuHistoryRecord {
+  const item: EmuHistoryRecord = { id: r.id, serviceDay: r.serviceDay, status: r.status };
+  if (r.timetableId !== null) item.timetableId = r.timetableId;
+  const code = trainCodeOf(r.trainCode);
+  if (code) item.trainCode = code;
+  return item;
 }
 
 /** GET /history/train/{trainCode} and /history/emu/{emuCode}. */
 export function registerHistory(app: V2App, services: ApiServices): void {
   const { config, db, gate, costs } = services;
+  const emus = new EmuAliasCache(db);
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(
@@ -169,12 +188,7 @@ export function registerHistory(app: V2App, services: ApiServices): void {
       const data = {
         ...(requested ? { trainCode: requested } : {}),
         ...pageData(request.query, records, more),
-        items: records.map((r) =>
-          withTimetable(
-            { id: r.id, serviceDay: r.serviceDay, emuId: r.emuId, status: r.status },
-            r,
-          ),
-        ),
+        items: records.map(trainHistoryItem),
         ...mappings,
       };
       return { meta, data };
@@ -200,7 +214,7 @@ export function registerHistory(app: V2App, services: ApiServices): void {
     async (request, reply) => {
       const { emuCode } = request.params;
       const options = pageOptions(request.query);
-      const emuId = await findEmuByCodeOrAlias(db, emuCode);
+      const emuId = await emus.find(emuCode);
       if (emuId === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
       await gate.charge(request, costs.emuHistory.of(options.limit));
       const { records, more } = await emuHistoryPage(db, emuId, options);
@@ -211,18 +225,7 @@ export function registerHistory(app: V2App, services: ApiServices): void {
       const data = {
         emuId,
         ...pageData(request.query, records, more),
-        items: records.map((r) => {
-          const code = trainCodeOf(r.trainCode);
-          return withTimetable(
-            {
-              id: r.id,
-              serviceDay: r.serviceDay,
-              ...(code ? { trainCode: code } : {}),
-              status: r.status,
-            },
-            r,
-          );
-        }),
+        items: records.map(emuHistoryItem),
         ...mappings,
       };
       return { meta, data };

@@ -1,0 +1,29 @@
+import type { Queryable } from '../db/db.js';
+import { findEmuByCodeOrAlias } from '../emus/read-allocation.js';
+
+/**
+ * Written EMU code (canonical or alias, exact) -> emuId, for the operations that name an EMU in
+ * their path. An alias never changes owner once recorded (emu_aliases keeps its first owner), so
+ * a hit stays true for the life of the process; a miss is not kept (the unit may be registered
+ * by the next ingestion).
+ */
+export class EmuAliasCache {
+  private readonly ids = new Map<string, number>();
+
+  constructor(
+    private readonly db: Queryable,
+    /** Entries kept before the cache starts over. Default 100,000. */
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  async find(written: string): Promise<number | undefined> {
+    const hit = this.ids.get(written);
+    if (hit !== undefined) return hit;
+    const id = await findEmuByCodeOrAlias(this.db, written);
+    if (id !== undefined) {
+      if (this.ids.size >= this.maxEntries) this.ids.clear();
+      this.ids.set(written, id);
+    }
+    return id;
+  }
+}

@@ -1,7 +1,13 @@
 import type { BenchSuite } from '../bench-types.js';
 import { apiSuite } from './api.js';
 import { circulationSuite } from './circulation.js';
+import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: readonly BenchSuite[] = [pipelineSuite, apiSuite, circulationSuite];
+export const suites: readonly BenchSuite[] = [
+  pipelineSuite,
+  apiSuite,
+  circulationSuite,
+  historySuite,
+];

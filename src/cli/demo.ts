@@ -8,7 +8,8 @@ import { importFleet } from '../emus/import-fleet.js';
 import { getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
 import { createLogger } from '../log/logger.js';
-import { runDayInProcess } from '../queue/in-process-runner.js';
+import { runDayInProcess, runInProcess } from '../queue/in-process-runner.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../time/service-day.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
 
@@ -58,6 +59,11 @@ async function main(): Promise<void> {
         `${ymd} (service day ${day}): ${r.build.records} records, export ${stored.rowCount} rows, sha256 ${stored.sha256.slice(0, 12)}`,
       );
     }
+    // As the nightly flow leaves it after its last day: the trains' reference models.
+    const models = await runInProcess(ctx, refreshReferenceModelsJob, {
+      serviceDay: serviceDayFromYmd(LAST_DAY),
+    });
+    say(`reference models: ${models.trains} trains, ${models.rows} (train, model) shares`);
     say('');
     say('Where to look:');
     say(`  CSV exports:      ${exportDir}/`);
@@ -67,6 +73,9 @@ async function main(): Promise<void> {
     say(`  one day's CSV:    npx emutrack export 20260814`);
     say(
       `  the read API:     npm start, then curl 'http://localhost:${config.PORT}/api/v2/records/daily?date=20260814'`,
+    );
+    say(
+      `  histories:        curl 'http://localhost:${config.PORT}/api/v2/history/train/G1'  (README: the other endpoints)`,
     );
   } finally {
     await ctx.db.close();

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
+import { refreshReferenceModels } from '../../src/records/reference-models.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { BenchRow, BenchSuite } from '../bench-types.js';
+import { DAYS, EMUS, HUB, HUB_TRAINS, TRAINS, loadHistoryDataset } from '../history-data.js';
+
+/** Page size (the maximum); a --quick run's few days hold too few records for it: 20. */
+const LIMIT = 200;
+const QUICK_LIMIT = 20;
+/** Keys (EMUs, trains) each scenario cycles through, so that no single page is measured. */
+const KEYS = 200;
+/** A deep page starts after this many records of the history (of ~975 per EMU, ~365 per train). */
+const EMU_DEEP_OFFSET = { full: 700, quick: 40 };
+const TRAIN_DEEP_OFFSET = { full: 160, quick: 5 };
+const P99_TARGET_MS = 20;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Sequential GETs (one at a time, keep-alive) cycling through `paths`: the latency of each,
+ * from sending the request to the last byte of the body. Every answer must be a 200 whose page
+ * holds `expectItems(path)` items.
+ */
+async function measure(
+  base: string,
+  paths: readonly string[],
+  requests: number,
+  expectItems: (path: string) => number,
+): Promise<{ p50: number; p99: number }> {
+  const latencies: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const path = paths[i % paths.length]!;
+    const started = performance.now();
+    const res = await fetch(base + path);
+    const body = await res.text();
+    latencies.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${body.slice(0, 200)}`);
+    const items = (JSON.parse(body) as { data: { items: unknown[] } }).data.items.length;
+    if (items !== expectItems(path)) {
+      throw new Error(`GET ${path}: ${items} items, expected ${expectItems(path)}`);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/**
+ * The read API's large queries on a year of a national network: history by EMU and by train
+ * (first page and a page deep into the cursor, 200 records each) and the timetable of a station
+ * 600 trains call at (its three pages of 200 in turn), through the whole app (HTTP on a
+ * listening server, Redis quota, Postgres pool), one request at a time. Records, timetables and
+ * stops are generated in SQL for every run (bench/history-data.ts).
+ */
+export const historySuite: BenchSuite = {
+  name: 'history',
+  async run(ctx) {
+    const days = ctx.quick ? 30 : DAYS;
+    const requests = ctx.quick ? 200 : 1_000;
+    const limit = ctx.quick ? QUICK_LIMIT : LIMIT;
+    const emuOffset = ctx.quick ? EMU_DEEP_OFFSET.quick : EMU_DEEP_OFFSET.full;
+    const trainOffset = ctx.quick ? TRAIN_DEEP_OFFSET.quick : TRAIN_DEEP_OFFSET.full;
+    const bench = await ctx.createDatabase();
+    const firstDay = serviceDayFromYmd('20250101');
+    ctx.log(`history: generating ${EMUS} EMUs x ${days} days, ${TRAINS} trains a day`);
+    const data = await loadHistoryDataset(bench.url, firstDay, days);
+    ctx.log(
+      `history: ${data.records} records in ${data.loadSeconds.toFixed(1)} s, indexes and vacuum ${data.indexSeconds.toFixed(1)} s`,
+    );
+    await refreshReferenceModels(bench.db, { windowEnd: data.lastDay });
+    const today = firstDay + Math.floor(days / 2) + 10;
+
+    const sample = async <T>(sql: string, params: unknown[]): Promise<T[]> =>
+      (await bench.db.query<T>(sql, params)).rows;
+    const emus = await sample<{ id: number; code: string }>(
+      'SELECT id, code FROM emus ORDER BY id % 97, id LIMIT $1',
+      [KEYS],
+    );
+    const trains = await sample<{ code: string }>(
+      `SELECT train_code AS code FROM timetable_coverage GROUP BY train_code
+        ORDER BY md5(train_code) LIMIT $1`,
+      [KEYS],
+    );
+    // The cursor a client holds after paging this far: the last record before the deep page.
+    const cursorAfter = async (column: string, key: string | number, offset: number) => {
+      const [row] = await sample<{ service_day: number; id: number }>(
+        `SELECT service_day, id FROM daily_records WHERE ${column} = $1
+          ORDER BY service_day DESC, id DESC OFFSET $2 LIMIT 1`,
+        [key, offset - 1],
+      );
+      return `${row!.service_day}:${row!.id}`;
+    };
+    const scenarios: { name: string; paths: string[]; items: (path: string) => number }[] = [
+      {
+        name: 'history by EMU, first page',
+        paths: emus.map((e) => `/api/v2/history/emu/${e.code}?limit=${limit}`),
+        items: () => limit,
+      },
+      {
+        name: `history by EMU, page after ${emuOffset} records`,
+        paths: await Promise.all(
+          emus.map(
+            async (e) =>
+              `/api/v2/history/emu/${e.code}?limit=${limit}&cursor=${await cursorAfter('emu_id', e.id, emuOffset)}`,
+          ),
+        ),
+        items: () => limit,
+      },
+      {
+        name: 'history by train, first page',
+        paths: trains.map((t) => `/api/v2/history/train/${t.code}?limit=${limit}`),
+        items: () => limit,
+      },
+      {
+        name: `history by train, page after ${trainOffset} records`,
+        paths: await Promise.all(
+          trains.map(
+            async (t) =>
+              `/api/v2/history/train/${t.code}?limit=${limit}&cursor=${await cursorAfter('train_code', t.code, trainOffset)}`,
+          ),
+        ),
+        items: () => limit,
+      },
+    ];
+
+    const config = loadConfig({
+      DATABASE_URL: bench.url,
+      REDIS_URL: ctx.redisUrl,
+      LOG_LEVEL: 'warn',
+      QUOTA_ANONYMOUS_CAPACITY: '1000000000',
+      QUOTA_KEY_PREFIX: `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`,
+    });
+    const db = createPostgresDb({ connectionString: bench.url, max: config.PG_POOL_MAX });
+    const redis = createQuotaRedis(ctx.redisUrl, config);
+    const clock = () => (midnightOfServiceDay(today) + 8 * 3600) * 1000;
+    const app = await buildApp({
+      db,
+      config,
+      logger: createLogger(config.LOG_LEVEL),
+      redis,
+      clock,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        if (redis.status === 'ready') resolve();
+        redis.once('ready', resolve);
+        redis.once('error', reject);
+      });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+      // The hub's board, walked once through the API: the three pages a client would ask for.
+      const station = `/api/v2/timetable/station/${encodeURIComponent(HUB)}?limit=${limit}`;
+      const boardPages = [station];
+      for (;;) {
+        const res = await fetch(base + boardPages[boardPages.length - 1]!);
+        const { data } = (await res.json()) as { data: { nextCursor: string; items: unknown[] } };
+        if (data.nextCursor === '') break;
+        boardPages.push(`${station}&cursor=${data.nextCursor}`);
+      }
+      if (boardPages.length !== HUB_TRAINS / limit) {
+        throw new Error(
+          `the hub's board has ${boardPages.length} pages, expected ${HUB_TRAINS / limit}`,
+        );
+      }
+      scenarios.push({
+        name: `station timetable, ${HUB_TRAINS} trains, its ${boardPages.length} pages in turn`,
+        paths: boardPages,
+        items: () => limit,
+      });
+
+      const rows: BenchRow[] = [
+        {
+          suite: 'history',
+          metric: `dataset: ${EMUS} EMUs x ${days} days, ${TRAINS} trains a day`,
+          value: data.records,
+          unit: 'records',
+        },
+        {
+          suite: 'history',
+          metric: 'dataset: generate in SQL + build indexes, vacuum, analyze',
+          value: Math.round(data.loadSeconds + data.indexSeconds),
+          unit: 's',
+        },
+      ];
+      for (const s of scenarios) {
+        ctx.log(`history: ${s.name}: warming up, then ${requests} requests`);
+        await measure(base, s.paths, Math.min(200, requests), s.items);
+        const { p50, p99 } = await measure(base, s.paths, requests, s.items);
+        const metric = `${s.name} (limit ${limit})`;
+        rows.push(
+          { suite: 'history', metric: `${metric}: p50`, value: round(p50), unit: 'ms' },
+          {
+            suite: 'history',
+            metric: `${metric}: p99`,
+            value: round(p99),
+            unit: 'ms',
+            target: `<= ${P99_TARGET_MS} ms`,
+            pass: p99 <= P99_TARGET_MS,
+          },
+        );
+      }
+      return rows;
+    } finally {
+      await app.close();
+      const left = await redis.keys(`${config.QUOTA_KEY_PREFIX}*`).catch(() => []);
+      if (left.length > 0) await redis.del(...left);
+      redis.disconnect();
+      await db.close();
+      await bench.drop();
+    }
+  },
+};
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -25,7 +25,31 @@ ALTER TABLE timetable_coverage
   GENERATED ALWAYS AS (int4range(service_day_start, service_day_end_exclusive)) STORED;
 CREATE INDEX timetable_coverage_in_force ON timetable_coverage USING gist (service_days);
 
+-- A number that changes with every statement that changes timetable coverage: the API keeps a
+-- station's board while it reads the same number (src/api/station-board-cache.ts). Timetable
+-- contents never change and new ones always come with coverage, so coverage is all a board
+-- depends on. The update joins the writer's transaction: readers see the new number exactly when
+-- they see the new coverage. Ingestions of timetables are serialised already (advisory lock), so
+-- the one row adds no waiting.
+CREATE TABLE timetable_changes (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  version bigint NOT NULL
+);
+INSERT INTO timetable_changes (version) VALUES (0);
+CREATE FUNCTION timetable_coverage_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE timetable_changes SET version = version + 1;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER timetable_coverage_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON timetable_coverage
+  FOR EACH STATEMENT EXECUTE FUNCTION timetable_coverage_changed();
+
 -- Down Migration
+DROP TRIGGER timetable_coverage_changed ON timetable_coverage;
+DROP FUNCTION timetable_coverage_changed();
+DROP TABLE timetable_changes;
 DROP INDEX timetable_coverage_in_force;
 ALTER TABLE timetable_coverage DROP COLUMN service_days;
 DROP INDEX daily_records_train_history;

@@ -8,10 +8,14 @@ import type { Queryable } from '../db/db.js';
  *
  * Paging is by keyset: an entry is named by its timetableId, and the next page starts after that
  * timetable's (time at the station, timetableId). A timetable's content never changes, so the
- * key of a cursor stays valid even when the coverage changes between two pages.
+ * key of a cursor stays valid even when the coverage changes between two pages. A board is a few
+ * hundred entries: it is read whole (stationBoard) and paged in memory (stationBoardPage), so
+ * that it can be kept while the coverage does not change (timetableChangeVersion).
  */
 export interface StationBoardEntry {
   timetableId: number;
+  /** Seconds from the service day's midnight at the station: the arrival, else the departure. */
+  at: number;
   /** The timetable's own number. */
   trainCode: string;
   /** The number the train carries at this station, when the timetable says. */
@@ -26,12 +30,11 @@ export interface StationBoardEntry {
   storedAt: number;
 }
 
-// $1 station, $2 service day, ($3, $4) the key to start after, $5 rows wanted. The station's
-// stops (index on station_name) meet the coverage in force on the day (service_days, the stored
-// range of migration 004: the same days as coverageInForceSql, [start, end) with a NULL end
-// unbounded) in a hash semi-join. The page is cut before the timetables are read, and read one by
-// one (OFFSET 0 keeps the planner from turning the lateral join into a scan of all timetables for
-// a page of 200).
+// $1 station, $2 service day: the whole board, in board order. The station's stops (index on
+// station_name) meet the coverage in force on the day (service_days, the stored range of
+// migration 004: the same days as coverageInForceSql, [start, end) with a NULL end unbounded) in
+// a hash semi-join; then each train's timetable by its id (OFFSET 0 keeps the planner from
+// turning the lateral join into a scan of every timetable).
 export const STATION_BOARD_SQL = `
   WITH board AS (
     SELECT DISTINCT ON (s.timetable_id)
@@ -42,15 +45,10 @@ export const STATION_BOARD_SQL = `
        AND s.timetable_id IN (SELECT c.timetable_id FROM timetable_coverage c
                                WHERE c.service_days @> $2::int)
      ORDER BY s.timetable_id, s.station_no
-  ), page AS (
-    SELECT * FROM board
-     WHERE (at, timetable_id) > ($3::int, $4::int)
-     ORDER BY at, timetable_id
-     LIMIT $5
   )
-  SELECT b.timetable_id, b.arrive_offset, b.depart_offset, b.station_train_code, b.platform_no,
-         t.train_code, t.all_codes, t.start_station, t.end_station, t.stored_at
-    FROM page b CROSS JOIN LATERAL (
+  SELECT b.timetable_id, b.at, b.arrive_offset, b.depart_offset, b.station_train_code,
+         b.platform_no, t.train_code, t.all_codes, t.start_station, t.end_station, t.stored_at
+    FROM board b CROSS JOIN LATERAL (
            SELECT train_code, all_codes, start_station, end_station,
                   floor(extract(epoch FROM created_at))::bigint AS stored_at
              FROM timetables WHERE id = b.timetable_id OFFSET 0) t
@@ -58,6 +56,7 @@ export const STATION_BOARD_SQL = `
 
 interface BoardRow {
   timetable_id: number;
+  at: number;
   arrive_offset: number | null;
   depart_offset: number | null;
   station_train_code: string | null;
@@ -67,6 +66,28 @@ interface BoardRow {
   start_station: string;
   end_station: string;
   stored_at: number;
+}
+
+/** A station's whole board on a service day, in board order (see StationBoardEntry). */
+export async function stationBoard(
+  db: Queryable,
+  stationName: string,
+  serviceDay: number,
+): Promise<StationBoardEntry[]> {
+  const r = await db.query<BoardRow>(STATION_BOARD_SQL, [stationName, serviceDay]);
+  return r.rows.map((b) => ({
+    timetableId: b.timetable_id,
+    at: b.at,
+    trainCode: b.train_code,
+    stationTrainCode: b.station_train_code,
+    allCodes: b.all_codes,
+    startStation: b.start_station,
+    endStation: b.end_station,
+    arriveOffset: b.arrive_offset,
+    departOffset: b.depart_offset,
+    platformNo: b.platform_no,
+    storedAt: Number(b.stored_at),
+  }));
 }
 
 /** Thrown when a cursor names a timetable that has no stop at the station. */
@@ -81,50 +102,57 @@ export class StationCursorError extends Error {
 }
 
 /**
- * One page of a station's board on a service day, and whether more entries follow. `after` is
- * the timetableId of the previous page's last entry (from the cursor); absent = first page.
+ * One page of a board (from stationBoard) and whether more entries follow. `after` is the
+ * timetableId of the previous page's last entry (from the cursor); absent = first page. When that
+ * timetable is no longer on the board (a new version came in between two pages), its time at the
+ * station is read from its stops; a timetable that never stopped there is a StationCursorError.
  */
 export async function stationBoardPage(
   db: Queryable,
+  board: readonly StationBoardEntry[],
   stationName: string,
-  serviceDay: number,
   limit: number,
   after?: number,
 ): Promise<{ entries: StationBoardEntry[]; more: boolean }> {
-  let key: [number, number] = [-1, 0];
+  let start = 0;
   if (after !== undefined) {
-    const r = await db.query<{ at: number }>(
-      `SELECT coalesce(arrive_offset, depart_offset) AS at FROM timetable_stops
-        WHERE timetable_id = $1 AND station_name = $2 ORDER BY station_no LIMIT 1`,
-      [after, stationName],
-    );
-    if (!r.rows[0]) throw new StationCursorError(stationName, after);
-    key = [r.rows[0].at, after];
+    const at =
+      board.find((e) => e.timetableId === after)?.at ??
+      (await stationCallTime(db, stationName, after));
+    if (at === undefined) throw new StationCursorError(stationName, after);
+    while (
+      start < board.length &&
+      (board[start]!.at < at || (board[start]!.at === at && board[start]!.timetableId <= after))
+    ) {
+      start++;
+    }
   }
-  const r = await db.query<BoardRow>(STATION_BOARD_SQL, [
-    stationName,
-    serviceDay,
-    key[0],
-    key[1],
-    limit + 1,
-  ]);
-  const more = r.rows.length > limit;
-  const rows = more ? r.rows.slice(0, limit) : r.rows;
-  return {
-    more,
-    entries: rows.map((b) => ({
-      timetableId: b.timetable_id,
-      trainCode: b.train_code,
-      stationTrainCode: b.station_train_code,
-      allCodes: b.all_codes,
-      startStation: b.start_station,
-      endStation: b.end_station,
-      arriveOffset: b.arrive_offset,
-      departOffset: b.depart_offset,
-      platformNo: b.platform_no,
-      storedAt: Number(b.stored_at),
-    })),
-  };
+  return { entries: board.slice(start, start + limit), more: start + limit < board.length };
+}
+
+/** The time at the station (arrival, else departure) of a timetable's first call there. */
+async function stationCallTime(
+  db: Queryable,
+  stationName: string,
+  timetableId: number,
+): Promise<number | undefined> {
+  const r = await db.query<{ at: number }>(
+    `SELECT coalesce(arrive_offset, depart_offset) AS at FROM timetable_stops
+      WHERE timetable_id = $1 AND station_name = $2 ORDER BY station_no LIMIT 1`,
+    [timetableId, stationName],
+  );
+  return r.rows[0]?.at;
+}
+
+/**
+ * A number that changes whenever timetable coverage does (timetable_changes, kept by a
+ * statement trigger on timetable_coverage, migration 004): a board built while it read N is
+ * still right while it reads N. New timetables always come with coverage, and contents never
+ * change, so coverage is all a board depends on.
+ */
+export async function timetableChangeVersion(db: Queryable): Promise<number> {
+  const r = await db.query<{ version: number }>('SELECT version FROM timetable_changes');
+  return Number(r.rows[0]?.version ?? 0);
 }
 
 /** Whether any timetable, of any day, stops at the station. */

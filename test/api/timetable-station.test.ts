@@ -180,6 +180,34 @@ describe('GET /api/v2/timetable/station/{stationName}', () => {
     expect(data.nextCursor.startsWith(`${DAY - 1}:`)).toBe(true);
   });
 
+  it('shows a new timetable version at once, though the board was read before (kept boards follow coverage)', async () => {
+    const board = async () =>
+      successSchema.parse((await get(encodeURIComponent('新站'))).json()).data.items;
+    const c201 = (validFrom: string, depart: string) =>
+      timetable('C201', validFrom, [
+        ['新站', undefined, depart],
+        ['终点', '23:00', undefined],
+      ]);
+    await ingestTimetableLines(t.current.db, [c201('20260701', '09:00')], 'c201-a.ndjson');
+    expect((await board()).map((i) => i.departAt)).toEqual([at(DAY, 9, 0)]);
+    expect((await board()).map((i) => i.departAt)).toEqual([at(DAY, 9, 0)]);
+    // A correction in force from today: the same app answers with it on the next request.
+    await ingestTimetableLines(t.current.db, [c201('20260814', '09:30')], 'c201-b.ndjson');
+    expect((await board()).map((i) => i.departAt)).toEqual([at(DAY, 9, 30)]);
+    // A second train arrives at the station: listed too, in time order.
+    await ingestTimetableLines(
+      t.current.db,
+      [
+        timetable('C202', '20260701', [
+          ['起点', undefined, '08:00'],
+          ['新站', '08:40', undefined],
+        ]),
+      ],
+      'c202.ndjson',
+    );
+    expect((await board()).map(code)).toEqual(['C202', 'C201']);
+  });
+
   it('answers a known station without trains today with an empty page, free', async () => {
     const early = await makeApp(t.current.db, { clock: shanghaiClock('20260601') });
     try {

@@ -9,6 +9,7 @@ import {
   stationBoardPage,
   stationKnown,
 } from '../../timetables/station-board.js';
+import { StationBoardCache } from '../station-board-cache.js';
 import { ApiError } from '../api-error.js';
 import { dataEnvelope, errorResponses } from '../envelope.js';
 import { v2Operation } from '../openapi.js';
@@ -59,6 +60,7 @@ const MAX_TIMETABLE_ID = 2_147_483_647;
 /** GET /timetable/station/{stationName}: today's trains at a station, paged. */
 export function registerTimetableStation(app: V2App, services: ApiServices): void {
   const { config, db, gate, costs, clock } = services;
+  const boards = new StationBoardCache(db);
   app.get(
     '/api/v2/timetable/station/:stationName',
     {
@@ -101,7 +103,8 @@ export function registerTimetableStation(app: V2App, services: ApiServices): voi
       await gate.charge(request, costs.stationTimetable.of(limit));
       let page;
       try {
-        page = await stationBoardPage(db, stationName, serviceDay, limit, cursor?.id);
+        const board = await boards.board(stationName, serviceDay);
+        page = await stationBoardPage(db, board, stationName, limit, cursor?.id);
       } catch (err) {
         if (!(err instanceof StationCursorError)) throw err;
         throw new ApiError(

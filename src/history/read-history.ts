@@ -100,13 +100,3 @@ export function emuHistoryPage(
 ): Promise<{ records: HistoryRecord[]; more: boolean }> {
   return page(db, EMU_HISTORY_SQL, emuId, options);
 }
-
-/** Whether a train number has any record or any timetable, of any day. */
-export async function trainCodeKnown(db: Queryable, trainCode: string): Promise<boolean> {
-  const r = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM daily_records WHERE train_code = $1)
-         OR EXISTS (SELECT 1 FROM timetable_coverage WHERE train_code = $1) AS known`,
-    [trainCode],
-  );
-  return (r.rows[0] as { known: boolean }).known;
-}

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   emuHistoryPage,
-  trainCodeKnown,
   trainHistoryPage,
   type HistoryPageOptions,
   type HistoryRecord,
@@ -14,6 +13,7 @@ import { listingMappings } from '../history-mappings.js';
 import { v2Operation } from '../openapi.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
+import { isKnownTrain } from '../../trains/known-train.js';
 import type { ApiServices, V2App } from '../services.js';
 import { trainCodeOf } from '../train-codes.js';
 import {
@@ -177,7 +177,7 @@ export function registerHistory(app: V2App, services: ApiServices): void {
       const options = pageOptions(request.query);
       await gate.charge(request, costs.trainHistory.of(options.limit));
       const { records, more } = await trainHistoryPage(db, trainCode, options);
-      if (records.length === 0 && !(await trainCodeKnown(db, trainCode))) {
+      if (records.length === 0 && !(await isKnownTrain(db, trainCode))) {
         throw new ApiError('not_found', `no record and no timetable of ${trainCode} is known`);
       }
       const mappings = await listingMappings(services, records);

@@ -68,7 +68,7 @@ function copyData(
   for (const { line, record: r } of rows) {
     parts.push(
       `${batchId}\t${fileText}\t${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
-        `${r.trainCode}\t{${r.trainCodes.join(',')}}\t${emuIds.get(r.emuCode)!}\t${copyTextValue(r.emuCode)}\t` +
+        `${r.trainCode}\t{${r.trainCodes.join(',')}}\t${emuIds.get(r.emuUnit)!}\t${copyTextValue(r.emuCode)}\t` +
         `${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`,
     );
   }
@@ -125,7 +125,7 @@ async function writeChunk(
   return db.transaction(async (tx) => {
     const emuIds = await resolveEmuIds(
       tx,
-      rows.map((r) => r.record.emuCode),
+      rows.map((r) => r.record.emuUnit),
       emuCache,
     );
     const days = await writer(tx, rows, (some) => copyData(batchId, file, some, emuIds));

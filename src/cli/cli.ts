@@ -32,6 +32,17 @@ function ymdArgument(value: string): number {
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
+/** Ingestion commands fail when nothing was found to read, or when a file could not be read. */
+function assertFilesRead(
+  target: string,
+  files: readonly { error?: string }[],
+  kinds: string,
+): void {
+  if (files.length === 0) throw new CliError(`${target}: no ${kinds} files found`);
+  const unreadable = files.filter((f) => f.error).length;
+  if (unreadable > 0) throw new CliError(`${unreadable} file(s) could not be read`);
+}
+
 export function buildCli(): Command {
   const program = new Command()
     .name('emutrack')
@@ -66,11 +77,7 @@ export function buildCli(): Command {
             ` (batch ${result.batchId}${result.rejected > 0 ? '; see table ingest_rejects' : ''})`,
         );
       }
-      if (result.files.length === 0)
-        throw new CliError(`${target}: no .ndjson, .jsonl, .json or .csv files found`);
-      const unreadable = result.files.filter((f) => f.error);
-      if (unreadable.length > 0)
-        throw new CliError(`${unreadable.length} file(s) could not be read`);
+      assertFilesRead(target, result.files, '.ndjson, .jsonl, .json or .csv');
     });
 
   program
@@ -101,11 +108,7 @@ export function buildCli(): Command {
             `timetables in force changed from ${ymdOfServiceDay(result.changedFrom)}: rebuild the days since (emutrack replay --from ${ymdOfServiceDay(result.changedFrom)} --to <YYYYMMDD>)`,
           );
       }
-      if (result.files.length === 0)
-        throw new CliError(`${target}: no .json, .ndjson or .jsonl files found`);
-      const unreadable = result.files.filter((f) => f.error);
-      if (unreadable.length > 0)
-        throw new CliError(`${unreadable.length} file(s) could not be read`);
+      assertFilesRead(target, result.files, '.json, .ndjson or .jsonl');
     });
 
   program

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { inferCirculations } from '../src/circulation/infer-circulations.js';
+import { peakRssBytes } from './peak-rss.js';
 import { createPostgresDb } from '../src/db/postgres-db.js';
 
 /**
@@ -24,12 +24,10 @@ for (let i = 0; i < 3; i++) {
 }
 await db.close();
 
-const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
-const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
 process.stdout.write(
   JSON.stringify({
     ms: runs.map((r) => r.ms),
     result: runs[0]!.result,
-    peakRssBytes: hwm ? Number(hwm[1]) * 1024 : process.memoryUsage().rss,
+    peakRssBytes: await peakRssBytes(),
   }) + '\n',
 );

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { peakRssBytes } from './peak-rss.js';
 import { createPostgresDb } from '../src/db/postgres-db.js';
 import { importFleet } from '../src/emus/import-fleet.js';
 import { renderDailyExport } from '../src/exports/daily-export-csv.js';
@@ -58,8 +58,6 @@ for (let d = firstDay; d < firstDay + days; d++) {
 }
 await db.close();
 
-const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
-const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
 process.stdout.write(
   JSON.stringify({
     fleetMs,
@@ -82,6 +80,6 @@ process.stdout.write(
     exportMs,
     exportRows,
     exportBytes,
-    peakRssBytes: hwm ? Number(hwm[1]) * 1024 : process.memoryUsage().rss,
+    peakRssBytes: await peakRssBytes(),
   }) + '\n',
 );

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config/config.js';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 
 const DATE = '20260810';
@@ -89,13 +88,7 @@ export const apiSuite: BenchSuite = {
     await bench.db.query('ANALYZE emus');
     await bench.db.query('ANALYZE daily_records');
 
-    const config = loadConfig({
-      DATABASE_URL: bench.url,
-      REDIS_URL: ctx.redisUrl,
-      LOG_LEVEL: 'warn',
-      QUOTA_ANONYMOUS_CAPACITY: '1000000000',
-      QUOTA_KEY_PREFIX: `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`,
-    });
+    const config = benchApiConfig(bench.url, ctx.redisUrl);
     const db = createPostgresDb({ connectionString: bench.url, max: config.PG_POOL_MAX });
     const redis = createQuotaRedis(ctx.redisUrl, config);
     const app = await buildApp({ db, config, logger: createLogger(config.LOG_LEVEL), redis });

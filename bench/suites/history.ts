@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config/config.js';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
 import { refreshReferenceModels } from '../../src/records/reference-models.js';
 import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { DAYS, EMUS, HUB, HUB_TRAINS, TRAINS, loadHistoryDataset } from '../history-data.js';
 
@@ -139,13 +138,7 @@ export const historySuite: BenchSuite = {
       },
     ];
 
-    const config = loadConfig({
-      DATABASE_URL: bench.url,
-      REDIS_URL: ctx.redisUrl,
-      LOG_LEVEL: 'warn',
-      QUOTA_ANONYMOUS_CAPACITY: '1000000000',
-      QUOTA_KEY_PREFIX: `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`,
-    });
+    const config = benchApiConfig(bench.url, ctx.redisUrl);
     const db = createPostgresDb({ connectionString: bench.url, max: config.PG_POOL_MAX });
     const redis = createQuotaRedis(ctx.redisUrl, config);
     const clock = () => (midnightOfServiceDay(today) + 8 * 3600) * 1000;

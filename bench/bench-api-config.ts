@@ -1,0 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../src/config/config.js';
+
+/**
+ * The API's configuration for a benchmark: the bench database, Redis for quota, and a bucket
+ * too large to throttle, under a key prefix of its own so runs never share buckets.
+ */
+export function benchApiConfig(databaseUrl: string, redisUrl: string): Config {
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'warn',
+    QUOTA_ANONYMOUS_CAPACITY: '1000000000',
+    QUOTA_KEY_PREFIX: `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`,
+  });
+}

@@ -45,11 +45,6 @@ export function copyTextValue(
   );
 }
 
-/** A Postgres text array literal, for COPY into a text[] column. */
-export function pgTextArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
-}
-
 /** One COPY text-format row, newline included. */
 export function copyTextRow(
   values: readonly (string | number | bigint | boolean | null | undefined)[],
@@ -70,6 +65,3 @@ export function copyColumnsSql(table: string, columns: readonly string[]): strin
   const tableSql = table.split('.').map(quoteIdent).join('.');
   return `${tableSql} (${columns.map(quoteIdent).join(', ')})`;
 }
-
-/** One dedicated connection, outside any transaction (session-level locks need it). */
-export type SessionRunner = <T>(fn: (session: Queryable) => Promise<T>) => Promise<T>;

@@ -70,7 +70,3 @@ export function parseEmuCode(input: string): ParsedEmuCode {
   if (!PLAIN.test(s) || s.endsWith('-')) throw new MalformedEmuCodeError(input);
   return { code: s, model: '', trainSetNo: '', writtenUnit };
 }
-
-export function normalizeEmuCode(input: string): string {
-  return parseEmuCode(input).code;
-}

@@ -95,11 +95,6 @@ export function midnightOfServiceDay(serviceDay: number): number {
   return Math.floor(fromZonedTime(iso, SERVICE_TIME_ZONE).getTime() / 1000);
 }
 
-/** The service day a "YYYYMMDD" names, and the Unix seconds of its local midnight. */
-export function midnightOfYmd(ymd: string): number {
-  return midnightOfServiceDay(serviceDayFromYmd(ymd));
-}
-
 export function assertServiceDay(serviceDay: number): void {
   // 0001-01-01 .. 9999-12-31, the range YYYYMMDD can write.
   if (!Number.isInteger(serviceDay) || serviceDay < -719_162 || serviceDay > 2_932_896) {

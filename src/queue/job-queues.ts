@@ -1,7 +1,6 @@
 import { FlowProducer, Queue, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
-import type { Config } from '../config/config.js';
 import {
   allJobs,
   buildDailyRecordsJob,
@@ -10,12 +9,8 @@ import {
   type JobDefinition,
 } from '../../jobs/index.js';
 import { parseJobPayload } from './execute-job.js';
-import {
-  defaultJobOptions,
-  jobRetentionFromConfig,
-  type JobRetentionOptions,
-} from './job-options.js';
-import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
+import { closeRedisConnection } from './redis-connection.js';
 
 /** Any job definition, whatever its payload and result (for lists of them). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -244,23 +239,4 @@ function dayJobId<P extends z.ZodType, R>(def: JobDefinition<P, R>, payload: z.i
   const id = def.jobId(payload);
   if (id === undefined) throw new Error(`${def.name}: a day's job must have a job id`);
   return id;
-}
-
-export interface OpenJobQueuesOptions {
-  /** 'command' (default) for one-shot CLI commands, 'producer' for long-running processes. */
-  role?: 'producer' | 'command';
-  onError?: (err: Error) => void;
-}
-
-/** Queues on their own connection to config.REDIS_URL (closed with them). */
-export function openJobQueues(config: Config, options: OpenJobQueuesOptions = {}): JobQueues {
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set: jobs run in-process');
-  const { onError } = options;
-  return new JobQueues({
-    connection: createRedisConnection(config.REDIS_URL, options.role ?? 'command'),
-    ownsConnection: true,
-    prefix: config.QUEUE_PREFIX,
-    retention: jobRetentionFromConfig(config),
-    ...(onError && { onError }),
-  });
 }

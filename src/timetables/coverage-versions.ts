@@ -103,12 +103,6 @@ export function coverageChanges(
   return { deleted, updated, inserted };
 }
 
-export function isUnchanged(changes: CoverageChanges): boolean {
-  return (
-    changes.deleted.length === 0 && changes.updated.length === 0 && changes.inserted.length === 0
-  );
-}
-
 /**
  * The earliest service day on which `before` and `after` put different timetables (or one puts
  * none) in force, or undefined when they agree on every day. Both are piecewise constant with

@@ -44,10 +44,11 @@ describe('retries', () => {
     env.workers({ ...env.ctx(config), db: flaky }, queues);
     await queues.enqueueDayFlow(day.serviceDay);
 
-    const exportJob = await waitFor('the export to fail with its build', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
-      return (await job?.getState()) === 'failed' && job;
+    const exportId = `export-${day.serviceDay}`;
+    await waitFor('the export to fail with its build', async () => {
+      return (await queues.queue(renderDailyExportJob.name).getJobState(exportId)) === 'failed';
     });
+    const exportJob = (await queues.getJob(renderDailyExportJob.name, exportId))!;
     expect(exportJob.failedReason).toMatch(/child .*build-/i);
     expect(await jobRuns(env.database.db, renderDailyExportJob.name, day.serviceDay)).toEqual([]);
     expect(await storedExport(env.database.db, day.serviceDay)).toBeUndefined();
@@ -71,10 +72,13 @@ describe('retries', () => {
     const job = await queues
       .queue(buildDailyRecordsJob.name)
       .add(buildDailyRecordsJob.name, { serviceDay: 'yesterday' });
-    const failed = await waitFor('the job to fail', async () => {
-      const j = await queues.getJob(buildDailyRecordsJob.name, job.id!);
-      return (await j?.getState()) === 'failed' && j;
+    await waitFor('the job to fail', async () => {
+      return (await queues.queue(buildDailyRecordsJob.name).getJobState(job.id!)) === 'failed';
     });
+    // Read the job only once it has failed: a copy read before (while it was still active) has
+    // attemptsMade 0 even if the state read right after it says failed (the race that made
+    // this test flaky).
+    const failed = (await queues.getJob(buildDailyRecordsJob.name, job.id!))!;
     expect(failed.attemptsMade).toBe(1);
     expect(failed.failedReason).toMatch(/build-daily-records: invalid payload: serviceDay:/);
   });

@@ -142,12 +142,23 @@ describe('buildDailyRecords: rebuilds', () => {
   });
 
   it('leaves other days alone and builds an empty day as empty', async () => {
-    const other = await records('20260910');
+    // Its own other day (not one another test built), so the check holds when run alone.
+    await ingestSightings(t.current.db, [
+      ...sightings('20260930', 'G21', 'CR400AF-2101', 3),
+      ...sightings('20260930', 'G22', 'CR400AF-2102', 2),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260930'));
+    const other = await records('20260930');
+    expect(brief(other)).toEqual([
+      ['G21', 'CR400AF-2101', 3, 0x01],
+      ['G22', 'CR400AF-2102', 2, 0x01],
+    ]);
     expect(await buildDailyRecords(t.current.db, serviceDayFromYmd('20261001'))).toMatchObject({
       records: 0,
       observations: 0,
     });
-    expect(await records('20260910')).toEqual(other);
+    expect(await records('20260930')).toEqual(other);
+    expect(await records('20261001')).toEqual([]);
   });
 
   it('serialises concurrent builds of one day: no duplicate records', async () => {

@@ -38,6 +38,18 @@ CREATE TABLE credentials (
 );
 CREATE INDEX credentials_user ON credentials (user_id, created_at DESC);
 
+-- Failed sign-ins, counted per account (lower-case username) and per client address over a
+-- sliding window to refuse guessing; rows older than the window are deleted as new ones come.
+CREATE TABLE sign_in_failures (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  username_key text NOT NULL,
+  address text NOT NULL,
+  failed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX sign_in_failures_username ON sign_in_failures (username_key, failed_at);
+CREATE INDEX sign_in_failures_address ON sign_in_failures (address, failed_at);
+
 -- Down Migration
+DROP TABLE sign_in_failures;
 DROP TABLE credentials;
 DROP TABLE users;

@@ -175,11 +175,14 @@ export function buildCli(): Command {
     .description('build daily records and render the export of every day in a range (inclusive)')
     .requiredOption('--from <YYYYMMDD>', 'first service day', ymdArgument)
     .requiredOption('--to <YYYYMMDD>', 'last service day', ymdArgument)
-    .action(async (opts: { from: number; to: number }) => {
+    .option('--force', 'rebuild days whose inputs did not change since their last build', false)
+    .action(async (opts: { from: number; to: number; force: boolean }) => {
       if (opts.to < opts.from) throw new CliError('--to is before --from');
       if (opts.to - opts.from >= 3660)
         throw new CliError('a replay covers at most 3660 days; split the range');
-      const outcome = await withAppContext((ctx) => replayDays(ctx, opts.from, opts.to));
+      const outcome = await withAppContext((ctx) =>
+        replayDays(ctx, opts.from, opts.to, { force: opts.force }),
+      );
       out(
         `replay: ${outcome.succeeded.length} of ${outcome.days} days done, ${outcome.failed.length} failed`,
       );

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { AppContext } from '../app/app-context.js';
-import { runDayInProcess, type DayRunResult } from '../queue/in-process-runner.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
+import { runInProcess, type DayRunResult } from '../queue/in-process-runner.js';
 import { ymdOfServiceDay } from '../time/service-day.js';
 
 export interface ReplayOutcome {
@@ -12,11 +13,15 @@ export interface ReplayOutcome {
 export interface ReplayOptions {
   /** Where progress goes; a TTY gets a progress bar, anything else one line per day. */
   stream?: NodeJS.WriteStream;
+  /** Rebuild days whose inputs did not change since their last build (default: skip them). */
+  force?: boolean;
 }
 
 /**
  * Builds and exports every day from `from` to `to` (inclusive) in order, through the same job
- * code as the nightly flow. Idempotent; a failing day is reported and the others proceed.
+ * code as the nightly flow. Idempotent; a failing day is reported and the others proceed. A
+ * day whose inputs did not change since its last build is skipped (its export is still
+ * rendered, which changes nothing when the records did not), unless `force`.
  */
 export async function replayDays(
   ctx: AppContext,
@@ -43,12 +48,20 @@ export async function replayDays(
   for (let day = from; day <= to; day++) {
     const ymd = ymdOfServiceDay(day);
     try {
-      const r = await runDayInProcess(ctx, day);
+      const build = await runInProcess(ctx, buildDailyRecordsJob, {
+        serviceDay: day,
+        force: options.force ?? false,
+      });
+      const exported = await runInProcess(ctx, renderDailyExportJob, { serviceDay: day });
+      const r: DayRunResult = { serviceDay: day, build, export: exported };
       outcome.succeeded.push(r);
       records += r.build.records;
       if (!bar) {
         stream.write(
-          `${ymd} ok: ${r.build.records} records (+${r.build.inserted} ~${r.build.updated} -${r.build.deleted}), ` +
+          `${ymd} ok: ${r.build.records} records ` +
+            (r.build.skipped
+              ? '(inputs unchanged, skipped), '
+              : `(+${r.build.inserted} ~${r.build.updated} -${r.build.deleted}), `) +
             `export ${r.export.rowCount} rows${r.export.changed ? '' : ' (unchanged)'}\n`,
         );
       }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.js';
 import { assertServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
+import { dayBuildInputs, readDayBuildState, saveDayBuildState } from './day-build-inputs.js';
 import { daySightingsSql, movedSightings } from './day-sightings.js';
 
 /**
@@ -48,6 +49,17 @@ export interface BuildResult {
   updated: number;
   deleted: number;
   observations: number;
+  /** True when the day's inputs had not changed since its last build and nothing was written. */
+  skipped: boolean;
+  /** The day's version after the build: bumped in the build's transaction when records changed. */
+  version: number;
+  /** Milliseconds spent in each phase, in order (lock, moved, inputs, wanted, delete, ...). */
+  phases: Record<string, number>;
+}
+
+export interface BuildOptions {
+  /** Build even when the day's inputs did not change since its last build. Default false. */
+  force?: boolean;
 }
 
 export const STATUS_CONFIRMED = 0x01;
@@ -97,16 +109,55 @@ const SELECT_WANTED = `
  * still supported keeps its id and row, rows change only where their values did, new keys get
  * new ids (assigned in train order), and keys no longer supported are removed. Running it twice
  * changes nothing the second time.
+ *
+ * A day whose inputs (day-build-inputs.ts: its sightings, those moved across its midnights, the
+ * timetables in force, the rule) are those of its last build is skipped: nothing is written and
+ * its version stays. `force` builds it anyway (an unchanged result still keeps the version).
  */
 export async function buildDailyRecords(
   db: Db,
   serviceDay: number,
   rule: Partial<ConflictRule> = {},
+  options: BuildOptions = {},
 ): Promise<BuildResult> {
   assertServiceDay(serviceDay);
   const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
   return db.transaction(async (tx) => {
+    const phases: Record<string, number> = {};
+    let mark = performance.now();
+    const phase = (name: string) => {
+      const now = performance.now();
+      phases[name] = now - mark;
+      mark = now;
+    };
     await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [BUILD_LOCK_CLASS, serviceDay]);
+    phase('lock');
+    // A statement apart from the build's own, so that the build's scan can run in parallel. A
+    // sighting stored between the two counts where it was stored until the next build.
+    const moved = await movedSightings(tx, serviceDay);
+    phase('moved');
+    const { inputs, stored } = await dayBuildInputs(tx, serviceDay, moved, r);
+    const state = await readDayBuildState(tx, serviceDay);
+    phase('inputs');
+    const observations = stored - moved.out.length + moved.in.length;
+    if (!options.force && state?.inputs === inputs) {
+      const count = await tx.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
+        [serviceDay],
+      );
+      phase('count');
+      return {
+        serviceDay,
+        records: count.rows[0]!.n,
+        inserted: 0,
+        updated: 0,
+        deleted: 0,
+        observations,
+        skipped: true,
+        version: state.version,
+        phases,
+      };
+    }
     // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
     // that runs in a fraction of the compile time; a day's candidates sort in memory.
     await tx.query(`SET LOCAL jit = off`);
@@ -118,9 +169,6 @@ export async function buildDailyRecords(
          timetable_id integer
        ) ON COMMIT DROP`,
     );
-    // A statement apart from the build's own, so that the build's scan can run in parallel. A
-    // sighting stored between the two counts where it was stored until the next build.
-    const moved = await movedSightings(tx, serviceDay);
     await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
       serviceDay,
       r.minDissentSupport,
@@ -130,16 +178,14 @@ export async function buildDailyRecords(
       moved.out,
       moved.in,
     ]);
-    const stored = await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM observations WHERE service_day = $1',
-      [serviceDay],
-    );
+    phase('wanted');
     const deleted = await tx.query(
       `DELETE FROM daily_records d
         WHERE d.service_day = $1
           AND NOT EXISTS (SELECT 1 FROM wanted_records w WHERE w.train_code = d.train_code AND w.emu_id = d.emu_id)`,
       [serviceDay],
     );
+    phase('delete');
     const updated = await tx.query(
       `UPDATE daily_records d
           SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
@@ -152,6 +198,7 @@ export async function buildDailyRecords(
                                 w.timetable_id)`,
       [serviceDay],
     );
+    phase('update');
     const inserted = await tx.query(
       `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
                                   first_observed_at, last_observed_at, status, timetable_id)
@@ -163,17 +210,24 @@ export async function buildDailyRecords(
         ORDER BY substring(w.train_code FROM '^[A-Z]*'), substring(w.train_code FROM '[0-9]+$')::int, w.emu_id`,
       [serviceDay],
     );
+    phase('insert');
     const count = await tx.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
       [serviceDay],
     );
+    const changed = deleted.rowCount + updated.rowCount + inserted.rowCount > 0;
+    const version = await saveDayBuildState(tx, serviceDay, inputs, changed);
+    phase('save');
     return {
       serviceDay,
       records: count.rows[0]!.n,
       inserted: inserted.rowCount,
       updated: updated.rowCount,
       deleted: deleted.rowCount,
-      observations: stored.rows[0]!.n - moved.out.length + moved.in.length,
+      observations,
+      skipped: false,
+      version,
+      phases,
     };
   });
 }

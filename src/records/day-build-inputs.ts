@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/db.js';
+import type { ConflictRule } from './build-daily-records.js';
+import type { MovedSightings } from './day-sightings.js';
+
+/**
+ * Bumped when the build's logic changes what the same inputs give, so that every day is built
+ * again once after such a change instead of being skipped as unchanged.
+ */
+export const BUILD_LOGIC_VERSION = 1;
+
+/** What a day's stored build state says about its last build. */
+export interface DayBuildState {
+  version: number;
+  inputs: string;
+}
+
+/**
+ * A digest of everything a day's records are computed from, read inside the build's
+ * transaction:
+ *   - the sightings stored for the day: observations are append-only (a trigger refuses
+ *     UPDATE and DELETE), so their count names the set;
+ *   - the sightings moved across its midnights (movedSightings: ids, exact);
+ *   - the timetable in force on the day for every number (which record gets which
+ *     timetable_id), read through the GiST index on coverage days;
+ *   - the conflict rule and BUILD_LOGIC_VERSION.
+ * Two builds with the same digest write the same records, so the second can be skipped.
+ */
+export async function dayBuildInputs(
+  tx: Queryable,
+  serviceDay: number,
+  moved: MovedSightings,
+  rule: ConflictRule,
+): Promise<{ inputs: string; stored: number }> {
+  const r = await tx.query<{ stored: number; coverage: string | null }>(
+    `SELECT (SELECT count(*)::int FROM observations WHERE service_day = $1) AS stored,
+            (SELECT md5(string_agg(train_code || ':' || timetable_id, ',' ORDER BY train_code))
+               FROM timetable_coverage WHERE service_days @> $1::int) AS coverage`,
+    [serviceDay],
+  );
+  const { stored, coverage } = r.rows[0]!;
+  const hash = createHash('sha256');
+  hash.update(`logic ${BUILD_LOGIC_VERSION}\nrule ${JSON.stringify(rule)}\n`);
+  hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
+  hash.update(`coverage ${coverage ?? ''}\n`);
+  return { inputs: hash.digest('hex'), stored };
+}
+
+/** The day's build state, or undefined for a day never built since migration 011. */
+export async function readDayBuildState(
+  db: Queryable,
+  serviceDay: number,
+): Promise<DayBuildState | undefined> {
+  const r = await db.query<{ version: string; inputs: string }>(
+    'SELECT version, inputs FROM daily_record_builds WHERE service_day = $1',
+    [serviceDay],
+  );
+  const row = r.rows[0];
+  return row ? { version: Number(row.version), inputs: row.inputs } : undefined;
+}
+
+/**
+ * Stores what this build read and, when it changed the day's records, the next version, in the
+ * build's transaction: a reader sees the new version exactly when it sees the new records. A day
+ * first built here without a change keeps version 0, the version readers assume for a day with
+ * no row. Returns the day's version after the build.
+ */
+export async function saveDayBuildState(
+  tx: Queryable,
+  serviceDay: number,
+  inputs: string,
+  changed: boolean,
+): Promise<number> {
+  const r = await tx.query<{ version: string }>(
+    `INSERT INTO daily_record_builds AS b (service_day, version, inputs)
+     VALUES ($1, $2, $3)
+     ON CONFLICT (service_day) DO UPDATE
+        SET version = b.version + $2, inputs = excluded.inputs, built_at = now(),
+            changed_at = CASE WHEN $2 > 0 THEN now() ELSE b.changed_at END
+     RETURNING version`,
+    [serviceDay, changed ? 1 : 0, inputs],
+  );
+  return Number(r.rows[0]!.version);
+}

@@ -35,16 +35,31 @@ const ingest = await ingestObservations(db, path.join(dataDir, 'observations'));
 const ingestMs = performance.now() - t1;
 
 const buildMs: number[] = [];
+const buildPhases: Record<string, number[]> = {};
 let records = 0;
 for (let d = firstDay; d < firstDay + days; d++) {
   const s = performance.now();
   const r = await buildDailyRecords(db, d);
   buildMs.push(performance.now() - s);
   records += r.records;
+  for (const [name, ms] of Object.entries(r.phases)) (buildPhases[name] ??= []).push(ms);
 }
-const rebuildStart = performance.now();
-await buildDailyRecords(db, firstDay + Math.floor(days / 2));
-const rebuildMs = performance.now() - rebuildStart;
+// An unchanged rebuild (inputs unchanged: skipped) and a forced one, of a few mid-range days.
+const rebuildMs: number[] = [];
+const forcedMs: number[] = [];
+for (let k = 0; k < Math.min(5, days); k++) {
+  const day = firstDay + Math.floor(days / 2) - 2 + k;
+  if (day < firstDay || day >= firstDay + days) continue;
+  const s = performance.now();
+  const skipped = await buildDailyRecords(db, day);
+  rebuildMs.push(performance.now() - s);
+  if (!skipped.skipped) throw new Error(`day ${day} rebuilt although nothing changed`);
+  const f = performance.now();
+  const forced = await buildDailyRecords(db, day, {}, { force: true });
+  forcedMs.push(performance.now() - f);
+  if (forced.inserted + forced.updated + forced.deleted > 0)
+    throw new Error(`day ${day}: a forced rebuild of unchanged inputs wrote records`);
+}
 
 const exportMs: number[] = [];
 let exportRows = 0;
@@ -75,7 +90,9 @@ process.stdout.write(
       rejected: ingest.rejected,
     },
     buildMs,
+    buildPhases,
     rebuildMs,
+    forcedMs,
     records,
     exportMs,
     exportRows,

@@ -71,7 +71,8 @@ const BUILD_LOCK_CLASS = 0x656d75;
 // $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts).
 const SELECT_WANTED = `
   WITH sighting AS (
-    SELECT unnest(s.train_codes) AS train_code, s.emu_id, s.source, s.observed_at
+    -- Grouped and ranked by byte order ("C"): the same groups, and sorts with abbreviated keys.
+    SELECT unnest(s.train_codes) COLLATE "C" AS train_code, s.emu_id, s.source, s.observed_at
       FROM ${daySightingsSql(6, 7)} AS s
   ), candidate AS (
     SELECT train_code, emu_id, count(*)::int AS support,

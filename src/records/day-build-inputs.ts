@@ -22,7 +22,8 @@ export interface DayBuildState {
  *     UPDATE and DELETE), so their count names the set;
  *   - the sightings moved across its midnights (movedSightings: ids, exact);
  *   - the timetable in force on the day for every number (which record gets which
- *     timetable_id), read through the GiST index on coverage days;
+ *     timetable_id): the coverage rows in force on the day, by id (a row keeps its number and,
+ *     while in force on a day, its timetable), read through the GiST index on coverage days;
  *   - the conflict rule and BUILD_LOGIC_VERSION.
  * Two builds with the same digest write the same records, so the second can be skipped.
  */
@@ -34,7 +35,7 @@ export async function dayBuildInputs(
 ): Promise<{ inputs: string; stored: number }> {
   const r = await tx.query<{ stored: number; coverage: string | null }>(
     `SELECT (SELECT count(*)::int FROM observations WHERE service_day = $1) AS stored,
-            (SELECT md5(string_agg(train_code || ':' || timetable_id, ',' ORDER BY train_code))
+            (SELECT md5(string_agg(id || ':' || timetable_id, ',' ORDER BY id))
                FROM timetable_coverage WHERE service_days @> $1::int) AS coverage`,
     [serviceDay],
   );

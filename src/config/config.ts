@@ -151,6 +151,55 @@ const envSchema = z.object({
   QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
   /** A quota command Redis has not answered in this time counts as Redis being down. */
   QUOTA_REDIS_TIMEOUT_MS: int(1_000, 10, 60_000),
+
+  // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
+  /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
+  MEDIA_UPLOADS_DIR: z.string().min(1).optional(),
+  /** Largest upload in bytes (32 MiB); larger ones are refused with 413 while streaming. */
+  MEDIA_MAX_UPLOAD_BYTES: int(32 * 1024 * 1024, 1),
+  /** Images with more pixels (width x height, read from the header) are refused before decoding. */
+  MEDIA_MAX_IMAGE_PIXELS: int(100_000_000, 1),
+  /** WordPress's big-image threshold: larger originals get a "-scaled" copy within it; 0 = off. */
+  MEDIA_BIG_IMAGE_THRESHOLD: int(2560, 0, 65_535),
+  /** Quality of the JPEG and WebP sizes and edits (WordPress's default is 82). */
+  MEDIA_IMAGE_QUALITY: int(82, 1, 100),
+  /**
+   * The oEmbed proxy's allow-list: entries separated by ";" or newlines, each
+   * "<URL pattern> <provider endpoint>" (pattern: * matches any characters). Empty = no provider.
+   */
+  OEMBED_PROVIDERS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries: { pattern: string; endpoint: string }[] = [];
+      for (const raw of v.split(/[;\n]/)) {
+        const entry = raw.trim();
+        if (entry === '') continue;
+        const [pattern, endpoint, ...rest] = entry.split(/\s+/);
+        const valid = (u: string | undefined) => {
+          try {
+            return u !== undefined && ['http:', 'https:'].includes(new URL(u).protocol);
+          } catch {
+            return false;
+          }
+        };
+        if (rest.length > 0 || !valid(pattern?.replace(/\*/g, 'x')) || !valid(endpoint)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `entry "${entry}": expected "<http(s) URL pattern> <http(s) endpoint URL>"`,
+          });
+          return z.NEVER;
+        }
+        entries.push({ pattern: pattern!, endpoint: endpoint! });
+      }
+      return entries;
+    }),
+  /** A provider answering later than this is given up (504). */
+  OEMBED_PROXY_TIMEOUT_MS: int(5_000, 100, 60_000),
+  /** Largest provider answer read, in bytes; longer ones are cut off and refused. */
+  OEMBED_PROXY_MAX_BYTES: int(256 * 1024, 1024, 16 * 1024 * 1024),
+  /** How long a provider's answer is kept (WordPress keeps embeds a day). */
+  OEMBED_PROXY_CACHE_SECONDS: int(86_400, 0),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -152,6 +152,42 @@ const envSchema = z.object({
   /** A quota command Redis has not answered in this time counts as Redis being down. */
   QUOTA_REDIS_TIMEOUT_MS: int(1_000, 10, 60_000),
 
+  // OAuth 2.0 authorization server (src/oauth, src/api/oauth).
+  /**
+   * The API's external base URL: the OAuth issuer (the id_token's `iss`, discovery's `issuer`)
+   * and the base of the endpoints discovery lists. No query or fragment; a trailing / is dropped.
+   */
+  PUBLIC_URL: z
+    .string()
+    .trim()
+    .default('http://localhost:3000')
+    .refine(
+      (v) => {
+        try {
+          const url = new URL(v);
+          return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an http(s) URL without query or fragment' },
+    ),
+  /**
+   * Secret (32+ characters) the id_token signing keys are encrypted with in the database.
+   * Unset = one is generated once into DATA_DIR/oauth-key-secret (development).
+   */
+  OAUTH_KEY_SECRET: z
+    .string()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional()
+    .refine((v) => v === undefined || v.length >= 32, { message: 'must be 32 characters or more' }),
+  /** Authorization requests (GET and POST /oauth/authorize) one address may make per minute. */
+  OAUTH_AUTHORIZE_RATE_PER_MINUTE: int(60, 1),
+  /** Token requests (POST /oauth/token) one address may make per minute. */
+  OAUTH_TOKEN_RATE_PER_MINUTE: int(30, 1),
+  /** How often the API deletes expired authorization codes and consents, in seconds; 0 = never. */
+  OAUTH_CLEANUP_INTERVAL_SECONDS: int(3_600, 0),
+
   // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
   /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
   MEDIA_UPLOADS_DIR: z.string().min(1).optional(),
@@ -210,7 +246,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
-    const value = env[variable];
+    // Secrets are never repeated in an error message (it may end up in a log).
+    const value = /SECRET|TOKEN|PASSWORD/.test(variable) ? undefined : env[variable];
     throw new ConfigError(
       variable,
       `${issue.message}${value === undefined ? '' : ` (got ${JSON.stringify(value)})`}`,

@@ -20,6 +20,7 @@ import { runInProcess } from '../queue/in-process-runner.js';
 import { CliError, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';
 import { printStatus } from './print-status.js';
+import { registerOAuthCommands } from './commands-oauth.js';
 
 function ymdArgument(value: string): number {
   try {
@@ -280,6 +281,7 @@ export function buildCli(): Command {
       );
     });
 
+  registerOAuthCommands(program);
   return program;
 }
 

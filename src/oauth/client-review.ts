@@ -52,7 +52,8 @@ export async function reviewClient(
   db: Db,
   clientId: string,
   review: ClientReview,
-  reviewerId: string,
+  /** The administrator's user id; null from the CLI without --by. */
+  reviewerId: string | null,
   now: Date = new Date(),
 ): Promise<ReviewOutcome> {
   const decisions = Object.entries(review.scopes ?? {});

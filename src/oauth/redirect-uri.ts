@@ -24,7 +24,7 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (uri.length === 0) return 'is empty';
   if (uri.length > REDIRECT_URI_MAX_LENGTH)
     return `longer than ${REDIRECT_URI_MAX_LENGTH} characters`;
-// eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
   if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'contains white space or control characters';
   let url: URL;
   try {

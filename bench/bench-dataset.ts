@@ -16,6 +16,10 @@ export interface BenchDatasetOptions {
   seed: number;
   /** Share of sightings dropped. Default 0: the foundation bench wants 5 sightings per record. */
   missingRate?: number;
+  /** Share of runs with no sighting at all. Default 0. */
+  runUnseenRate?: number;
+  /** Sightings drawn per run [min, max]. Default the generator's [3, 7]. */
+  sightingsPerRun?: readonly [number, number];
   log(message: string): void;
 }
 
@@ -25,10 +29,14 @@ export interface BenchDatasetOptions {
  */
 export async function benchDataset(options: BenchDatasetOptions): Promise<BenchDataset> {
   const missingRate = options.missingRate ?? 0;
+  const sparse =
+    options.runUnseenRate || options.sightingsPerRun
+      ? `-u${options.runUnseenRate ?? 0}-n${(options.sightingsPerRun ?? [3, 7]).join('to')}`
+      : '';
   const dir = path.join(
     packageRoot(),
     'bench-data',
-    `gen-${options.emus}x${options.days}-s${options.seed}-m${missingRate}`,
+    `gen-${options.emus}x${options.days}-s${options.seed}-m${missingRate}${sparse}`,
   );
   let manifest: GeneratedManifest;
   try {
@@ -43,6 +51,8 @@ export async function benchDataset(options: BenchDatasetOptions): Promise<BenchD
       seed: options.seed,
       out: dir,
       missingRate,
+      ...(options.runUnseenRate !== undefined ? { runUnseenRate: options.runUnseenRate } : {}),
+      ...(options.sightingsPerRun ? { sightingsPerRun: options.sightingsPerRun } : {}),
     });
   }
   return {

@@ -66,7 +66,7 @@ export async function inferCirculations(
     return ms;
   };
   // Reading and chaining need no lock: a run's routes come from the records as it read them.
-  const observed = await observeLinks(db, windowStart, windowEnd);
+  const observed = await observeLinks(db, windowStart, windowEnd, rule.minSupport);
   const observe = lap();
   const kept = keptLinks(observed.links, rule);
   const routes = chainRoutes(kept);

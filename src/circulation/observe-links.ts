@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.js';
 import { midnightOfServiceDay } from '../time/service-day.js';
 import type { ObservedLink } from './inference-rule.js';
+import { LinkCounter, type CountedRun } from './link-counter.js';
 
 export interface ObservedWindow {
   links: ObservedLink[];
@@ -36,14 +37,6 @@ interface Timetable {
   end: number;
 }
 
-interface Run {
-  day: number;
-  node: number;
-  /** Seconds from the day's midnight that order the day's runs. */
-  at: number;
-  bySighting: boolean;
-}
-
 const DAY = 86_400;
 
 /** The COPY text rows of a query, split into fields (\N is null). */
@@ -59,124 +52,9 @@ async function* copyRows(db: Db, sql: string): AsyncGenerator<string[]> {
 }
 
 /**
- * Everything an inference run counts, built over one pass of the window's daily records in EMU
- * order. Node keys are interned to numbers; steps are kept in flat arrays.
- */
-class LinkCounter {
-  readonly keys: string[] = [];
-  private readonly ids = new Map<string, number>();
-  runs = 0;
-  runsOrderedBySighting = 0;
-  // One entry per step A->B of one EMU: A, its day, B and B's day, and the run after B (or -1).
-  private readonly a: number[] = [];
-  private readonly day: number[] = [];
-  private readonly b: number[] = [];
-  private readonly bDay: number[] = [];
-  private readonly c: number[] = [];
-  private readonly cDay: number[] = [];
-  private readonly emu: number[] = [];
-
-  node(key: string): number {
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.keys.length;
-      this.keys.push(key);
-      this.ids.set(key, id);
-    }
-    return id;
-  }
-
-  /** One EMU's runs of the window, records of one day and node already merged. */
-  addEmu(emu: number, runs: Run[]): void {
-    this.runs += runs.length;
-    for (const r of runs) if (r.bySighting) this.runsOrderedBySighting++;
-    runs.sort((x, y) => x.day - y.day || x.at - y.at || x.node - y.node);
-    // A run repeating the node of the EMU's last run the evening before is that train seen
-    // after midnight (its late sightings attributed to the next day), not a new run.
-    const seq: Run[] = [];
-    for (const r of runs) {
-      const prev = seq[seq.length - 1];
-      if (prev && prev.node === r.node && prev.day === r.day - 1) continue;
-      seq.push(r);
-    }
-    for (let i = 0; i + 1 < seq.length; i++) {
-      const x = seq[i]!;
-      const y = seq[i + 1]!;
-      if (y.day - x.day > 1) continue;
-      const z = seq[i + 2];
-      this.emu.push(emu);
-      this.a.push(x.node);
-      this.day.push(x.day);
-      this.b.push(y.node);
-      this.bDay.push(y.day);
-      this.c.push(z && z.day - y.day <= 1 ? z.node : -1);
-      this.cDay.push(z ? z.day : -1);
-    }
-  }
-
-  /**
-   * support(A->B) = distinct days of A with a step A->B. A step A->C of one unit does not count
-   * when, the same day, another unit on A ran A->B->C: the two units of a coupled train, one of
-   * them unseen on B, would otherwise count a link that does not exist.
-   */
-  links(): ObservedLink[] {
-    const n = this.a.length;
-    const byStart = new Map<number, number[]>();
-    for (let i = 0; i < n; i++) {
-      const k = this.a[i]! * 4096 + (this.day[i]! & 4095);
-      const list = byStart.get(k);
-      if (list) list.push(i);
-      else byStart.set(k, [i]);
-    }
-    const nodes = this.keys.length;
-    const seenDay = new Set<number>();
-    const support = new Map<number, number>();
-    for (const group of byStart.values()) {
-      for (const i of group) {
-        const skipped =
-          group.length > 1 &&
-          group.some(
-            (o) =>
-              this.emu[o] !== this.emu[i] &&
-              this.b[o] !== this.b[i] &&
-              this.c[o] === this.b[i] &&
-              this.cDay[o] === this.bDay[i],
-          );
-        if (skipped) continue;
-        const link = this.a[i]! * nodes + this.b[i]!;
-        const once = link * 4096 + (this.day[i]! & 4095);
-        if (seenDay.has(once)) continue;
-        seenDay.add(once);
-        support.set(link, (support.get(link) ?? 0) + 1);
-      }
-    }
-    const out = new Map<number, number>();
-    const into = new Map<number, number>();
-    for (const [link, s] of support) {
-      const from = Math.floor(link / nodes);
-      const to = link - from * nodes;
-      out.set(from, (out.get(from) ?? 0) + s);
-      into.set(to, (into.get(to) ?? 0) + s);
-    }
-    const result: ObservedLink[] = [];
-    for (const [link, s] of support) {
-      const from = Math.floor(link / nodes);
-      const to = link - from * nodes;
-      result.push({
-        from: this.keys[from]!,
-        to: this.keys[to]!,
-        support: s,
-        outTotal: out.get(from)!,
-        inTotal: into.get(to)!,
-      });
-    }
-    return result;
-  }
-}
-
-/**
  * Reads the window's daily records (one streamed pass, in EMU order) and returns every link
- * seen between consecutive runs of one EMU, with its counts (see InferenceRule).
+ * seen between consecutive runs of one EMU, with its counts (see InferenceRule; `minSupport`
+ * decides which links are known well enough for a skip through them to count).
  *
  * A run's node key is every number it carries, in running order, joined by '/': the
  * timetable's all_codes, else a pair learnt from sightings, else the record's number; records of
@@ -190,6 +68,7 @@ export async function observeLinks(
   db: Db,
   windowStart: number,
   windowEnd: number,
+  minSupport: number,
 ): Promise<ObservedWindow> {
   const midnight = new Map<number, number>();
   for (let d = windowStart; d <= windowEnd; d++) midnight.set(d, midnightOfServiceDay(d));
@@ -221,7 +100,7 @@ export async function observeLinks(
   const counter = new LinkCounter();
   let emu = -1;
   // The current EMU's runs by (day, node).
-  let runs = new Map<string, Run>();
+  let runs = new Map<string, CountedRun>();
   const flush = () => {
     if (emu >= 0) counter.addEmu(emu, [...runs.values()]);
     runs = new Map();
@@ -263,7 +142,7 @@ export async function observeLinks(
   }
   flush();
   return {
-    links: counter.links(),
+    links: counter.links(minSupport),
     runs: counter.runs,
     runsOrderedBySighting: counter.runsOrderedBySighting,
   };

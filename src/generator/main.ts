@@ -14,6 +14,16 @@ function share(value: string): number {
   return n;
 }
 
+function range(value: string): [number, number] {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected a count or a range such as 1-3');
+  const min = Number(m[1]);
+  const max = Number(m[2] ?? m[1]);
+  if (min < 1 || max > 20 || max < min)
+    throw new InvalidArgumentError('expected 1 <= min <= max <= 20, such as 1-3');
+  return [min, max];
+}
+
 const program = new Command()
   .name('generate')
   .description(
@@ -25,6 +35,8 @@ const program = new Command()
   .option('--seed <n>', 'random seed', integer, 1)
   .option('--start <YYYYMMDD>', 'first service day', '20260801')
   .option('--missing-rate <share>', 'share of sightings dropped', share, 0.2)
+  .option('--run-unseen-rate <share>', 'share of runs with no sighting at all', share, 0)
+  .option('--sightings-per-run <min-max>', 'sightings drawn per run, before drops', range, [3, 7])
   .option('--wrong-rate <share>', 'share of sightings naming a wrong unit', share, 0.01)
   .option('--bad-rate <share>', 'share of sightings followed by a malformed line', share, 0)
   .option('--duplicate-rate <share>', 'share of sightings written twice', share, 0.001)
@@ -40,6 +52,8 @@ const opts = program.opts<{
   seed: number;
   start: string;
   missingRate: number;
+  runUnseenRate: number;
+  sightingsPerRun: [number, number];
   wrongRate: number;
   badRate: number;
   duplicateRate: number;

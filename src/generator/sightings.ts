@@ -5,8 +5,15 @@ import type { EmuUnit } from './fleet.js';
 import type { Train } from './network.js';
 import type { Rng } from './rng.js';
 
-/** How sightings are degraded; every rate is a probability per sighting (or per line). */
+/**
+ * How sightings are degraded. `runUnseenRate` is a probability per run (one train run by one
+ * unit on one day: none of its sightings is written); the other rates are per sighting (or per
+ * line). A run draws `minSightingsPerRun` to `maxSightingsPerRun` sightings (default 3 to 7).
+ */
 export interface SightingRates {
+  runUnseenRate: number;
+  minSightingsPerRun: number;
+  maxSightingsPerRun: number;
   missingRate: number;
   wrongRate: number;
   isoTimeRate: number;
@@ -20,6 +27,8 @@ export interface SightingCounts {
   sightings: number;
   wrong: number;
   dropped: number;
+  /** Runs with every sighting dropped by `runUnseenRate` (a run left empty by missingRate alone is not counted). */
+  unseenRuns: number;
   duplicateLines: number;
   badLines: number;
 }
@@ -89,6 +98,7 @@ export class SightingMaker {
     sightings: 0,
     wrong: 0,
     dropped: 0,
+    unseenRuns: 0,
     duplicateLines: 0,
     badLines: 0,
   };
@@ -99,9 +109,15 @@ export class SightingMaker {
   /** Content of the day's sightings without a ref: ingestion would take two alike as one. */
   private readonly refless = new Set<string>();
 
+  /**
+   * `runRng` draws only whether a whole run goes unseen, one number per run: a separate stream,
+   * so that the sightings drawn do not move with the run-unseen rate (and a dataset generated
+   * at rate 0 is the same bytes as before the rate existed).
+   */
   constructor(
     private readonly rng: Rng,
     private readonly badRng: Rng,
+    private readonly runRng: Rng,
     private readonly fleet: readonly EmuUnit[],
     private readonly rates: SightingRates,
   ) {
@@ -121,7 +137,9 @@ export class SightingMaker {
       train.changeStop !== undefined
         ? minuteToUnix(run, train.stops[train.changeStop]!.depart!)
         : Infinity;
-    const n = this.rng.int(3, 7);
+    const n = this.rng.int(this.rates.minSightingsPerRun, this.rates.maxSightingsPerRun);
+    const unseen = this.runRng.float() < this.rates.runUnseenRate;
+    if (unseen) this.counts.unseenRuns++;
     for (let i = 0; i < n; i++) {
       const r = this.rng;
       const uDrop = r.float();
@@ -139,7 +157,7 @@ export class SightingMaker {
       const uDate = r.float();
       const uDup = r.float();
       const seq = ++this.seq;
-      const dropped = uDrop < this.rates.missingRate;
+      const dropped = unseen || uDrop < this.rates.missingRate;
 
       let t: number;
       if (source === 'station-board') {

@@ -33,6 +33,10 @@ export interface GenerateOptions {
   start?: string;
   /** Share of sightings dropped. Default 0.2. */
   missingRate?: number;
+  /** Share of runs (a train run by one unit on one day) with no sighting at all. Default 0. */
+  runUnseenRate?: number;
+  /** Sightings drawn per run, before any is dropped: [min, max], 1 to 20. Default [3, 7]. */
+  sightingsPerRun?: readonly [number, number];
   /** Share of sightings naming a wrong, random other unit. Default 0.01. */
   wrongRate?: number;
   /** Share of sightings followed by a malformed line. Default 0. */
@@ -75,6 +79,7 @@ export interface GeneratedManifest {
     sightings: number;
     wrongSightings: number;
     droppedSightings: number;
+    unseenRuns: number;
     duplicateLines: number;
     badLines: number;
     lines: number;
@@ -121,7 +126,13 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
       throw new InvalidGenerateOptionError('start', err.message);
     throw err;
   }
+  const [minSightings, maxSightings] = options.sightingsPerRun ?? [3, 7];
+  checkInteger('sightingsPerRun', minSightings, 1, 20);
+  checkInteger('sightingsPerRun', maxSightings, minSightings, 20);
   const rates: SightingRates = {
+    runUnseenRate: rate('runUnseenRate', options.runUnseenRate, 0),
+    minSightingsPerRun: minSightings,
+    maxSightingsPerRun: maxSightings,
     missingRate: rate('missingRate', options.missingRate, 0.2),
     wrongRate: rate('wrongRate', options.wrongRate, 0.01),
     isoTimeRate: rate('isoTimeRate', options.isoTimeRate, 0.03),
@@ -135,6 +146,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   const networkRng = root.fork();
   const sightingRng = root.fork();
   const badRng = root.fork();
+  const runRng = root.fork();
   const stations = buildStationNetwork();
   const fleet = buildFleet(networkRng, options.emus);
   const network = buildNetwork(networkRng, stations, fleet);
@@ -152,7 +164,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
     circulationsJson(network.circulations),
   );
 
-  const maker = new SightingMaker(sightingRng, badRng, fleet, rates);
+  const maker = new SightingMaker(sightingRng, badRng, runRng, fleet, rates);
   const assignments = new LineSink(path.join(out, OUTPUT_FILES.assignments));
   const perDay: GeneratedDay[] = [];
   const files: GeneratedManifest['files'] = [];
@@ -230,6 +242,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
       sightings: c.sightings,
       wrongSightings: c.wrong,
       droppedSightings: c.dropped,
+      unseenRuns: c.unseenRuns,
       duplicateLines: c.duplicateLines,
       badLines: c.badLines,
       lines: files.reduce((a, f) => a + f.lines, 0),

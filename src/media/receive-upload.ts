@@ -31,6 +31,13 @@ export async function receiveUpload(
   body: Readable,
   options: ReceiveUploadOptions,
 ): Promise<ReceivedUpload> {
+  // The body may fail before the pipeline below is attached (the client gone while the scratch
+  // directory is made): keep that error instead of letting it go unhandled.
+  let earlyError: unknown;
+  const keepError = (err: unknown) => {
+    earlyError ??= err;
+  };
+  body.on('error', keepError);
   const scratchFile = await storage.scratchPath();
   const md5 = createHash('md5');
   let size = 0;
@@ -52,6 +59,7 @@ export async function receiveUpload(
     },
   });
   try {
+    if (earlyError !== undefined) throw earlyError;
     await pipeline(body, meter, createWriteStream(scratchFile, { flags: 'wx' }));
     if (size === 0) throw new MediaError('rest_upload_no_data', 400, 'no data supplied');
     const digest = md5.digest('hex');
@@ -66,5 +74,7 @@ export async function receiveUpload(
   } catch (err) {
     await rm(scratchFile, { force: true });
     throw err;
+  } finally {
+    body.off('error', keepError);
   }
 }

@@ -22,7 +22,7 @@ export interface OpenAppContextOptions {
 export async function openAppContext(options: OpenAppContextOptions = {}): Promise<AppContext> {
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
-  const db = await openDb(config);
+  const db = await openDb(config, logger);
   try {
     if (options.migrate ?? true) {
       const applied = await migrate(db, { log: (m) => logger.debug(m) });

@@ -152,6 +152,19 @@ const envSchema = z.object({
   /** A quota command Redis has not answered in this time counts as Redis being down. */
   QUOTA_REDIS_TIMEOUT_MS: int(1_000, 10, 60_000),
 
+  // Operations: metrics, database timeouts, stalled-job recovery (src/metrics, src/ops, src/queue).
+  /** Bearer token GET /metrics requires; unset = /metrics is off (404). */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** A Postgres connection not made (or a pooled one not free) within this is `unavailable`. */
+  PG_CONNECT_TIMEOUT_MS: int(3_000, 100, 60_000),
+  /**
+   * BullMQ job lock: a running job renews it every half of this; a killed worker's job is taken
+   * over once it lapses. Recovery after a crash takes at most lock + stalled interval.
+   */
+  JOB_LOCK_MS: int(10_000, 1_000),
+  /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
+  JOB_STALLED_INTERVAL_MS: int(5_000, 500),
+
   // OAuth 2.0 authorization server (src/oauth, src/api/oauth).
   /**
    * The API's external base URL: the OAuth issuer (the id_token's `iss`, discovery's `issuer`)

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { from as copyFromStream, to as copyToStream } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createLogger, type Logger } from '../log/logger.js';
 import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
 
 // int8 (ids, Unix seconds) as JS numbers: every value we keep is far below 2^53.
@@ -18,6 +19,13 @@ export interface PostgresDbOptions {
   max?: number;
   /** Name given to the connections in pg_stat_activity. Default "emutrack". */
   applicationName?: string;
+  /**
+   * A connection not made, or no pooled connection free, within this many ms fails the query
+   * (the API answers `unavailable`) instead of waiting for ever. Default 3 000.
+   */
+  connectTimeoutMs?: number;
+  /** Where lost idle connections and failed rollbacks are reported. Default a logger on stderr. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 function clientQueryable(client: pg.PoolClient | pg.Pool): Queryable {
@@ -52,9 +60,17 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'emutrack',
     types,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', () => {});
+  const logger = options.logger ?? createLogger();
+  // An idle client losing its server must not crash the process (an 'error' event without a
+  // listener would); the pool drops that client and the next query connects afresh.
+  pool.on('error', (err) =>
+    logger.warn(
+      { err: err.message, code: (err as { code?: string }).code },
+      'postgres: idle connection lost',
+    ),
+  );
   const base = clientQueryable(pool);
   return {
     kind: 'postgres',
@@ -68,7 +84,13 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        // The error that failed the transaction is the one to throw; a rollback failing too
+        // (the connection is gone, and the server rolls back on its own) is only logged.
+        await client
+          .query('ROLLBACK')
+          .catch((rollbackErr: Error) =>
+            logger.warn({ err: rollbackErr.message }, 'postgres: rollback failed'),
+          );
         throw err;
       } finally {
         client.release();

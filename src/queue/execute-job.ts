@@ -72,12 +72,27 @@ export async function executeJob<P extends z.ZodType, R>(
     );
     return result;
   } catch (err) {
-    await ctx.db
-      .query(
+    const message = (err as Error).message ?? String(err);
+    try {
+      await ctx.db.query(
         `UPDATE job_runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
-        [runId, (err as Error).message ?? String(err)],
-      )
-      .catch(() => {});
+        [runId, message],
+      );
+    } catch (recordErr) {
+      // The database is likely down (the job's own failure may say so). The job's error is the
+      // one to throw; the run stays 'running' until the next start of this job id marks it
+      // abandoned (markAbandonedRuns), so say here what happened.
+      ctx.logger.error(
+        {
+          job: def.name,
+          jobId: run.jobId,
+          runId,
+          err: message,
+          recordErr: (recordErr as Error).message,
+        },
+        'job failed, and recording the failure in job_runs failed too',
+      );
+    }
     throw err;
   }
 }

@@ -13,10 +13,14 @@ export interface WorkerTuning {
   /**
    * How long a job's lock lasts without renewal (ms). A running job renews it every half of
    * this; a worker that dies stops renewing, and once the lock has lapsed another worker's
-   * stalled check puts the job back in the queue. Default 30 000.
+   * stalled check puts the job back in the queue. Default BullMQ's 30 000 (the runtime passes
+   * config.JOB_LOCK_MS, 10 000).
    */
   lockDuration?: number;
-  /** How often this worker looks for stalled jobs (ms). Default 30 000. */
+  /**
+   * How often this worker looks for stalled jobs (ms). Default BullMQ's 30 000 (the runtime
+   * passes config.JOB_STALLED_INTERVAL_MS, 5 000).
+   */
   stalledInterval?: number;
   /** Times a job may stall and be restarted before it fails. Default 1. */
   maxStalledCount?: number;

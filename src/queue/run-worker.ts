@@ -28,7 +28,11 @@ export async function runWorker(
   try {
     return await starting;
   } catch (err) {
-    await ctx.db.close().catch(() => {});
+    await ctx.db
+      .close()
+      .catch((closeErr: Error) =>
+        ctx.logger.warn({ err: closeErr.message }, 'closing the database after a failed start'),
+      );
     throw err;
   }
 }

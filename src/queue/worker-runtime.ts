@@ -96,7 +96,16 @@ async function startBullmqRuntime(
     workers = new JobWorkers(ctx, {
       connection,
       queues,
-      tuning: { concurrency: config.WORKER_CONCURRENCY, ...options.tuning },
+      tuning: {
+        concurrency: config.WORKER_CONCURRENCY,
+        // A killed worker's job is back in the queue within lock + 2 stalled intervals (20 s by
+        // default). A job wrongly taken for stalled (a worker stuck longer than the lock) may
+        // run twice at once: a day's build then waits on the day's advisory lock, which the
+        // session holds for its transaction and a dead session releases at once.
+        lockDuration: config.JOB_LOCK_MS,
+        stalledInterval: config.JOB_STALLED_INTERVAL_MS,
+        ...options.tuning,
+      },
     });
     await workers.waitUntilReady();
     const inbox = config.INBOX_DIR;
@@ -115,7 +124,12 @@ async function startBullmqRuntime(
     throw err;
   }
   logger.info(
-    { prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY },
+    {
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      lockMs: config.JOB_LOCK_MS,
+      stalledIntervalMs: config.JOB_STALLED_INTERVAL_MS,
+    },
     'workers started (BullMQ)',
   );
   return { mode: 'bullmq', queues, workers, close };

@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify';
+import type { ApiFastify } from './api-fastify.js';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/db.js';
+import type { Logger } from '../log/logger.js';
+import { OperationsMetrics } from '../metrics/operations-metrics.js';
+import { registerMetricsRoute } from '../metrics/metrics-route.js';
+import { JobQueues } from '../queue/job-queues.js';
+import { jobRetentionFromConfig } from '../queue/job-options.js';
+import { createRedisConnection } from '../queue/redis-connection.js';
+import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
+
+export interface OperationsDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /**
+   * The queues the metrics count and the dashboard shows. Default: with REDIS_URL, queues on a
+   * connection of their own (closed with the app); without, none (no dashboard, no depths).
+   */
+  queues?: JobQueues;
+  /**
+   * Who is asking for the dashboard (from the signed-in session). Default: everyone is
+   * anonymous, so the dashboard answers 401 until sessions are wired in.
+   */
+  viewerOf?: (request: FastifyRequest) => Promise<DashboardViewer>;
+}
+
+/**
+ * What operators use, on the API app: request metrics (hook on every route), GET /metrics behind
+ * METRICS_TOKEN, and Bull Board at /admin/queues for administrators. Call once on the root app.
+ */
+export async function registerOperations(app: ApiFastify, deps: OperationsDeps): Promise<void> {
+  const { config, logger } = deps;
+  let queues = deps.queues;
+  if (!queues && config.REDIS_URL) {
+    const ownQueues = new JobQueues({
+      connection: createRedisConnection(config.REDIS_URL, 'producer'),
+      ownsConnection: true,
+      prefix: config.QUEUE_PREFIX,
+      retention: jobRetentionFromConfig(config),
+      onError: (err) => logger.warn({ err: err.message }, 'queues: redis connection error'),
+    });
+    app.addHook('onClose', () => ownQueues.close());
+    queues = ownQueues;
+  }
+  const metrics = new OperationsMetrics({ db: deps.db, queues, logger });
+  registerMetricsRoute(app, { metrics, token: config.METRICS_TOKEN });
+  if (queues) {
+    await registerQueueDashboard(app, {
+      queues,
+      viewerOf: deps.viewerOf ?? (async () => 'anonymous'),
+    });
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The post types of the site with WordPress's settings: REST base, capabilities (capability_type
+ * post or page; menu items need edit_theme_options), what each supports.
+ */
+export interface PostTypeCaps {
+  edit: string;
+  editOthers: string;
+  editPublished: string;
+  editPrivate: string;
+  publish: string;
+  readPrivate: string;
+  delete: string;
+  deleteOthers: string;
+  deletePublished: string;
+  deletePrivate: string;
+  create: string;
+}
+
+export interface PostTypeInfo {
+  type: string;
+  restBase: string;
+  name: string;
+  singular: string;
+  description: string;
+  hierarchical: boolean;
+  caps: PostTypeCaps;
+  taxonomies: string[];
+  /** WordPress's post_type_supports. */
+  supports: Record<string, boolean>;
+  /** Whether DELETE without force trashes (menu items: no). */
+  trash: boolean;
+  revisions: boolean;
+  autosaves: boolean;
+  /** Shown on the site at a link of its own. */
+  viewable: boolean;
+}
+
+function capsOf(plural: 'posts' | 'pages'): PostTypeCaps {
+  return {
+    edit: `edit_${plural}`,
+    editOthers: `edit_others_${plural}`,
+    editPublished: `edit_published_${plural}`,
+    editPrivate: `edit_private_${plural}`,
+    publish: `publish_${plural}`,
+    readPrivate: `read_private_${plural}`,
+    delete: `delete_${plural}`,
+    deleteOthers: `delete_others_${plural}`,
+    deletePublished: `delete_published_${plural}`,
+    deletePrivate: `delete_private_${plural}`,
+    create: `edit_${plural}`,
+  };
+}
+
+const THEME_OPTIONS: PostTypeCaps = Object.fromEntries(
+  Object.keys(capsOf('posts')).map((k) => [k, 'edit_theme_options']),
+) as unknown as PostTypeCaps;
+
+export const POST_TYPES: Record<string, PostTypeInfo> = {
+  post: {
+    type: 'post',
+    restBase: 'posts',
+    name: 'Posts',
+    singular: 'Post',
+    description: '',
+    hierarchical: false,
+    caps: capsOf('posts'),
+    taxonomies: ['category', 'post_tag'],
+    supports: {
+      title: true,
+      editor: true,
+      author: true,
+      thumbnail: true,
+      excerpt: true,
+      trackbacks: true,
+      'custom-fields': true,
+      comments: true,
+      revisions: true,
+      'post-formats': true,
+      autosave: true,
+    },
+    trash: true,
+    revisions: true,
+    autosaves: true,
+    viewable: true,
+  },
+  page: {
+    type: 'page',
+    restBase: 'pages',
+    name: 'Pages',
+    singular: 'Page',
+    description: '',
+    hierarchical: true,
+    caps: capsOf('pages'),
+    taxonomies: [],
+    supports: {
+      title: true,
+      editor: true,
+      author: true,
+      thumbnail: true,
+      'page-attributes': true,
+      'custom-fields': true,
+      comments: true,
+      revisions: true,
+      autosave: true,
+    },
+    trash: true,
+    revisions: true,
+    autosaves: true,
+    viewable: true,
+  },
+  wp_block: {
+    type: 'wp_block',
+    restBase: 'blocks',
+    name: 'Patterns',
+    singular: 'Pattern',
+    description: '',
+    hierarchical: false,
+    caps: capsOf('posts'),
+    taxonomies: ['wp_pattern_category'],
+    supports: { title: true, editor: true, revisions: true, 'custom-fields': true, autosave: true },
+    trash: true,
+    revisions: true,
+    autosaves: true,
+    viewable: false,
+  },
+  nav_menu_item: {
+    type: 'nav_menu_item',
+    restBase: 'menu-items',
+    name: 'Navigation Menu Items',
+    singular: 'Navigation Menu Item',
+    description: '',
+    hierarchical: false,
+    caps: THEME_OPTIONS,
+    taxonomies: ['nav_menu'],
+    supports: { title: true },
+    trash: false,
+    revisions: false,
+    autosaves: true,
+    viewable: false,
+  },
+};
+
+/** Statuses WordPress shows (get_post_stati, public or for editors). */
+export const POST_STATUSES: Record<
+  string,
+  {
+    name: string;
+    public: boolean;
+    protected: boolean;
+    private: boolean;
+    queryable: boolean;
+    showInList: boolean;
+    dateFloating: boolean;
+  }
+> = {
+  publish: {
+    name: 'Published',
+    public: true,
+    protected: false,
+    private: false,
+    queryable: true,
+    showInList: true,
+    dateFloating: false,
+  },
+  future: {
+    name: 'Scheduled',
+    public: false,
+    protected: true,
+    private: false,
+    queryable: false,
+    showInList: true,
+    dateFloating: false,
+  },
+  draft: {
+    name: 'Draft',
+    public: false,
+    protected: true,
+    private: false,
+    queryable: false,
+    showInList: true,
+    dateFloating: true,
+  },
+  pending: {
+    name: 'Pending',
+    public: false,
+    protected: true,
+    private: false,
+    queryable: false,
+    showInList: true,
+    dateFloating: true,
+  },
+  private: {
+    name: 'Private',
+    public: false,
+    protected: false,
+    private: true,
+    queryable: false,
+    showInList: true,
+    dateFloating: false,
+  },
+  trash: {
+    name: 'Trash',
+    public: false,
+    protected: false,
+    private: false,
+    queryable: false,
+    showInList: true,
+    dateFloating: false,
+  },
+};

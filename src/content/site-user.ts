@@ -1,0 +1,14 @@
+import { ROLE_CAPABILITIES, type SiteRole } from './site-roles.js';
+
+/** An account as the site sees it: its id, names and site role. */
+export interface SiteUser {
+  id: number;
+  username: string;
+  role: SiteRole;
+}
+
+/** Whether the user holds a primitive capability (edit_posts, manage_options, ...). */
+export function hasCap(user: SiteUser | null | undefined, cap: string): boolean {
+  if (!user) return false;
+  return ROLE_CAPABILITIES[user.role].has(cap);
+}

@@ -1,0 +1,102 @@
+import type { Queryable } from '../db/db.js';
+import { defaultSiteRole, type SiteRole } from './site-roles.js';
+import type { SiteUser } from './site-user.js';
+
+/** An account with what the site shows of it. */
+export interface SiteAccount extends SiteUser {
+  bannedAt: Date | null;
+  registeredAt: Date;
+}
+
+interface Row {
+  id: string | number;
+  username: string;
+  account_role: string;
+  site_role: SiteRole | null;
+  banned_at: Date | string | null;
+  created_at: Date | string;
+}
+
+const SELECT = `SELECT u.id, u.username, u.role AS account_role, r.role AS site_role, u.banned_at, u.created_at
+  FROM users u LEFT JOIN site_roles r ON r.user_id = u.id`;
+
+function toAccount(r: Row): SiteAccount {
+  return {
+    id: Number(r.id),
+    username: r.username,
+    role: r.site_role ?? defaultSiteRole(r.account_role),
+    bannedAt: r.banned_at === null ? null : new Date(r.banned_at),
+    registeredAt: new Date(r.created_at),
+  };
+}
+
+export async function findSiteAccount(db: Queryable, id: number): Promise<SiteAccount | undefined> {
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  const r = await db.query<Row>(`${SELECT} WHERE u.id = $1`, [id]);
+  return r.rows[0] ? toAccount(r.rows[0]) : undefined;
+}
+
+export async function findSiteAccountByName(
+  db: Queryable,
+  username: string,
+): Promise<SiteAccount | undefined> {
+  const r = await db.query<Row>(`${SELECT} WHERE lower(u.username) = lower($1)`, [username]);
+  return r.rows[0] ? toAccount(r.rows[0]) : undefined;
+}
+
+export interface ListSiteAccountsOptions {
+  include?: number[];
+  exclude?: number[];
+  search?: string;
+  roles?: string[];
+  /** Only accounts that wrote a published post (WordPress's `has_published_posts`). */
+  publishedOnly?: boolean;
+  order?: 'asc' | 'desc';
+  orderby?: 'id' | 'name' | 'username' | 'registered_date' | 'slug' | 'include';
+  limit: number;
+  offset: number;
+}
+
+export async function listSiteAccounts(
+  db: Queryable,
+  o: ListSiteAccountsOptions,
+): Promise<{ total: number; items: SiteAccount[] }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (o.include?.length) where.push(`u.id = ANY(${p(o.include)}::bigint[])`);
+  if (o.exclude?.length) where.push(`NOT (u.id = ANY(${p(o.exclude)}::bigint[]))`);
+  if (o.search) where.push(`u.username ILIKE ${p(`%${o.search.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (o.roles?.length) {
+    where.push(
+      `coalesce(r.role, CASE WHEN u.role = 'admin' THEN 'administrator' ELSE 'subscriber' END) = ANY(${p(o.roles)}::text[])`,
+    );
+  }
+  if (o.publishedOnly) {
+    where.push(
+      `EXISTS (SELECT 1 FROM site_posts sp WHERE sp.author = u.id AND sp.status = 'publish' AND sp.type IN ('post', 'page'))`,
+    );
+  }
+  const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const dir = o.order === 'desc' ? 'DESC' : 'ASC';
+  const orderCol =
+    o.orderby === 'id'
+      ? 'u.id'
+      : o.orderby === 'registered_date'
+        ? 'u.created_at'
+        : o.orderby === 'include' && o.include?.length
+          ? `array_position(${p(o.include)}::bigint[], u.id)`
+          : 'lower(u.username)';
+  const total = await db.query<{ n: string | number }>(
+    `SELECT count(*) AS n FROM users u LEFT JOIN site_roles r ON r.user_id = u.id ${cond}`,
+    params,
+  );
+  const rows = await db.query<Row>(
+    `${SELECT} ${cond} ORDER BY ${orderCol} ${dir}, u.id ${dir} LIMIT ${p(o.limit)} OFFSET ${p(o.offset)}`,
+    params,
+  );
+  return { total: Number(total.rows[0]!.n), items: rows.rows.map(toAccount) };
+}

@@ -1,0 +1,110 @@
+import { Readable } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/db.js';
+import type { Logger } from '../log/logger.js';
+import { RestNonces } from './auth/rest-nonce.js';
+import { SiteAuthenticator } from './auth/site-authenticator.js';
+import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
+import { registerBatchRoute } from './rest/batch-route.js';
+import { registerIndexRoutes } from './rest/index-routes.js';
+import { parsePhpQuery } from './rest/php-query.js';
+import { RestServer } from './rest/rest-server.js';
+import { RestRouteRegistry } from './rest/route-registry.js';
+import type { SiteKit, SiteModule } from './site-kit.js';
+import { siteModules } from './site-modules.js';
+import { SiteUrls } from './site-urls.js';
+import { renderClassicTheme } from './theme/classic-theme.js';
+import { SiteTheme } from './theme/site-theme.js';
+import { SitePages } from './theme/page-routes.js';
+
+export interface SiteAppDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** Milliseconds since the epoch. Default Date.now. */
+  clock?: () => number;
+  /**
+   * The site's modules; default `siteModules` (content, then media, templates, oEmbed). Tests
+   * may pass a subset or their own.
+   */
+  modules?: readonly SiteModule[];
+  /** The public address; default config.SITE_URL, else http://localhost:SITE_PORT. */
+  siteUrl?: string;
+}
+
+export type SiteApp = FastifyInstance & { site: SiteKit };
+
+/**
+ * The documentation site: WordPress's REST API at /wp-json/ and ?rest_route=, and the site's
+ * HTML pages. Modules register their REST routes and pages on the SiteKit; the index and the
+ * namespace indexes are added after them. Closing the app leaves the db to the caller.
+ */
+export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
+  const { db, config, logger } = deps;
+  const clock = deps.clock ?? Date.now;
+  const urls = new SiteUrls(
+    deps.siteUrl ?? config.SITE_URL ?? `http://localhost:${config.SITE_PORT}`,
+  );
+  const app = Fastify({
+    loggerInstance: logger,
+    routerOptions: { querystringParser: (s: string) => parsePhpQuery(s) },
+    bodyLimit: 16 * 1024 * 1024,
+  });
+  await app.register(fastifyCookie);
+  // JSON and forms are read here; any other body (uploads) stays a stream for its route.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(null, INVALID_JSON);
+    }
+  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_req, body, done) => done(null, parsePhpQuery(String(body))),
+  );
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload as Readable));
+
+  const registry = new RestRouteRegistry();
+  const server = new RestServer(registry, urls, logger);
+  const auth = new SiteAuthenticator(db, await RestNonces.load(db));
+  const theme = new SiteTheme(renderClassicTheme);
+  const http = app as unknown as FastifyInstance;
+  const kit = {
+    db,
+    config,
+    logger,
+    clock,
+    urls,
+    rest: registry,
+    server,
+    http,
+    theme,
+    auth,
+  } as unknown as SiteKit;
+  kit.pages = new SitePages(kit);
+
+  for (const module of deps.modules ?? siteModules) await module.register(kit);
+  registerBatchRoute(server);
+  registerIndexRoutes(server, () => ({
+    name: config.SITE_NAME,
+    description: config.SITE_DESCRIPTION,
+    gmtOffset: 8,
+    timezoneString: 'Asia/Shanghai',
+  }));
+  registerRestEdge(http, server, auth, (request: FastifyRequest, reply: FastifyReply) =>
+    kit.pages.home(request, reply),
+  );
+  http.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('link'))
+      reply.header('link', `<${urls.restRoot}>; rel="https://api.w.org/"`);
+    return payload;
+  });
+  return Object.assign(http, { site: kit }) as SiteApp;
+}

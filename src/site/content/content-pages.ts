@@ -1,0 +1,123 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canReadPost } from '../../content/capabilities.js';
+import { POST_TYPES } from '../../content/post-types.js';
+import { findPostBySlug, getPost, listPosts } from '../../content/posts-store.js';
+import { localDate } from '../../content/site-dates.js';
+import type { SitePost } from '../../content/site-post.js';
+import { findSiteAccount } from '../../content/site-users.js';
+import { texturize } from '../../content/texturize.js';
+import { SESSION_COOKIE } from '../auth/site-authenticator.js';
+import type { SiteKit } from '../site-kit.js';
+import type { NavLink, ThemePost } from '../theme/site-theme.js';
+import type { PostLinks, PostPresenter } from './post-presenter.js';
+import { primaryMenuLinks } from './menu-navigation.js';
+
+const HOME_PER_PAGE = 10;
+
+/**
+ * The site's own pages: the front page (latest posts), each published post at
+ * /yyyy/mm/dd/slug/, each published page at its path, `?p=` and `?page_id=`; the navigation is the
+ * primary menu's items. Drafts and private items show only to readers who may read them.
+ */
+export function registerContentPages(
+  kit: SiteKit,
+  presenters: { post: PostPresenter; page: PostPresenter },
+  links: PostLinks,
+): void {
+  const { db, http, pages } = kit;
+
+  const themePost = async (post: SitePost): Promise<ThemePost> => {
+    const presenter = post.type === 'page' ? presenters.page : presenters.post;
+    const content = await presenter.renderedContent(post);
+    const author = post.author > 0 ? await findSiteAccount(db, post.author) : undefined;
+    return {
+      id: post.id,
+      type: post.type,
+      slug: post.slug,
+      title: texturize(post.title),
+      content: post.password === '' ? content : '<p>此内容受密码保护。</p>',
+      excerpt: post.excerpt || content.replace(/<[^>]*>/g, '').slice(0, 120),
+      link: await links.linkOf(post),
+      date: localDate(post.dateGmt ?? post.modifiedGmt),
+      author: author?.username ?? '',
+      template: post.template,
+    };
+  };
+
+  const showSingle = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    post: SitePost | undefined,
+  ) => {
+    const type = post ? POST_TYPES[post.type] : undefined;
+    if (post && type?.viewable) {
+      const session =
+        post.status === 'publish'
+          ? undefined
+          : await kit.auth.session(request.cookies?.[SESSION_COOKIE]);
+      if (canReadPost(session?.user ?? null, post, type) && post.status !== 'trash') {
+        return pages.send(request, reply, { kind: 'single', post: await themePost(post) });
+      }
+    }
+    return pages.send(request, reply, { kind: 'not-found', path: request.url.split('?')[0]! }, 404);
+  };
+
+  pages.nav = async (): Promise<NavLink[]> => primaryMenuLinks(db, links);
+
+  pages.home = async (request, reply) => {
+    const q = request.query as Record<string, unknown>;
+    if (q.p !== undefined) return showSingle(request, reply, await getPost(db, Number(q.p)));
+    if (q.page_id !== undefined)
+      return showSingle(request, reply, await getPost(db, Number(q.page_id)));
+    const page = Math.max(1, Number(q.paged) || 1);
+    const { total, items } = await listPosts(db, {
+      types: ['post'],
+      statuses: ['publish'],
+      orderby: 'date',
+      order: 'desc',
+      stickyFirst: true,
+      limit: HOME_PER_PAGE,
+      offset: (page - 1) * HOME_PER_PAGE,
+    });
+    const posts = await Promise.all(items.map(themePost));
+    return pages.send(request, reply, {
+      kind: 'home',
+      posts,
+      page,
+      totalPages: Math.max(1, Math.ceil(total / HOME_PER_PAGE)),
+    });
+  };
+
+  http.get('/:year(^\\d{4}$)/:month(^\\d{2}$)/:day(^\\d{2}$)/:slug/', async (request, reply) => {
+    const { slug } = request.params as { slug: string };
+    const post = await findPostBySlug(
+      db,
+      'post',
+      encodeURIComponent(decodeURIComponent(slug)).toLowerCase(),
+    );
+    return showSingle(request, reply, post);
+  });
+
+  http.get('/*', async (request, reply) => {
+    const path = (request.params as { '*': string })['*'].replace(/\/+$/, '');
+    const slugs = path
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => encodeURIComponent(decodeURIComponent(s)).toLowerCase());
+    const last = slugs[slugs.length - 1];
+    if (!last) return pages.send(request, reply, { kind: 'not-found', path: request.url }, 404);
+    const page = await findPostBySlug(db, 'page', last);
+    if (page) {
+      // The whole path must be the page's ancestry.
+      let parent = page.parent;
+      for (let i = slugs.length - 2; i >= 0; i--) {
+        const p = await getPost(db, parent);
+        if (!p || p.slug !== slugs[i])
+          return pages.send(request, reply, { kind: 'not-found', path: request.url }, 404);
+        parent = p.parent;
+      }
+      if (parent === 0) return showSingle(request, reply, page);
+    }
+    return pages.send(request, reply, { kind: 'not-found', path: request.url }, 404);
+  });
+}

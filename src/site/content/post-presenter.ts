@@ -1,0 +1,292 @@
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../../db/db.js';
+import {
+  generatedExcerpt,
+  hasBlocks,
+  renderContent,
+  type DynamicBlockRenderer,
+} from '../../content/block-render.js';
+import { autop } from '../../content/autop.js';
+import type { PostTypeInfo } from '../../content/post-types.js';
+import { getPost, getPosts, revisionSummary } from '../../content/posts-store.js';
+import { gmtDate, localDate } from '../../content/site-dates.js';
+import type { SitePost } from '../../content/site-post.js';
+import { sanitizeSlug } from '../../content/slugs.js';
+import { termsOfPosts } from '../../content/terms-store.js';
+import { texturize } from '../../content/texturize.js';
+import { canEditPost } from '../../content/capabilities.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import type { RestLink } from '../rest/rest-response.js';
+import type { SiteUrls } from '../site-urls.js';
+import { CURIES, filterByContext, type Context, type ResourceSchema } from './rest-helpers.js';
+
+/** REST base of each taxonomy an item links to. */
+export const TAXONOMY_REST_BASE: Record<string, string> = {
+  category: 'categories',
+  post_tag: 'tags',
+  nav_menu: 'menus',
+  wp_pattern_category: 'wp_pattern_category',
+};
+
+/** Public HTML address of items: posts by date and slug, pages by their path, the rest by id. */
+export class PostLinks {
+  constructor(
+    private readonly db: Db,
+    private readonly urls: SiteUrls,
+  ) {}
+
+  async linkOf(post: SitePost, cache?: Map<number, SitePost>): Promise<string> {
+    const visible = post.status === 'publish' || post.status === 'private';
+    if (post.type === 'post' && visible && post.slug) {
+      const d = localDate(post.dateGmt ?? post.modifiedGmt);
+      return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/${post.slug}/`);
+    }
+    if (post.type === 'page' && visible && post.slug) {
+      const slugs = [post.slug];
+      let parent = post.parent;
+      for (let depth = 0; parent > 0 && depth < 10; depth++) {
+        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
+        if (!p) break;
+        cache?.set(parent, p);
+        slugs.unshift(p.slug || String(p.id));
+        parent = p.parent;
+      }
+      return this.urls.page(`/${slugs.join('/')}/`);
+    }
+    if (post.type === 'page') return this.urls.page(`/?page_id=${post.id}`);
+    return this.urls.page(`/?p=${post.id}`);
+  }
+
+  permalinkTemplate(type: string): string {
+    if (type === 'post') return this.urls.page('/%year%/%monthnum%/%day%/%postname%/');
+    if (type === 'page') return this.urls.page('/%pagename%/');
+    return this.urls.page(`/?p=%postname%`);
+  }
+}
+
+/** Rendered content kept by item and modification (not for content that includes reusable blocks). */
+const renderedCache = new LRUCache<string, string>({ max: 5000 });
+
+export interface PresenterDeps {
+  db: Db;
+  urls: SiteUrls;
+  links: PostLinks;
+  dynamicBlocks: ReadonlyMap<string, DynamicBlockRenderer>;
+}
+
+/** prepare_item_for_response for posts, pages and blocks: every field, then the context's. */
+export class PostPresenter {
+  constructor(
+    private readonly deps: PresenterDeps,
+    readonly type: PostTypeInfo,
+    readonly schema: ResourceSchema,
+  ) {}
+
+  async renderedContent(post: SitePost): Promise<string> {
+    const cacheable = !post.content.includes('<!-- wp:block ');
+    const key = `${post.id}:${post.modifiedGmt.getTime()}:${post.content.length}`;
+    if (cacheable) {
+      const hit = renderedCache.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const html = await renderContent(post.content, {
+      dynamic: this.deps.dynamicBlocks,
+      reusable: async (id) => {
+        const block = await getPost(this.deps.db, id);
+        return block && block.type === 'wp_block' && block.status === 'publish'
+          ? block.content
+          : undefined;
+      },
+    });
+    if (cacheable) renderedCache.set(key, html);
+    return html;
+  }
+
+  async prepareMany(
+    posts: SitePost[],
+    request: RestRequest,
+    context: Context,
+  ): Promise<Record<string, unknown>[]> {
+    const ids = posts.map((p) => p.id);
+    const [terms, revisions] = await Promise.all([
+      this.type.taxonomies.length > 0
+        ? termsOfPosts(this.deps.db, ids)
+        : Promise.resolve(new Map()),
+      this.type.revisions ? revisionSummary(this.deps.db, ids) : Promise.resolve(new Map()),
+    ]);
+    const parentCache = new Map<number, SitePost>();
+    if (this.type.hierarchical) {
+      for (const [id, p] of await getPosts(
+        this.deps.db,
+        posts.map((x) => x.parent).filter((x) => x > 0),
+      ))
+        parentCache.set(id, p);
+    }
+    const out: Record<string, unknown>[] = [];
+    for (const post of posts) {
+      out.push(
+        await this.prepare(post, request, context, {
+          terms: terms.get(post.id),
+          revisions: revisions.get(post.id),
+          parentCache,
+        }),
+      );
+    }
+    return out;
+  }
+
+  async prepareOne(
+    post: SitePost,
+    request: RestRequest,
+    context: Context,
+  ): Promise<Record<string, unknown>> {
+    return (await this.prepareMany([post], request, context))[0]!;
+  }
+
+  private async prepare(
+    post: SitePost,
+    request: RestRequest,
+    context: Context,
+    extra: {
+      terms?: Map<string, number[]>;
+      revisions?: { count: number; latest: number };
+      parentCache: Map<number, SitePost>;
+    },
+  ): Promise<Record<string, unknown>> {
+    const { urls, links } = this.deps;
+    const type = this.type;
+    const s = type.supports;
+    const date = post.dateGmt ?? post.modifiedGmt;
+    const floating = post.dateGmt === null;
+    const isProtected = post.password !== '';
+    const canSee =
+      !isProtected ||
+      request.get('password') === post.password ||
+      canEditPost(request.user, post, type);
+    const data: Record<string, unknown> = {
+      id: post.id,
+      date: localDate(date),
+      date_gmt: floating ? null : gmtDate(date),
+      guid: { rendered: urls.page(`/?p=${post.id}`), raw: urls.page(`/?p=${post.id}`) },
+      modified: localDate(post.modifiedGmt),
+      modified_gmt: gmtDate(post.modifiedGmt),
+      slug: post.slug,
+      status: post.status,
+      type: post.type,
+      link: await links.linkOf(post, extra.parentCache),
+      password: post.password,
+      permalink_template: links.permalinkTemplate(post.type),
+      generated_slug: post.slug || sanitizeSlug(post.title) || String(post.id),
+    };
+    if (s.title) {
+      data.title =
+        type.type === 'wp_block'
+          ? { raw: post.title }
+          : { raw: post.title, rendered: texturize(post.title) };
+    }
+    if (s.editor) {
+      if (type.type === 'wp_block') {
+        data.content = {
+          raw: post.content,
+          protected: isProtected,
+          block_version: hasBlocks(post.content) ? 1 : 0,
+        };
+      } else {
+        const rendered = canSee ? await this.renderedContent(post) : '';
+        data.content = {
+          raw: post.content,
+          rendered,
+          protected: isProtected,
+          block_version: hasBlocks(post.content) ? 1 : 0,
+        };
+      }
+    }
+    if (s.author) data.author = post.author;
+    if (s.excerpt) {
+      let rendered = '';
+      if (canSee) {
+        if (post.excerpt !== '') rendered = texturize(autop(post.excerpt));
+        else {
+          const length = Number(request.get('excerpt_length') ?? 55);
+          rendered = generatedExcerpt(await this.renderedContent(post), length);
+        }
+      }
+      data.excerpt = { raw: post.excerpt, rendered, protected: isProtected };
+    }
+    if (s.thumbnail) data.featured_media = post.featuredMedia;
+    if (s.comments) {
+      data.comment_status = post.commentStatus;
+      data.ping_status = post.pingStatus;
+    }
+    if (type.hierarchical) {
+      data.parent = post.parent;
+      data.menu_order = post.menuOrder;
+    }
+    if (s['post-formats']) data.format = post.format;
+    data.meta = this.metaOf(post);
+    if (type.type === 'post') data.sticky = post.sticky;
+    data.template = post.template;
+    for (const taxonomy of type.taxonomies) {
+      data[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = extra.terms?.get(taxonomy) ?? [];
+    }
+    const filtered = filterByContext(data, this.schema, context);
+    filtered._links = this.linksOf(post, extra.revisions);
+    return filtered;
+  }
+
+  metaOf(post: SitePost): Record<string, unknown> {
+    const props = this.schema.properties.meta?.properties ?? {};
+    const out: Record<string, unknown> = {};
+    for (const [key, schema] of Object.entries(props)) out[key] = post.meta[key] ?? schema.default;
+    return out;
+  }
+
+  linksOf(
+    post: SitePost,
+    revisions?: { count: number; latest: number },
+  ): Record<string, RestLink[]> {
+    const { urls } = this.deps;
+    const base = `/wp/v2/${this.type.restBase}`;
+    const links: Record<string, RestLink[]> = {
+      self: [{ href: urls.rest(`${base}/${post.id}`) }],
+      collection: [{ href: urls.rest(base) }],
+      about: [{ href: urls.rest(`/wp/v2/types/${post.type}`) }],
+    };
+    if (this.type.supports.author && post.author > 0) {
+      links.author = [{ embeddable: true, href: urls.rest(`/wp/v2/users/${post.author}`) }];
+    }
+    if (this.type.revisions) {
+      links['version-history'] = [
+        { count: revisions?.count ?? 0, href: urls.rest(`${base}/${post.id}/revisions`) },
+      ];
+      if (revisions && revisions.count > 0) {
+        links['predecessor-version'] = [
+          {
+            id: revisions.latest,
+            href: urls.rest(`${base}/${post.id}/revisions/${revisions.latest}`),
+          },
+        ];
+      }
+    }
+    if (this.type.hierarchical && post.parent > 0) {
+      links.up = [{ embeddable: true, href: urls.rest(`${base}/${post.parent}`) }];
+    }
+    if (post.featuredMedia > 0) {
+      links['wp:featuredmedia'] = [
+        { embeddable: true, href: urls.rest(`/wp/v2/media/${post.featuredMedia}`) },
+      ];
+    }
+    if (this.type.supports.editor && this.type.type !== 'wp_block') {
+      links['wp:attachment'] = [{ href: urls.rest('/wp/v2/media', { parent: post.id }) }];
+    }
+    if (this.type.taxonomies.length > 0) {
+      links['wp:term'] = this.type.taxonomies.map((taxonomy) => ({
+        taxonomy,
+        embeddable: true,
+        href: urls.rest(`/wp/v2/${TAXONOMY_REST_BASE[taxonomy] ?? taxonomy}`, { post: post.id }),
+      }));
+    }
+    links.curies = CURIES;
+    return links;
+  }
+}

@@ -1,0 +1,763 @@
+import { canDeletePost, canEditPost, canReadPost } from '../../content/capabilities.js';
+import type { PostTypeInfo } from '../../content/post-types.js';
+import {
+  deletePost,
+  getPost,
+  insertPost,
+  listPosts,
+  saveRevision,
+  updatePost,
+  type PostListQuery,
+  type PostOrderBy,
+  type TaxFilter,
+} from '../../content/posts-store.js';
+import { InvalidSiteDateError, parseSiteDate } from '../../content/site-dates.js';
+import type { SitePost, SitePostFields } from '../../content/site-post.js';
+import { findSiteAccount } from '../../content/site-users.js';
+import { sanitizeSlug } from '../../content/slugs.js';
+import { missingTerms, setPostTerms, withDescendants } from '../../content/terms-store.js';
+import type { Db } from '../../db/db.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { RestResponse } from '../rest/rest-response.js';
+import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import type { SiteKit } from '../site-kit.js';
+import { POST_FORMATS, postSchema, writeArgs, WRITABLE_STATUSES } from './post-schema.js';
+import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
+import {
+  collectionResponse,
+  contextArg,
+  denied,
+  ID_LIST,
+  PAGE_ARG,
+  perPageArg,
+  userIdOf,
+  type Context,
+  type ResourceSchema,
+} from './rest-helpers.js';
+
+const LIST_STATUSES = [
+  ...WRITABLE_STATUSES,
+  'trash',
+  'auto-draft',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+  'any',
+];
+
+const TAX_ARG: ArgSchema = {
+  type: ['object', 'array'],
+  oneOf: [
+    { title: 'Term ID List', type: 'array', items: { type: 'integer' } },
+    {
+      title: 'Term ID Taxonomy Query',
+      type: 'object',
+      properties: {
+        terms: { type: 'array', items: { type: 'integer' }, default: [] },
+        include_children: { type: 'boolean', default: false },
+        operator: { type: 'string', enum: ['AND', 'OR'], default: 'OR' },
+      },
+      additionalProperties: false,
+    },
+  ],
+  default: [],
+};
+
+/** The collection params of a post type (get_collection_params). */
+export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema> {
+  const orderby = [
+    'author',
+    'date',
+    'id',
+    'include',
+    'modified',
+    'parent',
+    'relevance',
+    'slug',
+    'include_slugs',
+    'title',
+  ];
+  const args: Record<string, ArgSchema> = {
+    context: contextArg(),
+    page: PAGE_ARG,
+    per_page: perPageArg(type.type === 'nav_menu_item' ? 100 : 10),
+    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    after: {
+      description: 'Limit response to posts published after a given ISO8601 compliant date.',
+      type: 'string',
+      format: 'date-time',
+    },
+    modified_after: {
+      description: 'Limit response to posts modified after a given ISO8601 compliant date.',
+      type: 'string',
+      format: 'date-time',
+    },
+    author: { description: 'Limit result set to posts assigned to specific authors.', ...ID_LIST },
+    author_exclude: {
+      description: 'Ensure result set excludes posts assigned to specific authors.',
+      ...ID_LIST,
+    },
+    before: {
+      description: 'Limit response to posts published before a given ISO8601 compliant date.',
+      type: 'string',
+      format: 'date-time',
+    },
+    modified_before: {
+      description: 'Limit response to posts modified before a given ISO8601 compliant date.',
+      type: 'string',
+      format: 'date-time',
+    },
+    exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
+    include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
+    search_semantics: {
+      description: 'How to interpret the search input.',
+      type: 'string',
+      enum: ['exact'],
+    },
+    offset: {
+      description: 'Offset the result set by a specific number of items.',
+      type: 'integer',
+    },
+    order: {
+      description: 'Order sort attribute ascending or descending.',
+      type: 'string',
+      default: 'desc',
+      enum: ['asc', 'desc'],
+    },
+    orderby: {
+      description: 'Sort collection by post attribute.',
+      type: 'string',
+      default: 'date',
+      enum: orderby,
+    },
+    search_columns: {
+      description: 'Array of column names to be searched.',
+      type: 'array',
+      items: { type: 'string', enum: ['post_title', 'post_content', 'post_excerpt'] },
+      default: [],
+    },
+    slug: {
+      description: 'Limit result set to posts with one or more specific slugs.',
+      type: 'array',
+      items: { type: 'string' },
+    },
+    status: {
+      description: 'Limit result set to posts assigned one or more statuses.',
+      type: 'array',
+      items: { type: 'string', enum: LIST_STATUSES },
+      default: 'publish',
+      sanitize: (value, request) => {
+        const list = value as string[];
+        for (const status of list) {
+          if (status === 'publish') continue;
+          if (request.can(type.caps.edit)) continue;
+          if (status === 'private' && request.can(type.caps.readPrivate)) continue;
+          throw new RestError(
+            'rest_forbidden_status',
+            'Status is forbidden.',
+            request.signedIn ? 403 : 401,
+          );
+        }
+        return list;
+      },
+    },
+  };
+  if (type.hierarchical) {
+    args.menu_order = {
+      description: 'Limit result set to posts with a specific menu_order value.',
+      type: 'integer',
+    };
+    args.parent = {
+      description: 'Limit result set to items with particular parent IDs.',
+      ...ID_LIST,
+    };
+    args.parent_exclude = {
+      description: 'Limit result set to all items except those of a particular parent ID.',
+      ...ID_LIST,
+    };
+    (args.orderby!.enum as string[]).push('menu_order');
+  }
+  if (type.taxonomies.length > 0) {
+    args.tax_relation = {
+      description: 'Limit result set based on relationship between multiple taxonomies.',
+      type: 'string',
+      enum: ['AND', 'OR'],
+    };
+    for (const taxonomy of type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const include: ArgSchema = structuredClone({ ...TAX_ARG, sanitize: undefined });
+      if (taxonomy !== 'category') {
+        delete (include.oneOf![1]!.properties as Record<string, ArgSchema>).include_children;
+      }
+      args[base] = {
+        description: `Limit result set to items with specific terms assigned in the ${base} taxonomy.`,
+        ...include,
+      };
+      const exclude: ArgSchema = structuredClone(include);
+      if (taxonomy !== 'category')
+        delete (exclude.oneOf![1]!.properties as Record<string, ArgSchema>).operator;
+      args[`${base}_exclude`] = {
+        description: `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
+        ...exclude,
+      };
+    }
+  }
+  if (type.type === 'post') {
+    args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
+    args.ignore_sticky = {
+      description: 'Whether to ignore sticky posts or not.',
+      type: 'boolean',
+      default: true,
+    };
+    args.format = {
+      description: 'Limit result set to items assigned one or more given formats.',
+      type: 'array',
+      uniqueItems: true,
+      items: { enum: POST_FORMATS, type: 'string' },
+    };
+  }
+  return args;
+}
+
+type TaxParam =
+  number[] | { terms?: number[]; include_children?: boolean; operator?: 'AND' | 'OR' };
+
+/**
+ * WP_REST_Posts_Controller for one post type: list, create, read, update (POST/PUT/PATCH),
+ * delete (trash or force), with WordPress's capability checks and error codes.
+ */
+export class PostsController {
+  readonly schema: ResourceSchema;
+  readonly presenter: PostPresenter;
+  private readonly db: Db;
+
+  constructor(
+    private readonly kit: SiteKit,
+    readonly type: PostTypeInfo,
+    presenter: (schema: ResourceSchema) => PostPresenter,
+  ) {
+    this.db = kit.db;
+    this.schema = postSchema(type);
+    this.presenter = presenter(this.schema);
+  }
+
+  register(): void {
+    const base = `/${this.type.restBase}`;
+    const schema = () => this.schema;
+    const itemArgs: Record<string, ArgSchema> = {
+      id: { description: 'Unique identifier for the post.', type: 'integer' },
+      context: contextArg(),
+    };
+    if (this.type.supports.excerpt || this.type.supports.editor) {
+      itemArgs.excerpt_length = {
+        description: 'Override the default excerpt length.',
+        type: 'integer',
+      };
+      itemArgs.password = {
+        description: 'The password for the post if it is password protected.',
+        type: 'string',
+      };
+    }
+    this.kit.rest.register(
+      'wp/v2',
+      base,
+      [
+        {
+          methods: READABLE,
+          args: postCollectionArgs(this.type),
+          permission: (r) => this.listPermission(r),
+          callback: (r) => this.list(r),
+        },
+        {
+          methods: CREATABLE,
+          args: writeArgs(this.schema, true),
+          permission: (r) => this.createPermission(r),
+          callback: (r) => this.create(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+    this.kit.rest.register(
+      'wp/v2',
+      `${base}/(?P<id>[\\d]+)`,
+      [
+        {
+          methods: READABLE,
+          args: itemArgs,
+          permission: (r) => this.readPermission(r),
+          callback: (r) => this.read(r),
+        },
+        {
+          methods: EDITABLE,
+          args: { id: itemArgs.id!, ...writeArgs(this.schema, false) },
+          permission: (r) => this.updatePermission(r),
+          callback: (r) => this.update(r),
+        },
+        {
+          methods: DELETABLE,
+          args: {
+            id: itemArgs.id!,
+            force: {
+              type: 'boolean',
+              default: false,
+              description: 'Whether to bypass Trash and force deletion.',
+            },
+          },
+          permission: (r) => this.deletePermission(r),
+          callback: (r) => this.remove(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+  }
+
+  private plural(): string {
+    return this.type.type === 'page' ? 'pages' : 'posts';
+  }
+
+  /** The item of this type named by the `id` URL parameter, or 404 rest_post_invalid_id. */
+  async itemOf(request: RestRequest, param = 'id'): Promise<SitePost> {
+    const post = await getPost(this.db, Number(request.get(param)));
+    if (!post || post.type !== this.type.type) {
+      throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
+    }
+    return post;
+  }
+
+  private listPermission(request: RestRequest): boolean {
+    if (request.get('context') === 'edit' && !request.can(this.type.caps.edit)) {
+      throw denied(
+        request,
+        'rest_forbidden_context',
+        `Sorry, you are not allowed to edit ${this.plural()} in this post type.`,
+      );
+    }
+    return true;
+  }
+
+  private async readPermission(request: RestRequest): Promise<boolean> {
+    const post = await this.itemOf(request);
+    if (request.get('context') === 'edit' && !canEditPost(request.user, post, this.type)) {
+      throw denied(
+        request,
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to edit this post.',
+      );
+    }
+    if (
+      post.password !== '' &&
+      request.has('password') &&
+      request.get('password') !== post.password
+    ) {
+      if (!canEditPost(request.user, post, this.type)) {
+        throw new RestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
+      }
+    }
+    return canReadPost(request.user, post, this.type);
+  }
+
+  private async createPermission(request: RestRequest): Promise<boolean> {
+    if (request.body.id !== undefined) {
+      throw new RestError('rest_post_exists', 'Cannot create existing post.', 400);
+    }
+    const caps = this.type.caps;
+    if (
+      request.has('author') &&
+      request.get('author') !== userIdOf(request) &&
+      !request.can(caps.editOthers)
+    ) {
+      throw denied(
+        request,
+        'rest_cannot_edit_others',
+        'Sorry, you are not allowed to create posts as this user.',
+      );
+    }
+    if (
+      request.get('sticky') === true &&
+      !request.can(caps.editOthers) &&
+      !request.can(caps.publish)
+    ) {
+      throw denied(
+        request,
+        'rest_cannot_assign_sticky',
+        'Sorry, you are not allowed to make posts sticky.',
+      );
+    }
+    if (!request.can(caps.create)) {
+      throw denied(
+        request,
+        'rest_cannot_create',
+        'Sorry, you are not allowed to create posts as this user.',
+      );
+    }
+    this.checkAssignTerms(request);
+    return true;
+  }
+
+  private async updatePermission(request: RestRequest): Promise<boolean> {
+    const post = await this.itemOf(request);
+    const caps = this.type.caps;
+    if (!canEditPost(request.user, post, this.type)) {
+      throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+    }
+    if (
+      request.has('author') &&
+      request.get('author') !== userIdOf(request) &&
+      request.get('author') !== post.author &&
+      !request.can(caps.editOthers)
+    ) {
+      throw denied(
+        request,
+        'rest_cannot_edit_others',
+        'Sorry, you are not allowed to update posts as this user.',
+      );
+    }
+    if (
+      request.has('sticky') &&
+      request.get('sticky') !== post.sticky &&
+      !request.can(caps.editOthers) &&
+      !request.can(caps.publish)
+    ) {
+      throw denied(
+        request,
+        'rest_cannot_assign_sticky',
+        'Sorry, you are not allowed to make posts sticky.',
+      );
+    }
+    this.checkAssignTerms(request);
+    return true;
+  }
+
+  private checkAssignTerms(request: RestRequest): void {
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      if (request.has(base) && !request.can('edit_posts')) {
+        throw denied(
+          request,
+          'rest_cannot_assign_term',
+          'Sorry, you are not allowed to assign the provided terms.',
+        );
+      }
+    }
+  }
+
+  private async deletePermission(request: RestRequest): Promise<boolean> {
+    const post = await this.itemOf(request);
+    if (!canDeletePost(request.user, post, this.type)) {
+      throw denied(
+        request,
+        'rest_cannot_delete',
+        'Sorry, you are not allowed to delete this post.',
+      );
+    }
+    return true;
+  }
+
+  async list(request: RestRequest): Promise<RestResponse> {
+    const perPage = request.get<number>('per_page');
+    const page = request.get<number>('page');
+    const statuses = request.get<string[]>('status');
+    const offset = request.has('offset')
+      ? request.get<number>('offset') + (page - 1) * perPage
+      : (page - 1) * perPage;
+    const query: PostListQuery = {
+      types: [this.type.type],
+      statuses: statuses.includes('any') ? undefined : statuses,
+      search: request.get<string | undefined>('search') || undefined,
+      searchColumns: request.get<string[]>('search_columns'),
+      searchExact: request.get('search_semantics') === 'exact',
+      after: this.dateParam(request, 'after'),
+      before: this.dateParam(request, 'before'),
+      modifiedAfter: this.dateParam(request, 'modified_after'),
+      modifiedBefore: this.dateParam(request, 'modified_before'),
+      authors: request.get<number[]>('author'),
+      authorExclude: request.get<number[]>('author_exclude'),
+      include: request.get<number[]>('include'),
+      exclude: request.get<number[]>('exclude'),
+      parents: request.get<number[] | undefined>('parent'),
+      parentExclude: request.get<number[] | undefined>('parent_exclude'),
+      slugs: request.get<string[] | undefined>('slug'),
+      menuOrder: request.get<number | undefined>('menu_order'),
+      sticky: request.get<boolean | undefined>('sticky'),
+      formats: request.get<string[] | undefined>('format'),
+      stickyFirst:
+        this.type.type === 'post' &&
+        request.get('ignore_sticky') === false &&
+        request.get('sticky') === undefined,
+      orderby: request.get<PostOrderBy>('orderby'),
+      order: request.get<'asc' | 'desc'>('order'),
+      limit: perPage,
+      offset,
+    };
+    if (query.orderby === 'relevance' && !query.search) {
+      throw new RestError(
+        'rest_no_search_term_defined',
+        'You need to define a search term to order by relevance.',
+        400,
+      );
+    }
+    if (query.orderby === 'include' && !query.include?.length) {
+      throw new RestError(
+        'rest_orderby_include_missing_include',
+        'You need to define an include parameter to order by include.',
+        400,
+      );
+    }
+    const tax: TaxFilter[] = [];
+    const taxExclude: TaxFilter[] = [];
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const inc = await this.taxFilter(request.get<TaxParam | undefined>(base));
+      if (inc) tax.push(inc);
+      const exc = await this.taxFilter(request.get<TaxParam | undefined>(`${base}_exclude`));
+      if (exc) taxExclude.push(exc);
+    }
+    query.tax = tax;
+    query.taxExclude = taxExclude;
+    query.taxRelation = request.get<'AND' | 'OR' | undefined>('tax_relation') ?? 'AND';
+    const { total, items } = await listPosts(this.db, query);
+    const context = request.get<Context>('context');
+    const visible = items.filter((p) => canReadPost(request.user, p, this.type));
+    const data = await this.presenter.prepareMany(visible, request, context);
+    return collectionResponse(request, this.kit.urls, data, total, perPage);
+  }
+
+  private dateParam(request: RestRequest, name: string): Date | undefined {
+    const v = request.get<string | undefined>(name);
+    return v ? parseSiteDate(v, name, false) : undefined;
+  }
+
+  private async taxFilter(value: TaxParam | undefined): Promise<TaxFilter | undefined> {
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) return value.length ? { terms: value, operator: 'OR' } : undefined;
+    const terms = value.terms ?? [];
+    if (terms.length === 0) return undefined;
+    const ids = value.include_children ? await withDescendants(this.db, terms) : terms;
+    return { terms: ids, operator: value.operator === 'AND' ? 'AND' : 'OR' };
+  }
+
+  async read(request: RestRequest): Promise<unknown> {
+    const post = await this.itemOf(request);
+    return this.presenter.prepareOne(post, request, request.get<Context>('context'));
+  }
+
+  /** prepare_item_for_database: the stored fields a create or update asks for. */
+  async fieldsOf(request: RestRequest, existing?: SitePost): Promise<SitePostFields> {
+    const f: SitePostFields = {};
+    const text = (name: string): string | undefined => {
+      if (!request.given(name) && !request.has(name)) return undefined;
+      const v = request.get<unknown>(name);
+      if (v === undefined) return undefined;
+      if (typeof v === 'string') return v;
+      if (v && typeof v === 'object' && typeof (v as { raw?: unknown }).raw === 'string')
+        return (v as { raw: string }).raw;
+      return undefined;
+    };
+    const given = (name: string) => request.given(name);
+    if (given('title')) f.title = text('title');
+    if (given('content')) f.content = text('content');
+    if (given('excerpt')) f.excerpt = text('excerpt');
+    if (given('password')) f.password = request.get<string>('password');
+    if (given('slug')) f.slug = sanitizeSlug(request.get<string>('slug'));
+    if (given('comment_status')) f.commentStatus = request.get<string>('comment_status');
+    if (given('ping_status')) f.pingStatus = request.get<string>('ping_status');
+    if (given('format')) f.format = request.get<string>('format');
+    if (given('sticky')) f.sticky = request.get<boolean>('sticky');
+    if (given('template')) f.template = request.get<string>('template');
+    if (given('featured_media')) f.featuredMedia = request.get<number>('featured_media');
+    if (given('menu_order')) f.menuOrder = request.get<number>('menu_order');
+    if (given('meta'))
+      f.meta = { ...(existing?.meta ?? {}), ...request.get<Record<string, unknown>>('meta') };
+    if (given('parent')) {
+      const parent = request.get<number>('parent');
+      if (parent > 0) {
+        const p = await getPost(this.db, parent);
+        if (!p || p.type !== this.type.type || parent === existing?.id) {
+          throw new RestError('rest_post_invalid_id', 'Invalid post parent ID.', 400);
+        }
+      }
+      f.parent = parent;
+    }
+    if (given('author')) {
+      const author = request.get<number>('author');
+      if (author !== existing?.author && !(await findSiteAccount(this.db, author))) {
+        throw new RestError('rest_invalid_author', 'Invalid author ID.', 400);
+      }
+      f.author = author;
+    }
+    try {
+      if (given('date_gmt') && request.get('date_gmt') !== null && request.get('date_gmt') !== '') {
+        f.dateGmt = parseSiteDate(request.get<string>('date_gmt'), 'date_gmt', true);
+      } else if (given('date') && request.get('date') !== null && request.get('date') !== '') {
+        f.dateGmt = parseSiteDate(request.get<string>('date'), 'date', false);
+      } else if (
+        (given('date') && request.get('date') === null) ||
+        (given('date_gmt') && request.get('date_gmt') === null)
+      ) {
+        f.dateGmt = null;
+      }
+    } catch (err) {
+      if (err instanceof InvalidSiteDateError)
+        throw new RestError('rest_invalid_date', 'Invalid date.', 400);
+      throw err;
+    }
+    if (given('status')) f.status = request.get<string>('status');
+    const password = f.password ?? existing?.password ?? '';
+    const sticky = f.sticky ?? existing?.sticky ?? false;
+    if (password !== '' && sticky) {
+      throw new RestError(
+        'rest_invalid_field',
+        'A post can not be sticky and have a password.',
+        400,
+      );
+    }
+    return f;
+  }
+
+  /**
+   * The status and date rules of wp_insert_post: publishing needs the publish capability;
+   * publish with a future date becomes future and future with a past date publish; publishing
+   * fixes a floating date to now; a published item gets a slug from its title.
+   */
+  async settle(
+    request: RestRequest,
+    f: SitePostFields,
+    existing: SitePost | undefined,
+    now: Date,
+  ): Promise<void> {
+    const status = f.status ?? existing?.status ?? 'draft';
+    const wasPublic = existing ? ['publish', 'future', 'private'].includes(existing.status) : false;
+    if (
+      ['publish', 'future', 'private'].includes(status) &&
+      (!wasPublic || f.status !== undefined)
+    ) {
+      if (!request.can(this.type.caps.publish) && !(existing && existing.status === status)) {
+        throw denied(
+          request,
+          'rest_cannot_publish',
+          'Sorry, you are not allowed to publish posts in this post type.',
+        );
+      }
+    }
+    let date = f.dateGmt !== undefined ? f.dateGmt : (existing?.dateGmt ?? null);
+    let finalStatus = status;
+    if (finalStatus === 'publish' && date && date.getTime() > now.getTime()) finalStatus = 'future';
+    else if (finalStatus === 'future' && (!date || date.getTime() <= now.getTime()))
+      finalStatus = 'publish';
+    if (['publish', 'future', 'private'].includes(finalStatus) && date === null) date = now;
+    if (finalStatus !== status || f.status !== undefined) f.status = finalStatus;
+    if (date !== (existing?.dateGmt ?? null)) f.dateGmt = date;
+    const title = f.title ?? existing?.title ?? '';
+    const slug = f.slug ?? existing?.slug ?? '';
+    if (slug === '' && ['publish', 'future', 'private'].includes(finalStatus)) {
+      f.slug = sanitizeSlug(title) || (existing ? String(existing.id) : '');
+    }
+  }
+
+  async create(request: RestRequest): Promise<RestResponse> {
+    const now = new Date(this.kit.clock());
+    const f = await this.fieldsOf(request);
+    f.author ??= userIdOf(request);
+    f.status ??= 'draft';
+    await this.settle(request, f, undefined, now);
+    await this.checkTerms(request);
+    const post = await this.kit.db.transaction(async (tx) => {
+      let created = await insertPost(tx, {
+        ...f,
+        type: this.type.type,
+        modifiedGmt: now,
+        commentStatus: f.commentStatus ?? 'closed',
+        pingStatus: f.pingStatus ?? 'closed',
+      });
+      if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
+        created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
+      }
+      await this.writeTerms(tx, request, created.id);
+      if (this.type.revisions) await saveRevision(tx, created, userIdOf(request), now);
+      return created;
+    });
+    const data = await this.presenter.prepareOne(post, request, 'edit');
+    return new RestResponse(data, 201, {
+      Location: this.kit.urls.rest(`/wp/v2/${this.type.restBase}/${post.id}`),
+    });
+  }
+
+  async update(request: RestRequest): Promise<unknown> {
+    const existing = await this.itemOf(request);
+    const now = new Date(this.kit.clock());
+    const f = await this.fieldsOf(request, existing);
+    await this.settle(request, f, existing, now);
+    await this.checkTerms(request);
+    const post = await this.kit.db.transaction(async (tx) => {
+      const updated = (await updatePost(tx, existing.id, f, now))!;
+      await this.writeTerms(tx, request, updated.id);
+      if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
+      return updated;
+    });
+    return this.presenter.prepareOne(post, request, 'edit');
+  }
+
+  private async checkTerms(request: RestRequest): Promise<void> {
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      if (!request.given(base)) continue;
+      const missing = await missingTerms(this.db, taxonomy, request.get<number[]>(base));
+      if (missing.length > 0) {
+        throw new RestError('rest_invalid_param', `Invalid parameter(s): ${base}`, {
+          status: 400,
+          params: { [base]: `Invalid term ID: ${missing[0]}.` },
+          details: {
+            [base]: {
+              code: 'rest_term_invalid',
+              message: 'Term does not exist.',
+              data: { status: 400 },
+            },
+          },
+        });
+      }
+    }
+  }
+
+  private async writeTerms(
+    tx: import('../../db/db.js').Queryable,
+    request: RestRequest,
+    postId: number,
+  ): Promise<void> {
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      if (request.given(base))
+        await setPostTerms(tx, postId, taxonomy, request.get<number[]>(base));
+    }
+  }
+
+  async remove(request: RestRequest): Promise<unknown> {
+    const post = await this.itemOf(request);
+    const force = request.get<boolean>('force');
+    const previous = await this.presenter.prepareOne(post, request, 'edit');
+    if (force) {
+      await deletePost(this.db, post.id);
+      return { deleted: true, previous };
+    }
+    if (!this.type.trash) {
+      throw new RestError(
+        'rest_trash_not_supported',
+        "The post does not support trashing. Set 'force' to true to delete.",
+        501,
+      );
+    }
+    if (post.status === 'trash') {
+      throw new RestError('rest_already_trashed', 'The post has already been deleted.', 410);
+    }
+    const trashed = (await updatePost(
+      this.db,
+      post.id,
+      { status: 'trash', trashedFrom: post.status },
+      new Date(this.kit.clock()),
+    ))!;
+    return this.presenter.prepareOne(trashed, request, 'edit');
+  }
+}

@@ -1,0 +1,153 @@
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { RestResponse } from '../rest/rest-response.js';
+import type { SiteUrls } from '../site-urls.js';
+
+export type Context = 'view' | 'embed' | 'edit';
+
+/** A resource schema (JSON Schema with WordPress's `context` on every property). */
+export interface ResourceSchema {
+  $schema: string;
+  title: string;
+  type: 'object';
+  properties: Record<string, ArgSchema>;
+}
+
+export function resourceSchema(
+  title: string,
+  properties: Record<string, ArgSchema>,
+): ResourceSchema {
+  return { $schema: 'http://json-schema.org/draft-04/schema#', title, type: 'object', properties };
+}
+
+/**
+ * rest_filter_response_by_context: keeps the properties (and sub-properties) whose `context`
+ * lists the request's context; properties without one, and `_links`, stay.
+ */
+export function filterByContext(
+  data: Record<string, unknown>,
+  schema: ResourceSchema,
+  context: Context,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const prop = schema.properties[key];
+    if (!prop) {
+      out[key] = value;
+      continue;
+    }
+    if (prop.context && !prop.context.includes(context)) continue;
+    if (prop.properties && value && typeof value === 'object' && !Array.isArray(value)) {
+      const sub: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        const subProp = prop.properties[k];
+        if (subProp?.context && !subProp.context.includes(context)) continue;
+        sub[k] = v;
+      }
+      out[key] = sub;
+    } else out[key] = value;
+  }
+  return out;
+}
+
+/** The `context` arg (get_context_param). */
+export function contextArg(defaultContext: Context = 'view'): ArgSchema {
+  return {
+    description: 'Scope under which the request is made; determines fields present in response.',
+    type: 'string',
+    enum: ['view', 'embed', 'edit'],
+    default: defaultContext,
+  };
+}
+
+export const PAGE_ARG: ArgSchema = {
+  description: 'Current page of the collection.',
+  type: 'integer',
+  default: 1,
+  minimum: 1,
+};
+
+export function perPageArg(defaultValue = 10): ArgSchema {
+  return {
+    description: 'Maximum number of items to be returned in result set.',
+    type: 'integer',
+    default: defaultValue,
+    minimum: 1,
+    maximum: 100,
+  };
+}
+
+export const ID_LIST: ArgSchema = { type: 'array', items: { type: 'integer' }, default: [] };
+
+/**
+ * http_build_query as PHP writes it (`a[0]=1&a[1]=2`, `o[k]=v`), so Link headers keep the query
+ * in the form WordPress clients send and read back.
+ */
+export function buildPhpQuery(params: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const add = (key: string, value: unknown) => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) value.forEach((v, i) => add(`${key}[${i}]`, v));
+    else if (typeof value === 'object') {
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) add(`${key}[${k}]`, v);
+    } else {
+      const v = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(v)}`);
+    }
+  };
+  for (const [k, v] of Object.entries(params)) add(k, v);
+  return parts.join('&');
+}
+
+/**
+ * A page of a collection with X-WP-Total, X-WP-TotalPages and Link rel="prev"/"next" keeping the
+ * request's query; a page past the end (when anything matched) is `invalidPageCode` (400).
+ */
+export function collectionResponse(
+  request: RestRequest,
+  urls: SiteUrls,
+  items: unknown[],
+  total: number,
+  perPage: number,
+  invalidPageCode = 'rest_post_invalid_page_number',
+): RestResponse {
+  const page = Number(request.params.page ?? 1);
+  const totalPages = perPage > 0 ? Math.ceil(total / perPage) : 1;
+  if (page > totalPages && total > 0) {
+    throw new RestError(
+      invalidPageCode,
+      'The page number requested is larger than the number of pages available.',
+      400,
+    );
+  }
+  const headers: Record<string, string> = {
+    'X-WP-Total': String(total),
+    'X-WP-TotalPages': String(totalPages),
+  };
+  const base = urls.rest(request.path);
+  const query = { ...request.query };
+  delete query.rest_route;
+  const links: string[] = [];
+  const at = (p: number) => {
+    const qs = buildPhpQuery({ ...query, page: p });
+    return `${base}?${qs}`;
+  };
+  if (page > 1) links.push(`<${at(Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
+  if (page < totalPages) links.push(`<${at(page + 1)}>; rel="next"`);
+  if (links.length > 0) headers.Link = links.join(', ');
+  return new RestResponse(items, 200, headers);
+}
+
+/** The `wp` curie every item links with. */
+export const CURIES = [{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }];
+
+/** The caller's id, or 0 when anonymous. */
+export function userIdOf(request: RestRequest): number {
+  return request.user?.id ?? 0;
+}
+
+/** rest_authorization_required_code as a RestError. */
+export function denied(request: RestRequest, code: string, message: string): RestError {
+  return new RestError(code, message, request.signedIn ? 403 : 401);
+}

@@ -1,0 +1,66 @@
+import type { SiteUser } from '../../content/site-user.js';
+
+/** A link of the site's navigation (from the menu items of the primary menu). */
+export interface NavLink {
+  title: string;
+  url: string;
+  children: NavLink[];
+}
+
+/** One post or page as the theme shows it (already rendered). */
+export interface ThemePost {
+  id: number;
+  type: string;
+  slug: string;
+  title: string;
+  /** content.rendered (HTML). */
+  content: string;
+  excerpt: string;
+  link: string;
+  /** Local date, ISO without zone. */
+  date: string;
+  author: string;
+  template: string;
+}
+
+/** What a page of the site is about: one item, the front page (latest posts) or nothing. */
+export type ThemeView =
+  | { kind: 'single'; post: ThemePost }
+  | { kind: 'home'; posts: ThemePost[]; page: number; totalPages: number }
+  | { kind: 'not-found'; path: string };
+
+export interface ThemeContext {
+  siteName: string;
+  siteDescription: string;
+  siteUrl: string;
+  restRoot: string;
+  language: string;
+  nav: NavLink[];
+  /** The signed-in account (cookie), for nonce-carrying pages. */
+  user: SiteUser | null;
+  /** A REST nonce for the signed-in account (embedded as wpApiSettings). */
+  nonce?: string;
+}
+
+/** Renders a page's whole HTML document. */
+export type ThemeRenderer = (view: ThemeView, context: ThemeContext) => string | Promise<string>;
+
+/**
+ * The site's theme: the default renders a plain, fast HTML document; a module (block templates)
+ * may replace it with `use`, receiving the previous renderer to fall back on.
+ */
+export class SiteTheme {
+  private renderer: ThemeRenderer;
+
+  constructor(initial: ThemeRenderer) {
+    this.renderer = initial;
+  }
+
+  use(make: (previous: ThemeRenderer) => ThemeRenderer): void {
+    this.renderer = make(this.renderer);
+  }
+
+  render(view: ThemeView, context: ThemeContext): Promise<string> {
+    return Promise.resolve(this.renderer(view, context));
+  }
+}

@@ -1,0 +1,120 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
+import { createAppPassword } from '../../src/content/app-passwords.js';
+import { setSiteRole, type SiteRole } from '../../src/content/site-roles.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Db } from '../../src/db/db.js';
+import { createLogger } from '../../src/log/logger.js';
+import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+
+export interface SiteAccountFixture {
+  id: number;
+  username: string;
+  /** `Basic ...` with a fresh application password. */
+  basic: string;
+  appPassword: string;
+}
+
+export interface SiteFixture {
+  readonly app: SiteApp;
+  readonly db: Db;
+  /** The site's public address as the app was built with. */
+  readonly url: string;
+  account(username: string, role: SiteRole): Promise<SiteAccountFixture>;
+  /** inject() with JSON parsed. */
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; auth?: SiteAccountFixture; headers?: Record<string, string> },
+  ): Promise<{
+    status: number; // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any field of a JSON answer
+    body: any;
+    headers: LightMyRequestResponse['headers'];
+  }>;
+}
+
+/**
+ * A site app on its own test database (no first-start documents unless asked), with helpers to
+ * make accounts of a site role with an application password and to call the REST API.
+ */
+export function useSite(options: { listen?: boolean; seed?: boolean } = {}): SiteFixture {
+  const database = useTestDatabase();
+  let app: SiteApp | undefined;
+  let url = 'http://site.test';
+  beforeAll(async () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      SITE_SEED_DOCS: options.seed ? 'true' : 'false',
+    });
+    const logger = createLogger(process.env.SITE_TEST_LOG ?? 'silent');
+    if (options.listen) {
+      // Reserve a port first so that the site knows its own address (links, Link headers).
+      const probe = await buildSiteApp({
+        db: database.current.db,
+        config,
+        logger,
+        siteUrl: url,
+        modules: [],
+      });
+      await probe.listen({ host: '127.0.0.1', port: 0 });
+      const port = (probe.server.address() as { port: number }).port;
+      await probe.close();
+      url = `http://127.0.0.1:${port}`;
+      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url });
+      await app.listen({ host: '127.0.0.1', port });
+    } else {
+      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url });
+    }
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const fixture: SiteFixture = {
+    get app() {
+      return app!;
+    },
+    get db() {
+      return database.current.db;
+    },
+    get url() {
+      return url;
+    },
+    async account(username, role) {
+      const r = await database.current.db.query<{ id: string }>(
+        `INSERT INTO users (username, password_hash) VALUES ($1, 'not-a-hash') RETURNING id`,
+        [username],
+      );
+      const id = Number(r.rows[0]!.id);
+      await setSiteRole(database.current.db, id, role);
+      const { password } = await createAppPassword(database.current.db, {
+        userId: id,
+        name: 'tests',
+      });
+      return {
+        id,
+        username,
+        appPassword: password,
+        basic: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+      };
+    },
+    async call(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.auth) headers.authorization = o.auth.basic;
+      const res = await app!.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(o.body !== undefined ? { payload: o.body as object } : {}),
+      });
+      let body: unknown = res.body;
+      try {
+        body = JSON.parse(res.body);
+      } catch {
+        /* HTML or empty */
+      }
+      return { status: res.statusCode, body, headers: res.headers };
+    },
+  };
+  return fixture;
+}

@@ -210,6 +210,34 @@ const envSchema = z.object({
   MEDIA_MAX_IMAGE_PIXELS: int(100_000_000, 1),
   /** WordPress's big-image threshold: larger originals get a "-scaled" copy within it; 0 = off. */
   MEDIA_BIG_IMAGE_THRESHOLD: int(2560, 0, 65_535),
+  // Documentation site: the WordPress-compatible content API and pages (src/site, src/content).
+  /** Port of `npm run site` (it binds HOST). */
+  SITE_PORT: int(3001, 1, 65535),
+  /** The site's public address (links, REST root); unset = http://localhost:SITE_PORT. */
+  SITE_URL: optionalUrl(['http:', 'https:']),
+  /** The site's title (index `name`, page titles). */
+  SITE_NAME: z.string().min(1).default('emutrack 文档'),
+  /** The site's tagline (index `description`). */
+  SITE_DESCRIPTION: z.string().default('emutrack：动车组交路与车次数据的文档'),
+  /** Write emutrack's own documentation as the site's contents on first start ("true"/"false"). */
+  SITE_SEED_DOCS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+
+  // Operations: metrics, database timeouts, stalled-job recovery (src/metrics, src/ops, src/queue).
+  /** Bearer token GET /metrics requires; unset = /metrics is off (404). */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** A Postgres connection not made (or a pooled one not free) within this is `unavailable`. */
+  PG_CONNECT_TIMEOUT_MS: int(3_000, 100, 60_000),
+  /**
+   * BullMQ job lock: a running job renews it every half of this; a killed worker's job is taken
+   * over once it lapses. Recovery after a crash takes at most lock + stalled interval.
+   */
+  JOB_LOCK_MS: int(10_000, 1_000),
+  /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
+  JOB_STALLED_INTERVAL_MS: int(5_000, 500),
+
   /** Quality of the JPEG and WebP sizes and edits (WordPress's default is 82). */
   MEDIA_IMAGE_QUALITY: int(82, 1, 100),
   /**

@@ -1,10 +1,17 @@
 import { readdir, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import type { Db } from '../db/db.js';
-import type { RejectedLine } from './record-rejects.js';
-import { writeObservationChunk, type PendingRow } from './write-observation-chunk.js';
+import { copyTextValue, type Db } from '../db/db.js';
+import { readLineBlocks } from './ndjson-blocks.js';
+import { appendCopyRow, emptyCopyRows, type ParsedChunk } from './observation-copy-rows.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
-import { readObservationLines, UnreadableFileError } from './read-observation-lines.js';
+import { ParsePool } from './parse-pool.js';
+import {
+  detectFormat,
+  readObservationLines,
+  UnreadableFileError,
+} from './read-observation-lines.js';
+import { writeObservationChunk } from './write-observation-chunk.js';
 
 export interface IngestTotals {
   /** Non-blank data lines read (a CSV header is not counted). */
@@ -31,6 +38,17 @@ export interface IngestResult extends IngestTotals {
 export interface IngestOptions {
   /** Lines per bulk write (one transaction each). Default 20,000. */
   chunkSize?: number;
+  /**
+   * Worker threads that parse, validate and render NDJSON files in blocks of chunkSize lines
+   * while this thread writes. Default: the cores less one, at least 1, at most 4. 0: every
+   * file is read line by line on this thread (read-observation-lines.ts), as CSV files are.
+   */
+  parseThreads?: number;
+  /**
+   * Inputs whose NDJSON files hold fewer bytes than this in total are read on this thread: a
+   * worker's start (tens of ms) costs more than it saves. Default 4 MiB.
+   */
+  parallelMinBytes?: number;
   /** Called after every chunk with the running totals of the whole call. */
   onProgress?: (totals: IngestTotals & { file: string }) => void;
 }
@@ -91,77 +109,75 @@ export async function ingestObservations(
   const days = new Map<number, number>();
   const emuCache = new Map<string, number>();
 
-  for (const filePath of files) {
-    const name = path.relative(root, filePath) || path.basename(filePath);
-    const result: IngestFileResult = {
-      file: name,
-      read: 0,
-      accepted: 0,
-      duplicate: 0,
-      rejected: 0,
-    };
-    let rows: PendingRow[] = [];
-    let rejects: RejectedLine[] = [];
-    let pending: Promise<void> = Promise.resolve();
-    const flush = () => {
-      const chunkRows = rows;
-      const chunkRejects = rejects;
-      rows = [];
-      rejects = [];
-      const previous = pending;
-      pending = (async () => {
-        await previous;
-        const w = await writeObservationChunk(db, batchId, name, chunkRows, chunkRejects, emuCache);
-        result.accepted += w.accepted;
-        result.duplicate += chunkRows.length - w.accepted;
-        result.rejected += chunkRejects.length;
-        for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
-        options.onProgress?.({
-          file: name,
-          read: total.read + result.read,
-          accepted: total.accepted + result.accepted,
-          duplicate: total.duplicate + result.duplicate,
-          rejected: total.rejected + result.rejected,
-        });
-      })();
-      // Reported when awaited below; this only keeps Node from calling it unhandled meanwhile.
-      pending.catch(() => {});
-    };
-    try {
-      for await (const input of readObservationLines(filePath)) {
-        result.read++;
-        if ('error' in input) {
-          rejects.push({ line: input.line, raw: input.raw, field: null, reason: input.error });
-        } else {
-          const rec = toObservationRecord(input.value);
-          if (isProblem(rec))
-            rejects.push({
-              line: input.line,
-              raw: input.raw,
-              field: rec.field,
-              reason: rec.reason,
-            });
-          else rows.push({ line: input.line, record: rec });
+  const formats = await Promise.all(files.map((f) => detectFormat(f).catch(() => 'csv' as const)));
+  const ndjsonBytes = (
+    await Promise.all(
+      files.map(async (f, i) => (formats[i] === 'ndjson' ? (await stat(f)).size : 0)),
+    )
+  ).reduce((a, b) => a + b, 0);
+  const threads = options.parseThreads ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
+  const pool =
+    threads > 0 && ndjsonBytes > 0 && ndjsonBytes >= (options.parallelMinBytes ?? 4 << 20)
+      ? new ParsePool(threads)
+      : undefined;
+
+  try {
+    for (const [i, filePath] of files.entries()) {
+      const name = path.relative(root, filePath) || path.basename(filePath);
+      const result: IngestFileResult = {
+        file: name,
+        read: 0,
+        accepted: 0,
+        duplicate: 0,
+        rejected: 0,
+      };
+      // Chunks come parsed (in order) from one of two readers; each is written in its own
+      // transaction while the next ones are parsed.
+      const chunks = readAhead(
+        pool && formats[i] === 'ndjson'
+          ? parsedBlocks(pool, filePath, batchId, name, chunkSize, threads)
+          : parsedLines(filePath, batchId, name, chunkSize),
+      );
+      // Optimistic COPY while the file's chunks are new; look keys up once one was stored.
+      let probe = false;
+      try {
+        for await (const chunk of chunks) {
+          result.read += chunk.read;
+          const w = await writeObservationChunk(
+            db,
+            batchId,
+            name,
+            chunk.rows,
+            chunk.rejects,
+            emuCache,
+            { probe },
+          );
+          probe ||= w.sawStored;
+          result.accepted += w.accepted;
+          result.duplicate += chunk.rows.dedupKeys.length - w.accepted;
+          result.rejected += chunk.rejects.length;
+          for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
+          options.onProgress?.({
+            file: name,
+            read: total.read + result.read,
+            accepted: total.accepted + result.accepted,
+            duplicate: total.duplicate + result.duplicate,
+            rejected: total.rejected + result.rejected,
+          });
         }
-        if (rows.length + rejects.length >= chunkSize) {
-          // Bound memory: at most one chunk being written while the next one is parsed.
-          await pending;
-          flush();
-        }
+      } catch (err) {
+        if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
+        result.error =
+          err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
       }
-      flush();
-      await pending;
-    } catch (err) {
-      await pending.catch(() => {});
-      if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
-      result.error =
-        err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
+      results.push(result);
+      total.read += result.read;
+      total.accepted += result.accepted;
+      total.duplicate += result.duplicate;
+      total.rejected += result.rejected;
     }
-    results.push(result);
-    total.read += result.read;
-    total.accepted += result.accepted;
-    total.duplicate += result.duplicate;
-    total.rejected += result.rejected;
+  } finally {
+    await pool?.close();
   }
   await db.query(
     `UPDATE ingest_batches SET finished_at = now(), lines_read = $2, accepted = $3, duplicate = $4, rejected = $5
@@ -169,6 +185,87 @@ export async function ingestObservations(
     [batchId, total.read, total.accepted, total.duplicate, total.rejected],
   );
   return { batchId, ...total, files: results, serviceDays: [...days.keys()].sort((a, b) => a - b) };
+}
+
+/**
+ * A file read line by line on this thread (NDJSON or CSV), in chunks of chunkSize lines. The
+ * next chunk is parsed while the consumer writes the last (the generator runs ahead by one).
+ */
+async function* parsedLines(
+  filePath: string,
+  batchId: number,
+  name: string,
+  chunkSize: number,
+): AsyncGenerator<ParsedChunk> {
+  const fileText = copyTextValue(name);
+  let chunk: ParsedChunk = { read: 0, rows: emptyCopyRows(), rejects: [] };
+  for await (const input of readObservationLines(filePath)) {
+    chunk.read++;
+    if ('error' in input) {
+      chunk.rejects.push({ line: input.line, raw: input.raw, field: null, reason: input.error });
+    } else {
+      const rec = toObservationRecord(input.value);
+      if (isProblem(rec))
+        chunk.rejects.push({
+          line: input.line,
+          raw: input.raw,
+          field: rec.field,
+          reason: rec.reason,
+        });
+      else appendCopyRow(chunk.rows, batchId, fileText, input.line, rec);
+    }
+    if (chunk.rows.dedupKeys.length + chunk.rejects.length >= chunkSize) {
+      yield chunk;
+      chunk = { read: 0, rows: emptyCopyRows(), rejects: [] };
+    }
+  }
+  if (chunk.read > 0) yield chunk;
+}
+
+/**
+ * An NDJSON file cut into blocks of chunkSize lines on this thread (a memchr per line) and
+ * parsed by the pool's threads, up to `ahead` blocks at once; chunks come out in file order.
+ * Memory stays bounded: at most `ahead` parsed blocks wait for the writer.
+ */
+async function* parsedBlocks(
+  pool: ParsePool,
+  filePath: string,
+  batchId: number,
+  name: string,
+  chunkSize: number,
+  ahead: number,
+): AsyncGenerator<ParsedChunk> {
+  const queue: Promise<ParsedChunk>[] = [];
+  try {
+    for await (const block of readLineBlocks(filePath, chunkSize)) {
+      const parsing = pool.parse({ ...block, batchId, file: name });
+      // Reported when awaited in order; this only keeps Node from calling it unhandled meanwhile.
+      parsing.catch(() => {});
+      queue.push(parsing);
+      if (queue.length > ahead) yield await queue.shift()!;
+    }
+    while (queue.length > 0) yield await queue.shift()!;
+  } finally {
+    await Promise.allSettled(queue);
+  }
+}
+
+/** The source's items, fetching the next one while the consumer works on the last. */
+async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      const r = await next;
+      if (r.done) return;
+      next = it.next();
+      // Reported when awaited above; this only keeps Node from calling it unhandled meanwhile.
+      next.catch(() => {});
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
 }
 
 function isFsError(err: unknown): boolean {

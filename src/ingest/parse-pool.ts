@@ -1,0 +1,29 @@
+import { Piscina } from 'piscina';
+import type { NdjsonBlock, ParsedChunk } from './observation-copy-rows.js';
+
+/**
+ * Worker threads (piscina) that parse NDJSON blocks (ndjson-parse-worker.ts). From the built
+ * package the worker is plain JavaScript; from the TypeScript sources (tests, tsx) each thread
+ * loads tsx first to run the .ts file.
+ */
+export class ParsePool {
+  private readonly pool: Piscina;
+
+  constructor(threads: number) {
+    const fromSources = import.meta.url.endsWith('.ts');
+    this.pool = new Piscina({
+      filename: new URL(`./ndjson-parse-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}),
+    });
+  }
+
+  parse(block: NdjsonBlock): Promise<ParsedChunk> {
+    return this.pool.run(block) as Promise<ParsedChunk>;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -28,7 +28,9 @@ export interface PostgresDbOptions {
   logger?: Pick<Logger, 'warn'>;
 }
 
-function clientQueryable(client: pg.PoolClient | pg.Pool): Queryable {
+type Checkout = () => Promise<{ client: pg.PoolClient; release(): void }>;
+
+function clientQueryable(client: pg.PoolClient | pg.Pool, checkout?: Checkout): Queryable {
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
       const r = await client.query(sql, params as unknown[] | undefined);
@@ -41,9 +43,9 @@ function clientQueryable(client: pg.PoolClient | pg.Pool): Queryable {
         await pipeline(source, sink);
       };
       if (client instanceof pg.Pool) {
-        const c = await client.connect();
+        const c = await checkout!();
         try {
-          await run(c);
+          await run(c.client);
         } finally {
           c.release();
         }
@@ -71,16 +73,38 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
       'postgres: idle connection lost',
     ),
   );
-  const base = clientQueryable(pool);
+  /**
+   * A client of its own for a transaction, a session or a COPY. pg-pool listens for a client's
+   * errors only while it is idle in the pool: one checked out here that loses its server between
+   * two queries would emit 'error' with no listener and crash the process. So it gets a listener
+   * until released, and a client that lost its connection is destroyed, not pooled again.
+   */
+  const checkout = async (): Promise<{ client: pg.PoolClient; release(): void }> => {
+    const client = await pool.connect();
+    let lost: Error | undefined;
+    const onError = (err: Error) => {
+      lost = err;
+      logger.warn({ err: err.message }, 'postgres: connection lost while in use');
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: () => {
+        client.removeListener('error', onError);
+        client.release(lost);
+      },
+    };
+  };
+  const base = clientQueryable(pool, checkout);
   return {
     kind: 'postgres',
     query: base.query,
     copyFrom: base.copyFrom,
     async transaction(fn) {
-      const client = await pool.connect();
+      const { client, release } = await checkout();
       try {
         await client.query('BEGIN');
-        const result = await fn(clientQueryable(client));
+        const result = await fn(clientQueryable(client, checkout));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -93,24 +117,24 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
           );
         throw err;
       } finally {
-        client.release();
+        release();
       }
     },
     async *copyTo(sql) {
-      const client = await pool.connect();
+      const { client, release } = await checkout();
       try {
         const stream = client.query(copyToStream(`COPY (${sql}) TO STDOUT`));
         for await (const chunk of stream) yield chunk as Buffer;
       } finally {
-        client.release();
+        release();
       }
     },
     async session(fn) {
-      const client = await pool.connect();
+      const { client, release } = await checkout();
       try {
-        return await fn(clientQueryable(client));
+        return await fn(clientQueryable(client, checkout));
       } finally {
-        client.release();
+        release();
       }
     },
     async close() {

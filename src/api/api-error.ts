@@ -1,7 +1,19 @@
 /** The v2 API's error codes and the HTTP status each is sent with. */
 export const API_ERROR_STATUS = {
   invalid_param: 400,
+  /** No usable credential: unknown, revoked, expired or not yet active (WWW-Authenticate: Bearer). */
+  invalid_api_key: 401,
+  /** Sign-in with a wrong username or password (the two are not told apart). */
+  invalid_credentials: 401,
+  /** The caller's user is banned. */
+  account_banned: 403,
+  /** The credential lacks the operation's scope (the message names it). */
+  insufficient_scope: 403,
+  /** A form or cookie-authenticated write without its CSRF token, or an operation not open to this kind of credential. */
+  forbidden: 403,
   not_found: 404,
+  username_taken: 409,
+  payload_too_large: 413,
   /** GetTrainCirculationImage: the train is known but has no circulation to draw. */
   no_circulation: 422,
   rate_limited: 429,

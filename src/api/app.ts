@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, validatorCompiler } from '@fastify/type-provider-zod';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { validatorCompiler } from '@fastify/type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { PictureRenderer } from '../circulation-images/render-picture.js';
 import type { Config } from '../config/config.js';
@@ -9,25 +10,25 @@ import type { Logger } from '../log/logger.js';
 import { createQuotaStore } from '../quota/create-quota-store.js';
 import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, QuotaStore } from '../quota/quota-store.js';
-import { ApiError, isDatabaseUnavailable } from './api-error.js';
+import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
-import type { ErrorEnvelope } from './envelope.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
-import { QuotaGate } from './quota-gate.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
-import { registerAllocationEmu } from './routes/allocation-emu.js';
-import { registerCirculationImage } from './routes/circulation-image.js';
-import { registerExportsDaily } from './routes/exports-daily.js';
+import { allocationEmuRoutes } from './routes/allocation-emu.js';
+import { circulationImageRoutes } from './routes/circulation-image.js';
+import { exportsDailyRoutes } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
-import { registerHistory } from './routes/history.js';
-import { registerPrediction } from './routes/prediction.js';
-import { registerRecordsDaily } from './routes/records-daily.js';
-import { registerTimetableStation } from './routes/timetable-station.js';
-import { registerTimetableTrain } from './routes/timetable-train.js';
+import { historyRoutes } from './routes/history.js';
+import { predictionRoutes } from './routes/prediction.js';
+import { recordsDailyRoutes } from './routes/records-daily.js';
+import { timetableStationRoutes } from './routes/timetable-station.js';
+import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
-import type { ApiApp, ApiServices, V2App } from './services.js';
+import type { ApiApp, ApiServices } from './services.js';
+import { answerError, isV2, quotaOf, v2Edge } from './v2-edge.js';
 import type { TrainCirculationProvider } from './train-circulation-schema.js';
+import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 
 export type { ApiApp } from './services.js';
 
@@ -51,49 +52,11 @@ export interface AppDeps {
   circulations?: TrainCirculationProvider;
   /** Draws circulation pictures; absent = PNG via resvg, PDF via pdfkit. */
   pictureRenderer?: PictureRenderer;
+  /** Metrics and queue dashboard wiring (see registerOperations); absent = their defaults. */
+  operations?: Pick<OperationsDeps, 'queues' | 'viewerOf'>;
 }
 
-const V2_PREFIX = '/api/v2/';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-function isV2(request: FastifyRequest): boolean {
-  const { url } = request;
-  if (url.startsWith('/api/v2/openapi.json')) return false;
-  return url.startsWith(V2_PREFIX) || url === '/api/v2' || url.startsWith('/api/v2?');
-}
-
-/** "date: ...; limit: ..." from a validation failure: every message names its parameter. */
-function validationMessage(error: FastifyError): string {
-  const parts = (error.validation ?? []).map((v) => {
-    const name = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    return name && !v.message?.startsWith(name) ? `${name}: ${v.message}` : (v.message ?? '');
-  });
-  return parts.join('; ') || error.message;
-}
-
-/** What a failure is reported as; unexpected errors are logged here and told as `internal`. */
-function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
-  if (hasZodFastifySchemaValidationErrors(error) || error.validation) {
-    return new ApiError('invalid_param', validationMessage(error));
-  }
-  if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unreachable');
-    return new ApiError('unavailable', 'the database cannot be reached; try again shortly');
-  }
-  if (error.code === 'FST_ERR_BAD_URL') {
-    return new ApiError('invalid_param', 'the URL is malformed (bad percent-encoding)');
-  }
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new ApiError('invalid_param', 'a path parameter is longer than 100 characters');
-  }
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    // Fastify's own client errors (bad URL, body on a GET, ...): their messages are safe to show.
-    return new ApiError('invalid_param', error.message);
-  }
-  request.log.error({ err: error }, 'request failed');
-  return new ApiError('internal', `internal error (request ${request.id})`);
-}
 
 /**
  * The HTTP API: the v2 read operations, health checks, the OpenAPI document and its docs page.
@@ -105,31 +68,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const store =
     deps.quotaStore ??
     createQuotaStore({ config, logger: deps.logger, redis: deps.redis, clock: deps.clock });
-  const gate = new QuotaGate(store, config);
   const services: ApiServices = {
     config,
     db,
-    gate,
     costs: quotaCostsFromConfig(config),
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
     clock,
     circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
-  };
-
-  /** The one place failures are answered: the envelope (with quota) under /api/v2. */
-  const sendError = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error, request);
-    if (!isV2(request)) {
-      return reply
-        .code(apiError.statusCode)
-        .send({ error: { code: apiError.code, message: apiError.message } });
-    }
-    await gate.release(request);
-    const meta = await gate.meta(request);
-    gate.setHeaders(reply, meta);
-    const body: ErrorEnvelope = { meta, error: { code: apiError.code, message: apiError.message } };
-    return reply.code(apiError.statusCode).send(body);
   };
 
   const app = Fastify({
@@ -142,36 +88,43 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     // Malformed URLs and over-long path parameters are refused before routing: same envelope.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      void sendError(error, request as FastifyRequest, reply as unknown as FastifyReply);
+      void answerError(error, request as FastifyRequest, reply as FastifyReply);
     },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createFastSerializerCompiler());
+  await app.register(fastifyCookie);
+  // Who calls and what it may do, for every /api/v2 route registered after it (v2-edge.ts).
+  await app.register(v2Edge, {
+    config,
+    store,
+    clock,
+    credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.setErrorHandler(sendError);
+  app.setErrorHandler(answerError);
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]!.slice(0, 200);
     const error = { code: 'not_found', message: `no operation ${request.method} ${path}` };
     if (!isV2(request)) return reply.code(404).send({ error });
-    const meta = await gate.meta(request);
-    gate.setHeaders(reply, meta);
-    return reply.code(404).send({ meta, error });
+    return reply.code(404).send({ meta: await quotaOf(request).meta(), error });
   });
 
+  await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });
   await registerOpenApi(app);
   registerHealth(app, { db, redis: deps.redis });
-  const v2 = app.withTypeProvider() as unknown as V2App;
-  registerRecordsDaily(v2, services);
-  registerExportsDaily(v2, services);
-  registerTimetableTrain(v2, services);
-  registerTimetableStation(v2, services);
-  registerHistory(v2, services);
-  registerAllocationEmu(v2, services);
-  registerCirculationImage(v2, services, { renderer: deps.pictureRenderer });
-  registerPrediction(v2, services);
+  const routes = { services };
+  await app.register(recordsDailyRoutes, routes);
+  await app.register(exportsDailyRoutes, routes);
+  await app.register(timetableTrainRoutes, routes);
+  await app.register(timetableStationRoutes, routes);
+  await app.register(historyRoutes, routes);
+  await app.register(allocationEmuRoutes, routes);
+  await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
+  await app.register(predictionRoutes, routes);
   return app;
 }

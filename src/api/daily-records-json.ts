@@ -2,7 +2,6 @@ import { splitTrainCode } from '../trains/train-code.js';
 import { flatString } from './flat-string.js';
 import { parseRecordLine } from './daily-records-page.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
-import type { ApiMeta } from './envelope.js';
 import type { TimetableSummaryCache } from './timetable-summary-cache.js';
 
 /**
@@ -96,18 +95,12 @@ export interface DailyRecordsPageBody {
   items: readonly RecordItemJson[];
 }
 
-function metaJson(meta: ApiMeta): string {
-  return meta.retryAfter === undefined
-    ? `{"remain":${meta.remain},"cost":${meta.cost}}`
-    : `{"remain":${meta.remain},"cost":${meta.cost},"retryAfter":${meta.retryAfter}}`;
-}
-
 /**
- * The envelope `{meta, data}` as JSON. The items' EMUs and timetables must be loaded in the
- * caches; timetableMappings is written only when an item has a timetable.
+ * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON; the API edge puts it in the
+ * envelope (sendDataJson). The items' EMUs and timetables must be loaded in the caches;
+ * timetableMappings is written only when an item has a timetable.
  */
-export function dailyRecordsEnvelopeJson(
-  meta: ApiMeta,
+export function dailyRecordsDataJson(
   body: DailyRecordsPageBody,
   caches: { emuCodes: EmuCodeCache; timetables: TimetableSummaryCache },
 ): string {
@@ -134,9 +127,9 @@ export function dailyRecordsEnvelopeJson(
   const timetableMappings =
     timetableMembers.length > 0 ? `,"timetableMappings":{${timetableMembers.join(',')}}` : '';
   return (
-    `{"meta":${metaJson(meta)},"data":{"serviceDay":${body.serviceDay},` +
+    `{"serviceDay":${body.serviceDay},` +
     `"cursor":${JSON.stringify(body.cursor)},"limit":${body.limit},` +
     `"nextCursor":${JSON.stringify(body.nextCursor)},"items":[${parts.join(',')}],` +
-    `"emuCodeMappings":{${emuMembers.join(',')}}${timetableMappings}}}`
+    `"emuCodeMappings":{${emuMembers.join(',')}}${timetableMappings}}`
   );
 }

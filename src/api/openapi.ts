@@ -12,32 +12,6 @@ export const SECURITY_SCHEMES = {
   cookieAuth: { type: 'apiKey', in: 'cookie', name: 'token', description: 'Web login session.' },
 } as const;
 
-export interface V2OperationDoc {
-  operationId: string;
-  tag: string;
-  /** The scope a credential needs (compatibility.md); anonymous callers hold every read scope. */
-  scope: string;
-  summary: string;
-  description?: string;
-}
-
-/**
- * The documentation part of a v2 route's schema: the spec's operationId and tag, and the scope as
- * security requirements (anonymous `{}`, or bearer/cookie with the scope) and as `x-scope`.
- */
-export function v2Operation(doc: V2OperationDoc) {
-  return {
-    operationId: doc.operationId,
-    tags: [doc.tag],
-    summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
-    security: [{}, { bearerAuth: [doc.scope] }, { cookieAuth: [doc.scope] }] as Array<
-      Record<string, string[]>
-    >,
-    'x-scope': doc.scope,
-  };
-}
-
 const QUOTA_HEADERS = {
   'x-api-remain': {
     description: 'Quota left after this request.',
@@ -53,7 +27,11 @@ const QUOTA_HEADERS = {
 const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   400: 'invalid_param: a parameter is malformed; the message names it.',
+  401: 'invalid_api_key: the credential sent is unknown, revoked, expired or not yet active, or the operation needs one (WWW-Authenticate: Bearer). Sign-in: invalid_credentials.',
+  403: 'account_banned: the user is banned; insufficient_scope: the credential lacks the scope (named in the message); forbidden: a form without its CSRF token, or a credential of the wrong kind.',
   404: 'not_found',
+  409: 'username_taken',
+  413: 'payload_too_large: the body is over 16 KiB.',
   422: 'no_circulation: the train is known but has no circulation to draw.',
   429: 'rate_limited: not enough quota; wait Retry-After seconds.',
   500: 'internal',
@@ -163,6 +141,11 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
           'Which train number was run by which EMU on which service day. Every /api/v2 response is an envelope {meta, data} or {meta, error}; meta and the x-api-remain / x-api-cost headers report the quota.',
       },
       tags: [
+        {
+          name: 'Auth',
+          description:
+            'Accounts, sign-in, API keys and the session check. Credentials: `Authorization: Bearer <key>` (an API key or OAuth access token) or the `token` cookie of a web sign-in; bearer wins when both come.',
+        },
         { name: 'Records', description: 'Daily train/EMU records.' },
         { name: 'Exports', description: 'Per-day CSV exports.' },
         { name: 'Timetable', description: 'Timetables of trains and stations.' },

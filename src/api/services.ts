@@ -1,24 +1,13 @@
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
 import type { QuotaCosts } from '../quota/quota-costs.js';
 import type { Clock } from '../quota/quota-store.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
-import type { QuotaGate } from './quota-gate.js';
 import type { TimetableSummaryCache } from './timetable-summary-cache.js';
 import type { TrainCirculationProvider } from './train-circulation-schema.js';
-
-/** The Fastify instance the v2 routes are registered on (zod schemas, typed handlers). */
-export type V2App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  Logger,
-  ZodTypeProvider
->;
 
 /** The app buildApp makes (its logger is the pino instance it was given). */
 export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
@@ -27,11 +16,15 @@ export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerRe
 export interface ApiServices {
   config: Config;
   db: Db;
-  gate: QuotaGate;
   costs: QuotaCosts;
   emuCodes: EmuCodeCache;
   timetables: TimetableSummaryCache;
   clock: Clock;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
+}
+
+/** What every route plugin of the API is registered with. */
+export interface RouteOptions {
+  services: ApiServices;
 }

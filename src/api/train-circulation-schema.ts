@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { trainCodeSchema } from './routes/records-daily.js';
+import { trainCodeSchema } from './schemas.js';
 
 /**
  * TrainCirculation of the spec (GetCurrentTrainTimetableData.circulation), and the seam through

@@ -152,6 +152,28 @@ const envSchema = z.object({
   /** A quota command Redis has not answered in this time counts as Redis being down. */
   QUOTA_REDIS_TIMEOUT_MS: int(1_000, 10, 60_000),
 
+  // Accounts, keys and sign-in (src/accounts, src/api, src/account-pages).
+  /** scrypt cost of password hashes (a power of two); r and p below. Raising it applies to new hashes. */
+  PASSWORD_SCRYPT_N: int(16_384, 1024, 1_048_576).refine((n) => (n & (n - 1)) === 0, {
+    message: 'must be a power of two',
+  }),
+  PASSWORD_SCRYPT_R: int(8, 1, 64),
+  PASSWORD_SCRYPT_P: int(1, 1, 16),
+  /** Tokens per Shanghai service day a new API key or web session may spend. */
+  API_KEY_DAILY_TOKEN_LIMIT: int(10_000, 0, 2_147_483_647),
+  /** Lifetime of a new API key when none is asked for, and of a web session. */
+  API_KEY_DEFAULT_LIFETIME_DAYS: int(30, 1, 1826),
+  /** Longest lifetime of an API key (5 years). */
+  API_KEY_MAX_LIFETIME_DAYS: int(1826, 1, 1826),
+  /** Failed sign-ins allowed per account and per address in SIGN_IN_WINDOW_SECONDS. */
+  SIGN_IN_MAX_FAILURES: int(10, 1, 1000),
+  SIGN_IN_WINDOW_SECONDS: int(900, 1, 86_400),
+  /**
+   * How long the API reuses a credential check (ms). A revocation or a ban made anywhere is seen
+   * within this time; keep it under 1,000.
+   */
+  CREDENTIAL_CACHE_MS: int(500, 0, 1_000),
+
   // Operations: metrics, database timeouts, stalled-job recovery (src/metrics, src/ops, src/queue).
   /** Bearer token GET /metrics requires; unset = /metrics is off (404). */
   METRICS_TOKEN: z.string().min(16).optional(),

@@ -5,6 +5,20 @@ export interface BucketRef {
   /** The caller's key, without the store's prefix (e.g. "anon:203.0.113.7"). */
   key: string;
   capacity: number;
+  /**
+   * A second limit drawn on by the same takes, atomically with the bucket: a credential's tokens
+   * per Shanghai service day. A take is allowed only when both hold the cost.
+   */
+  daily?: DailyLimitRef;
+}
+
+/** A counter of tokens spent in one period (a credential's service day), reset when it ends. */
+export interface DailyLimitRef {
+  /** The counter's key, without the store's prefix; names the period (e.g. "daily:42:20500"). */
+  key: string;
+  limit: number;
+  /** When the period ends (ms since the epoch): the counter is forgotten then. */
+  resetAtMs: number;
 }
 
 export interface QuotaDecision {
@@ -17,6 +31,8 @@ export interface QuotaDecision {
   retryAfterMs: number;
   /** Which store decided: a refund must go back to the same one. */
   via: 'redis' | 'memory';
+  /** When refused: which limit refused it (the bucket, or the daily limit of BucketRef.daily). */
+  limitedBy?: 'bucket' | 'daily';
 }
 
 /**

@@ -162,7 +162,7 @@ describe('GET /api/v2/timetable/train/{trainCode}/circulation/image', () => {
     });
     expect(op).not.toHaveProperty('x-binary-content');
     expect(Object.keys(op.responses).sort()).toEqual(
-      ['200', '400', '404', '422', '429', '500', '502', '503'].sort(),
+      ['200', '400', '401', '403', '404', '422', '429', '500', '502', '503'].sort(),
     );
     expect(Object.keys(op.responses['200'].content).sort()).toEqual([
       'application/json',

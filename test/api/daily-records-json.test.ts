@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { dailyRecordsEnvelopeJson, recordItems } from '../../src/api/daily-records-json.js';
+import { dailyRecordsDataJson, recordItems } from '../../src/api/daily-records-json.js';
+import { dataEnvelopeJson } from '../../src/api/v2-edge.js';
 import type { DailyRecordRow } from '../../src/api/daily-records-page.js';
 import { EmuCodeCache } from '../../src/api/emu-code-cache.js';
 import { TimetableSummaryCache } from '../../src/api/timetable-summary-cache.js';
 import { dataEnvelope } from '../../src/api/envelope.js';
-import { dailyRecordsDataSchema } from '../../src/api/routes/records-daily.js';
+import { dailyRecordsDataSchema } from '../../src/api/schemas.js';
 import { createFastSerializerCompiler } from '../../src/api/serializer.js';
 import { splitTrainCode } from '../../src/trains/train-code.js';
 
@@ -35,7 +36,7 @@ const summaryOf = (id: number) => ({
   endOffset: 86_400 + id,
 });
 
-describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
+describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
   it('writes what the schema-driven serializer writes, for random pages', async () => {
     const generic = createFastSerializerCompiler()({
       schema,
@@ -76,7 +77,10 @@ describe('dailyRecordsEnvelopeJson (the hot path writer)', () => {
           rows.map((r) => `${r.id},${r.emuId},${r.status},${r.timetableId ?? ''},${r.trainCode}`),
         ),
       };
-      const json = dailyRecordsEnvelopeJson(meta, body, { emuCodes: cache, timetables });
+      const json = dataEnvelopeJson(
+        meta,
+        dailyRecordsDataJson(body, { emuCodes: cache, timetables }),
+      );
       const expected = {
         meta,
         data: {

@@ -133,12 +133,16 @@ describe('OpenAPI document and docs', () => {
     expect(Object.keys(records.responses).sort()).toEqual([
       '200',
       '400',
+      '401',
+      '403',
       '404',
       '429',
       '500',
       '503',
     ]);
     expect(records.responses['429']!.headers).toHaveProperty('Retry-After');
+    expect(records.responses['401']!.description).toMatch(/invalid_api_key/);
+    expect(records.responses['403']!.description).toMatch(/insufficient_scope/);
     expect(records.responses['200']!.headers).toHaveProperty('x-api-remain');
     const ok = records.responses['200']!.content!['application/json']!.schema;
     expect(ok).toMatchObject({

@@ -1,11 +1,10 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { readEmuAllocation } from '../../emus/read-allocation.js';
 import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../emu-alias-cache.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { emuCodePathParam } from '../path-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
 
 const coachLayoutSchema = z
   .object({
@@ -56,34 +55,37 @@ export const emuAllocationDataSchema = z
   .meta({ id: 'GetEmuAllocationData' });
 
 /** GET /allocation/emu/{emuCode}: an EMU's base information. */
-export function registerAllocationEmu(app: V2App, services: ApiServices): void {
-  const { db, gate, costs } = services;
+export const allocationEmuRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
+  app,
+  { services },
+) => {
+  const { db, costs } = services;
   const emus = new EmuAliasCache(db);
   app.get(
     '/api/v2/allocation/emu/:emuCode',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetEmuAllocation',
           tag: 'Allocation',
           scope: 'api.allocation.emu.read',
           summary: "An EMU's base information and coach layouts",
           description: `The EMU named by its canonical code or any alias (case-sensitive); \`emuCodeMappings\` gives its canonical code. Every field is present: what the fleet import has not said is "" / 0 / false / [] (isPublic defaults to true). 404 not_found for an unknown code. Quota: ${costs.allocation.of()} per request.`,
-        }),
+          cost: { fixed: costs.allocation },
+        },
+      },
+      schema: {
         params: z.object({ emuCode: emuCodePathParam() }),
-        response: { 200: dataEnvelope(emuAllocationDataSchema), ...errorResponses },
+        response: { 200: emuAllocationDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { emuCode } = request.params;
       const emuId = await emus.find(emuCode);
       const allocation = emuId === undefined ? undefined : await readEmuAllocation(db, emuId);
       if (!allocation) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
-      await gate.charge(request, costs.allocation.of());
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       const { code, ...fields } = allocation;
-      return { meta, data: { ...fields, emuCodeMappings: { [allocation.emuId]: code } } };
+      return { ...fields, emuCodeMappings: { [allocation.emuId]: code } };
     },
   );
-}
+};

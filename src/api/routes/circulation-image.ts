@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import {
@@ -11,18 +12,12 @@ import { timetableInForce } from '../../timetables/timetable-lookup.js';
 import { isKnownTrain } from '../../trains/known-train.js';
 import { ApiError } from '../api-error.js';
 import { CurrentCirculationProvider } from '../current-circulation-provider.js';
-import {
-  dataEnvelope,
-  errorEnvelopeSchema,
-  errorResponses,
-  type ErrorEnvelope,
-} from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { trainCodePathParam } from '../path-params.js';
 import { booleanParam } from '../query-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
+import { quotaOf } from '../v2-edge.js';
 import { trainCodeOf } from '../train-codes.js';
-import { trainCodeSchema } from './records-daily.js';
+import { trainCodeSchema } from '../schemas.js';
 
 export const trainCirculationImageDataSchema = z
   .object({
@@ -65,18 +60,18 @@ export function imageUrlOf(document: Pick<CirculationDocument, 'documentId' | 'f
   return `/api/v2/circulation-images/${document.documentId}.${document.format}`;
 }
 
-export interface CirculationImageOptions {
+export interface CirculationImageOptions extends RouteOptions {
   /** Draws the pictures; default PNG via resvg and PDF via pdfkit. Tests pass one that fails. */
   renderer?: PictureRenderer;
 }
 
 /** GET /timetable/train/{trainCode}/circulation/image and the documents it names. */
-export function registerCirculationImage(
-  app: V2App,
-  services: ApiServices,
-  options: CirculationImageOptions = {},
-): void {
-  const { db, gate, costs, clock } = services;
+export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptions> = async (
+  app,
+  options,
+) => {
+  const { services } = options;
+  const { db, costs, clock } = services;
   const circulations =
     services.circulations ?? new CurrentCirculationProvider(db, services.config, clock);
   const pictures = new CirculationPictures(db, options.renderer);
@@ -84,22 +79,22 @@ export function registerCirculationImage(
   app.get(
     '/api/v2/timetable/train/:trainCode/circulation/image',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetTrainCirculationImage',
           tag: 'Timetable',
           scope: IMAGE_SCOPE,
           summary: "A picture of the train's current circulation",
           description: `The circulation GetCurrentTrainTimetable answers with (the official table covering today, else the inferred route), drawn as one row per day with each train's numbers, stations and times; the train asked for is highlighted. \`format\` png (default) or pdf. JSON by default, with the document in \`content\`; \`binary=true\` sends the document itself. \`imageUrl\` serves the same document by its documentId (free of quota, cacheable for good). 404 not_found for an unknown train, 422 no_circulation when it is in no circulation, 502 render_failed when drawing fails. Quota: ${costs.circulationImageCached.of()} when the picture was drawn before, ${costs.circulationImageRendered.of()} when it is drawn now, ${costs.circulationImageFailed.of()} when drawing fails.`,
-        }),
+          // Charged in the handler: the cost depends on whether the picture must be drawn.
+          cost: { inHandler: true },
+          errorStatuses: [422, 502],
+        },
+      },
+      schema: {
         params: z.object({ trainCode: trainCodePathParam() }),
         querystring: z.object({ format: formatParam(), binary: booleanParam('binary') }),
-        response: {
-          200: dataEnvelope(trainCirculationImageDataSchema),
-          ...errorResponses,
-          422: errorEnvelopeSchema,
-          502: errorEnvelopeSchema,
-        },
+        response: { 200: trainCirculationImageDataSchema },
         'x-binary-content': {
           'image/png': 'The picture (format=png, binary=true).',
           'application/pdf': 'The picture (format=pdf, binary=true).',
@@ -132,27 +127,19 @@ export function registerCirculationImage(
       );
       let document = prepared.cached;
       if (document) {
-        await gate.charge(request, costs.circulationImageCached.of());
+        await quotaOf(request).charge(costs.circulationImageCached.of());
       } else {
-        await gate.charge(request, costs.circulationImageRendered.of());
+        await quotaOf(request).charge(costs.circulationImageRendered.of());
         try {
           document = await pictures.render(prepared);
         } catch (err) {
           if (!(err instanceof PictureRenderError)) throw err;
           request.log.error({ err, trainCode, format }, 'circulation picture failed');
-          // Answered here, not thrown: the error handler would give back the whole charge.
-          await gate.settle(request, costs.circulationImageFailed.of());
-          const meta = await gate.meta(request);
-          gate.setHeaders(reply, meta);
-          const body: ErrorEnvelope = {
-            meta,
-            error: { code: 'render_failed', message: `the ${format} picture could not be drawn` },
-          };
-          return (reply as FastifyReply).code(502).send(body);
+          // A failed drawing costs its own price: settled, the error answer keeps it.
+          await quotaOf(request).settle(costs.circulationImageFailed.of());
+          throw new ApiError('render_failed', `the ${format} picture could not be drawn`);
         }
       }
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       reply.header('etag', `"${document.documentId}"`);
       if (binary) {
         reply.header('content-type', document.contentType);
@@ -163,15 +150,12 @@ export function registerCirculationImage(
       const requested = trainCodeOf(trainCode);
       const resolved = inForce ? trainCodeOf(inForce.timetableTrainCode) : requested;
       return {
-        meta,
-        data: {
-          documentId: document.documentId,
-          imageUrl: imageUrlOf(document),
-          ...(requested ? { requestTrainCode: requested } : {}),
-          ...(resolved ? { trainCode: resolved } : {}),
-          content: document.content.toString('base64'),
-          binaryContentType: document.contentType,
-        },
+        documentId: document.documentId,
+        imageUrl: imageUrlOf(document),
+        ...(requested ? { requestTrainCode: requested } : {}),
+        ...(resolved ? { trainCode: resolved } : {}),
+        content: document.content.toString('base64'),
+        binaryContentType: document.contentType,
       };
     },
   );
@@ -179,8 +163,8 @@ export function registerCirculationImage(
   app.get(
     '/api/v2/circulation-images/:file',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetCirculationImageDocument',
           tag: 'Timetable',
           scope: IMAGE_SCOPE,
@@ -188,14 +172,16 @@ export function registerCirculationImage(
             'A circulation picture by its documentId (the imageUrl of GetTrainCirculationImage)',
           description:
             'The document itself, `{documentId}.png` or `{documentId}.pdf`. Documents never change (the id is the hash of their bytes): cacheable for good, and If-None-Match answers 304. Free of quota. 404 not_found when the document is not (or no longer) kept: ask GetTrainCirculationImage again.',
-        }),
+          cost: { free: true },
+        },
+      },
+      schema: {
         params: z.object({
           file: z
             .string()
             .regex(DOCUMENT_FILE, 'file must be <documentId>.png or <documentId>.pdf')
             .meta({ description: '<documentId>.png or <documentId>.pdf' }),
         }),
-        response: { ...errorResponses },
         'x-binary-content': {
           'image/png': 'A PNG picture.',
           'application/pdf': 'A PDF picture.',
@@ -205,8 +191,6 @@ export function registerCirculationImage(
     async (request, reply) => {
       const [, documentId, format] = DOCUMENT_FILE.exec(request.params.file)!;
       const etag = `"${documentId}"`;
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       const inm = request.headers['if-none-match'];
       if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
         reply.header('etag', etag);
@@ -222,4 +206,4 @@ export function registerCirculationImage(
       return (reply as FastifyReply).send(document.content);
     },
   );
-}
+};

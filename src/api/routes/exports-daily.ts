@@ -1,13 +1,13 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Queryable } from '../../db/db.js';
 import { dailyExportIndex } from '../../exports/daily-export-csv.js';
 import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
+import { quotaOf } from '../v2-edge.js';
 
 export const dailyExportIndexDataSchema = z
   .object({
@@ -83,28 +83,34 @@ function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
     .some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
 }
 
-export function registerExportsDaily(app: V2App, services: ApiServices): void {
-  const { db, gate, costs, clock } = services;
+export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
+  app,
+  { services },
+) => {
+  const { db, costs, clock } = services;
 
   app.get(
     '/api/v2/exports/daily',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetDailyExportIndex',
           tag: 'Exports',
           scope: EXPORTS_SCOPE,
           summary: 'Lists the days of one month that have CSV exports',
           description: `Give year and month together, or neither for the latest month that has exports. Quota: ${costs.exportIndex.of()} per request.`,
-        }),
+          cost: { fixed: costs.exportIndex },
+        },
+      },
+      schema: {
         querystring: z.object({
           year: wholeNumberParam('year', 1, 9999),
           month: wholeNumberParam('month', 1, 12),
         }),
-        response: { 200: dataEnvelope(dailyExportIndexDataSchema), ...errorResponses },
+        response: { 200: dailyExportIndexDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { year, month } = request.query;
       if ((year === undefined) !== (month === undefined)) {
         const missing = year === undefined ? 'year' : 'month';
@@ -113,19 +119,13 @@ export function registerExportsDaily(app: V2App, services: ApiServices): void {
           `${missing} is required when ${missing === 'year' ? 'month' : 'year'} is given (or omit both for the latest month)`,
         );
       }
-      await gate.charge(request, costs.exportIndex.of());
       const index = await dailyExportIndex(db, year, month);
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       return {
-        meta,
-        data: {
-          selectedYear: index.selectedYear,
-          selectedMonth: index.selectedMonth,
-          availableYears: index.availableYears,
-          availableMonths: index.availableMonths,
-          items: index.serviceDays.map((serviceDay) => ({ serviceDay })),
-        },
+        selectedYear: index.selectedYear,
+        selectedMonth: index.selectedMonth,
+        availableYears: index.availableYears,
+        availableMonths: index.availableMonths,
+        items: index.serviceDays.map((serviceDay) => ({ serviceDay })),
       };
     },
   );
@@ -133,17 +133,21 @@ export function registerExportsDaily(app: V2App, services: ApiServices): void {
   app.get(
     '/api/v2/exports/daily/:date',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetDailyExport',
           tag: 'Exports',
           scope: EXPORTS_SCOPE,
           summary: "Downloads one day's CSV export",
           description: `JSON with the CSV in base64 by default; \`binary=true\` sends the CSV itself (text/csv, as an attachment YYYYMMDD.csv). A finished day's export is immutable: its ETag is the file's SHA-256 and If-None-Match answers 304 (free of quota). Quota: ${costs.exportDay.of()} per download (a caller whose bucket is smaller is charged its whole bucket).`,
-        }),
+          // Charged in the handler: a 304 (If-None-Match) is free.
+          cost: { inHandler: true },
+        },
+      },
+      schema: {
         params: z.object({ date: serviceDateParam('date') }),
         querystring: z.object({ binary: booleanParam('binary') }),
-        response: { 200: dataEnvelope(dailyExportDataSchema), ...errorResponses },
+        response: { 200: dailyExportDataSchema },
       },
     },
     async (request, reply) => {
@@ -162,18 +166,15 @@ export function registerExportsDaily(app: V2App, services: ApiServices): void {
             : IMMUTABLE.replace('public', 'private')
           : 'no-cache';
       if (matchesEtag(request.headers['if-none-match'], etagOf(head.sha256))) {
-        gate.setHeaders(reply, await gate.meta(request));
         reply.header('etag', etagOf(head.sha256));
         reply.header('cache-control', cacheControlOf(head.rendered_at));
         // 304 and the CSV are not envelopes: sent past the typed (JSON) response schemas.
         return (reply as FastifyReply).code(304).send();
       }
 
-      await gate.charge(request, costs.exportDay.of());
+      await quotaOf(request).charge(costs.exportDay.of());
       const stored = await exportBody(db, serviceDay);
       if (!stored) throw notFound();
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       reply.header('etag', etagOf(stored.sha256));
       reply.header('cache-control', cacheControlOf(stored.rendered_at));
       const content = Buffer.from(
@@ -186,10 +187,7 @@ export function registerExportsDaily(app: V2App, services: ApiServices): void {
         reply.header('content-disposition', `attachment; filename=${ymd}.csv`);
         return (reply as FastifyReply).send(content);
       }
-      return {
-        meta,
-        data: { serviceDay, total: stored.row_count, content: content.toString('base64') },
-      };
+      return { serviceDay, total: stored.row_count, content: content.toString('base64') };
     },
   );
-}
+};

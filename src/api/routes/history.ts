@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import {
   emuHistoryPage,
@@ -8,21 +9,18 @@ import {
 import { serviceDayOf } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../emu-alias-cache.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
 import { listingMappings } from '../history-mappings.js';
-import { v2Operation } from '../openapi.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
 import { isKnownTrain } from '../../trains/known-train.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { ApiServices, RouteOptions } from '../services.js';
 import { trainCodeOf } from '../train-codes.js';
 import {
-  dailyRecordItemSchema,
   historicalTimetableSummarySchema,
+  recordStatusSchema as statusSchema,
   trainCodeSchema,
-} from './records-daily.js';
-
-const statusSchema = dailyRecordItemSchema.shape.status;
+} from '../schemas.js';
+import { queryLimit } from '../v2-edge.js';
 
 const trainHistoryRecordSchema = z
   .object({
@@ -151,39 +149,38 @@ function emuHistoryItem(r: HistoryRecord): EmuHistoryRecord {
 }
 
 /** GET /history/train/{trainCode} and /history/emu/{emuCode}. */
-export function registerHistory(app: V2App, services: ApiServices): void {
-  const { config, db, gate, costs } = services;
+export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
+  const { config, db, costs } = services;
   const emus = new EmuAliasCache(db);
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(
     '/api/v2/history/train/:trainCode',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetTrainHistory',
           tag: 'History',
           scope: 'api.history.train.read',
           summary: 'Which EMUs ran a train number, newest first',
           description: `The daily records of one train number (case-insensitive), newest first. ${rangeAndPaging} 404 not_found when the number has neither a record nor a timetable. Quota: ${config.QUOTA_COST_TRAIN_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
-        }),
+          cost: { perRecord: costs.trainHistory, reserveRecords: queryLimit },
+        },
+      },
+      schema: {
         params: z.object({ trainCode: trainCodePathParam() }),
         querystring: historyQuery(config),
-        response: { 200: dataEnvelope(trainHistoryDataSchema), ...errorResponses },
+        response: { 200: trainHistoryDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { trainCode } = request.params;
       const options = pageOptions(request.query);
-      await gate.charge(request, costs.trainHistory.of(options.limit));
       const { records, more } = await trainHistoryPage(db, trainCode, options);
       if (records.length === 0 && !(await isKnownTrain(db, trainCode))) {
         throw new ApiError('not_found', `no record and no timetable of ${trainCode} is known`);
       }
       const mappings = await listingMappings(services, records);
-      await gate.settle(request, costs.trainHistory.of(records.length));
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       const requested = trainCodeOf(trainCode);
       const data = {
         ...(requested ? { trainCode: requested } : {}),
@@ -191,44 +188,43 @@ export function registerHistory(app: V2App, services: ApiServices): void {
         items: records.map(trainHistoryItem),
         ...mappings,
       };
-      return { meta, data };
+      return data;
     },
   );
 
   app.get(
     '/api/v2/history/emu/:emuCode',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetEmuHistory',
           tag: 'History',
           scope: 'api.history.emu.read',
           summary: 'Which train numbers an EMU ran, newest first',
           description: `The daily records of one EMU, named by its canonical code or any alias (case-sensitive); \`emuCodeMappings\` gives its canonical code. ${rangeAndPaging} 404 not_found for an unknown code. Quota: ${config.QUOTA_COST_EMU_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
-        }),
+          cost: { perRecord: costs.emuHistory, reserveRecords: queryLimit },
+        },
+      },
+      schema: {
         params: z.object({ emuCode: emuCodePathParam() }),
         querystring: historyQuery(config),
-        response: { 200: dataEnvelope(emuHistoryDataSchema), ...errorResponses },
+        response: { 200: emuHistoryDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { emuCode } = request.params;
       const options = pageOptions(request.query);
       const emuId = await emus.find(emuCode);
       if (emuId === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
-      await gate.charge(request, costs.emuHistory.of(options.limit));
       const { records, more } = await emuHistoryPage(db, emuId, options);
       const mappings = await listingMappings(services, records, [emuId]);
-      await gate.settle(request, costs.emuHistory.of(records.length));
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       const data = {
         emuId,
         ...pageData(request.query, records, more),
         items: records.map(emuHistoryItem),
         ...mappings,
       };
-      return { meta, data };
+      return data;
     },
   );
-}
+};

@@ -1,15 +1,14 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { predictTrain } from '../../prediction/predict-train.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
 import { isKnownTrain } from '../../trains/known-train.js';
 import { ApiError } from '../api-error.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { trainCodePathParam } from '../path-params.js';
 import { serviceDateParam } from '../query-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
 import { trainCodeOf } from '../train-codes.js';
-import { trainCodeSchema } from './records-daily.js';
+import { trainCodeSchema } from '../schemas.js';
 
 /** How far ahead a prediction may be asked for, in days after today. */
 export const PREDICTION_MAX_DAYS_AHEAD = 7;
@@ -50,25 +49,28 @@ export const trainPredictionDataSchema = z
   .meta({ id: 'GetTrainPredictionData' });
 
 /** GET /prediction/train/{trainCode}: the EMUs most likely to run a train on a coming day. */
-export function registerPrediction(app: V2App, services: ApiServices): void {
-  const { db, gate, costs, clock, config } = services;
+export const predictionRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
+  const { db, costs, clock, config } = services;
   app.get(
     '/api/v2/prediction/train/:trainCode',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetTrainPrediction',
           tag: 'Prediction',
           scope: 'api.prediction.train.read',
           summary: 'The EMUs most likely to run a train on a day up to a week ahead',
           description: `Not in the live service. \`date\` (YYYYMMDD, default today) from today to ${PREDICTION_MAX_DAYS_AHEAD} days ahead. From the train's route in the current inference run and the last sighting of each unit of that route in the last ${config.CIRCULATION_WINDOW_DAYS} days (up to the day before \`date\`, and not after today): a unit last seen on train A is predicted for the train when following the route from A, round the loop as often as needed, brings it there on \`date\`. Its confidence is the product of the forward weights (support / every successor seen) of the links on the way, so it shrinks with every link and day between; several units can be due (coupled trains, a stale sighting), each confidence standing on its own. A unit last seen on a train of another route has left the route and is not counted. An empty \`items\` says why in \`reason\`. 404 not_found for an unknown train. Quota: ${costs.prediction.of()} per request.`,
-        }),
+          cost: { fixed: costs.prediction },
+        },
+      },
+      schema: {
         params: z.object({ trainCode: trainCodePathParam() }),
         querystring: z.object({ date: serviceDateParam('date').optional() }),
-        response: { 200: dataEnvelope(trainPredictionDataSchema), ...errorResponses },
+        response: { 200: trainPredictionDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { trainCode } = request.params;
       const today = serviceDayOf(clock() / 1000);
       const serviceDay = request.query.date ?? today;
@@ -80,15 +82,12 @@ export function registerPrediction(app: V2App, services: ApiServices): void {
       }
       if (!(await isKnownTrain(db, trainCode)))
         throw new ApiError('not_found', `no train ${trainCode} is known`);
-      await gate.charge(request, costs.prediction.of());
       const prediction = await predictTrain(db, {
         trainCode,
         serviceDay,
         asOfDay: Math.min(today, serviceDay - 1),
         lookbackDays: config.CIRCULATION_WINDOW_DAYS,
       });
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       const emuCodeMappings: Record<string, string> = {};
       const items = prediction.candidates.flatMap((c) => {
         const lastSeen = trainCodeOf(c.lastSeenTrainCode);
@@ -106,19 +105,16 @@ export function registerPrediction(app: V2App, services: ApiServices): void {
         ];
       });
       return {
-        meta,
-        data: {
-          trainCode: trainCodeOf(trainCode)!,
-          serviceDay,
-          basedOnServiceDay: prediction.asOfDay,
-          routeId: prediction.routeId ?? '',
-          cycleDays: prediction.cycleDays ?? 0,
-          items,
-          emuCodeMappings,
-          reason: prediction.reason?.code ?? '',
-          reasonMessage: prediction.reason?.message ?? '',
-        },
+        trainCode: trainCodeOf(trainCode)!,
+        serviceDay,
+        basedOnServiceDay: prediction.asOfDay,
+        routeId: prediction.routeId ?? '',
+        cycleDays: prediction.cycleDays ?? 0,
+        items,
+        emuCodeMappings,
+        reason: prediction.reason?.code ?? '',
+        reasonMessage: prediction.reason?.message ?? '',
       };
     },
   );
-}
+};

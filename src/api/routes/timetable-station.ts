@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import {
   readReferenceModels,
@@ -11,14 +12,12 @@ import {
 } from '../../timetables/station-board.js';
 import { StationBoardCache } from '../station-board-cache.js';
 import { ApiError } from '../api-error.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { stationNamePathParam } from '../path-params.js';
 import { cursorParam, limitParam } from '../query-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
-import { trainCodeSchema } from './records-daily.js';
-import { referenceModelItemSchema } from './timetable-train.js';
+import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';
+import { queryLimit } from '../v2-edge.js';
 
 const stationTimetableRecordSchema = z
   .object({
@@ -58,29 +57,35 @@ type StationTimetableRecord = z.output<typeof stationTimetableRecordSchema>;
 const MAX_TIMETABLE_ID = 2_147_483_647;
 
 /** GET /timetable/station/{stationName}: today's trains at a station, paged. */
-export function registerTimetableStation(app: V2App, services: ApiServices): void {
-  const { config, db, gate, costs, clock } = services;
+export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
+  app,
+  { services },
+) => {
+  const { config, db, costs, clock } = services;
   const boards = new StationBoardCache(db);
   app.get(
     '/api/v2/timetable/station/:stationName',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetStationTimetable',
           tag: 'Timetable',
           scope: 'api.timetable.station.read',
           summary: 'Every train stopping at a station today, by time',
           description: `The trains whose timetable in force on today's Shanghai service day stops at the station (exact name), one item per train (a paired run is one item; \`trainCode\` is the number it carries here), ordered by arrival, a train starting here by its departure; times are Unix seconds of today's runs (past midnight: tomorrow). Page with \`cursor\` = the previous page's \`nextCursor\` ("<serviceDay>:<timetableId>" of the last item) until it is "". A cursor keeps its day, so a board paged across midnight finishes the day it began; a cursor of an older day is refused. 404 not_found when no timetable stops at the station. Quota: ${config.QUOTA_COST_STATION_TIMETABLE_PER_RECORD} per returned train, rounded up; a request needs the cost of a full page at its limit available.`,
-        }),
+          cost: { perRecord: costs.stationTimetable, reserveRecords: queryLimit },
+        },
+      },
+      schema: {
         params: z.object({ stationName: stationNamePathParam() }),
         querystring: z.object({
           limit: limitParam(config.PAGE_DEFAULT_LIMIT, config.PAGE_MAX_LIMIT),
           cursor: cursorParam(),
         }),
-        response: { 200: dataEnvelope(stationTimetableDataSchema), ...errorResponses },
+        response: { 200: stationTimetableDataSchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { stationName } = request.params;
       const { limit, cursor } = request.query;
       const today = serviceDayOf(clock() / 1000);
@@ -100,7 +105,6 @@ export function registerTimetableStation(app: V2App, services: ApiServices): voi
         }
         serviceDay = cursor.serviceDay;
       }
-      await gate.charge(request, costs.stationTimetable.of(limit));
       let page;
       try {
         const board = await boards.board(stationName, serviceDay);
@@ -136,20 +140,14 @@ export function registerTimetableStation(app: V2App, services: ApiServices): voi
         item.updatedAt = e.storedAt;
         return item;
       });
-      await gate.settle(request, costs.stationTimetable.of(items.length));
       const last = entries[entries.length - 1];
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       return {
-        meta,
-        data: {
-          stationName,
-          cursor: cursor?.text ?? '',
-          limit,
-          nextCursor: more && last ? `${serviceDay}:${last.timetableId}` : '',
-          items,
-        },
+        stationName,
+        cursor: cursor?.text ?? '',
+        limit,
+        nextCursor: more && last ? `${serviceDay}:${last.timetableId}` : '',
+        items,
       };
     },
   );
-}
+};

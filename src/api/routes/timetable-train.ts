@@ -1,3 +1,4 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import {
   readReferenceModels,
@@ -11,24 +12,12 @@ import {
 } from '../../timetables/read-timetables.js';
 import { timetableInForce } from '../../timetables/timetable-lookup.js';
 import { ApiError } from '../api-error.js';
-import { dataEnvelope, errorResponses } from '../envelope.js';
-import { v2Operation } from '../openapi.js';
 import { trainCodePathParam } from '../path-params.js';
-import type { ApiServices, V2App } from '../services.js';
+import type { RouteOptions } from '../services.js';
 import { trainCirculationSchema } from '../train-circulation-schema.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
-import { trainCodeSchema } from './records-daily.js';
-
-export const referenceModelItemSchema = z
-  .object({
-    model: z.string(),
-    weightedShare: z
-      .number()
-      .describe(
-        'Share of the last days (REFERENCE_MODEL_WINDOW_DAYS) this model ran the train, each day weighed once, unconfirmed records half; shares under REFERENCE_MODEL_MIN_SHARE are dropped.',
-      ),
-  })
-  .meta({ id: 'ReferenceModelItem' });
+import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';
+import { quotaOf } from '../v2-edge.js';
 
 const currentStopSchema = z
   .object({
@@ -167,26 +156,29 @@ function historicalContent(t: StoredTimetable): HistoricalTimetableContent {
 }
 
 /** GET /timetable/train/{trainCode}/current and /history. */
-export function registerTimetableTrain(app: V2App, services: ApiServices): void {
-  const { db, gate, costs, clock } = services;
+export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
+  app,
+  { services },
+) => {
+  const { db, costs, clock } = services;
   const params = z.object({ trainCode: trainCodePathParam() });
 
   app.get(
     '/api/v2/timetable/train/:trainCode/current',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetCurrentTrainTimetable',
           tag: 'Timetable',
           scope: 'api.timetable.train.current.read',
           summary: "A train's timetable in force today, with today's times",
           description: `The timetable in force on today's Shanghai service day, its times as Unix seconds of today's run (a time past midnight is tomorrow's). One number of a paired run finds the run's timetable: \`requestTrainCode\` is the number asked for, \`trainCode\` the timetable's own. 404 not_found when no timetable of the number is in force today (its history may still have some). Quota: ${costs.timetableCurrent.of()} per request.`,
-        }),
-        params,
-        response: { 200: dataEnvelope(currentTrainTimetableDataSchema), ...errorResponses },
+          cost: { fixed: costs.timetableCurrent },
+        },
       },
+      schema: { params, response: { 200: currentTrainTimetableDataSchema } },
     },
-    async (request, reply) => {
+    async (request) => {
       const { trainCode } = request.params;
       const serviceDay = serviceDayOf(clock() / 1000);
       const inForce = await timetableInForce(db, trainCode, serviceDay);
@@ -196,7 +188,6 @@ export function registerTimetableTrain(app: V2App, services: ApiServices): void 
           `no timetable of ${trainCode} is in force today (service day ${serviceDay}, ${ymdOfServiceDay(serviceDay)}); see /api/v2/timetable/train/${trainCode}/history for earlier ones`,
         );
       }
-      await gate.charge(request, costs.timetableCurrent.of());
       const [timetables, models, circulation] = await Promise.all([
         readTimetables(db, [inForce.timetableId]),
         readReferenceModels(db, [inForce.timetableTrainCode, trainCode]),
@@ -229,34 +220,33 @@ export function registerTimetableTrain(app: V2App, services: ApiServices): void 
       const resolved = trainCodeOf(t.trainCode);
       if (resolved) data.trainCode = resolved;
       if (circulation) data.circulation = circulation;
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
-      return { meta, data };
+      return data;
     },
   );
 
   app.get(
     '/api/v2/timetable/train/:trainCode/history',
     {
-      schema: {
-        ...v2Operation({
+      config: {
+        v2: {
           operationId: 'GetTrainTimetableHistory',
           tag: 'Timetable',
           scope: 'api.timetable.train.history.read',
           summary: "A train number's timetables and the service days each was in force",
           description: `Every coverage of the number, newest first: the timetable (\`timetableId\`) in force from \`serviceDayStart\` up to, not including, \`serviceDayEndExclusive\`; the open coverage (in force until a new version is declared) has \`serviceDayEndExclusive\` 0. A return to an earlier timetable is a new coverage with the earlier timetableId. \`timetableMappings\` holds each timetable in full. 404 not_found when the number has no timetable. Quota: ${costs.timetableHistory.of()} per request + ${services.config.QUOTA_COST_TIMETABLE_HISTORY_PER_RECORD} per coverage, rounded up.`,
-        }),
-        params,
-        response: { 200: dataEnvelope(trainTimetableHistoryDataSchema), ...errorResponses },
+          // Charged in the handler once the coverages are counted (base + per coverage).
+          cost: { inHandler: true },
+        },
       },
+      schema: { params, response: { 200: trainTimetableHistoryDataSchema } },
     },
-    async (request, reply) => {
+    async (request) => {
       const { trainCode } = request.params;
       const coverage = await readTimetableCoverage(db, trainCode);
       if (coverage.length === 0) {
         throw new ApiError('not_found', `no timetable of ${trainCode} is known`);
       }
-      await gate.charge(request, costs.timetableHistory.of(coverage.length));
+      await quotaOf(request).charge(costs.timetableHistory.of(coverage.length));
       const timetables = await readTimetables(
         db,
         coverage.map((c) => c.timetableId),
@@ -264,21 +254,16 @@ export function registerTimetableTrain(app: V2App, services: ApiServices): void 
       const timetableMappings: Record<string, HistoricalTimetableContent> = {};
       for (const t of timetables.values()) timetableMappings[t.timetableId] = historicalContent(t);
       const requested = trainCodeOf(trainCode);
-      const meta = await gate.meta(request);
-      gate.setHeaders(reply, meta);
       return {
-        meta,
-        data: {
-          ...(requested ? { trainCode: requested } : {}),
-          items: coverage.map((c) => ({
-            coverageId: c.coverageId,
-            timetableId: c.timetableId,
-            serviceDayStart: c.serviceDayStart,
-            serviceDayEndExclusive: c.serviceDayEndExclusive ?? 0,
-          })),
-          timetableMappings,
-        },
+        ...(requested ? { trainCode: requested } : {}),
+        items: coverage.map((c) => ({
+          coverageId: c.coverageId,
+          timetableId: c.timetableId,
+          serviceDayStart: c.serviceDayStart,
+          serviceDayEndExclusive: c.serviceDayEndExclusive ?? 0,
+        })),
+        timetableMappings,
       };
     },
   );
-}
+};

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import {
+  authenticateSecret,
+  type AuthenticationResult,
+  type Credential,
+} from '../accounts/credentials.js';
+import { ANONYMOUS_SCOPES } from '../accounts/scopes.js';
+import type { User } from '../accounts/users.js';
+import type { Queryable } from '../db/db.js';
+import type { Clock } from '../quota/quota-store.js';
+
+/** Who makes a request, as the API edge decided it (see v2-edge.ts). */
+export type Caller =
+  | {
+      kind: 'anonymous';
+      /** The client address (X-Forwarded-For only through TRUSTED_PROXIES). */
+      address: string;
+      scopes: readonly string[];
+    }
+  | {
+      kind: 'credential';
+      address: string;
+      user: User;
+      credential: Credential;
+      /** The credential's scopes. */
+      scopes: readonly string[];
+      /** Where the secret came from. */
+      via: 'bearer' | 'cookie';
+    };
+
+export type SignedInCaller = Extract<Caller, { kind: 'credential' }>;
+
+export function anonymousCaller(address: string): Caller {
+  return { kind: 'anonymous', address, scopes: ANONYMOUS_SCOPES };
+}
+
+export interface CredentialCacheOptions {
+  /**
+   * How long an answer (good or bad) is reused, in ms. Default 500: a revocation or a ban made
+   * anywhere (another API process, the CLI) is seen within this time, well inside the promised
+   * second, while a client's burst of requests costs one query.
+   */
+  ttlMs?: number;
+  /** Answers kept. Default 10,000. */
+  max?: number;
+  clock?: Clock;
+}
+
+/**
+ * Authenticates secrets through the accounts domain with a short-lived cache keyed by the
+ * secret's SHA-256 (the secret itself is never kept). Times (expiry, activeFrom) are checked
+ * again on every hit, so a cached credential expires on the second.
+ */
+export class CredentialCache {
+  private readonly cache: LRUCache<string, { result: AuthenticationResult; at: number }>;
+  private readonly ttlMs: number;
+  private readonly clock: Clock;
+  /** Bumped by clear(): lookups started before a clear may not fill the cache. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: Queryable,
+    options: CredentialCacheOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 500;
+    this.clock = options.clock ?? Date.now;
+    this.cache = new LRUCache({ max: options.max ?? 10_000 });
+  }
+
+  async authenticate(secret: string): Promise<AuthenticationResult> {
+    const key = createHash('sha256').update(secret).digest('base64');
+    const now = this.clock();
+    const hit = this.cache.get(key);
+    if (hit && now - hit.at < this.ttlMs) return recheckTimes(hit.result, now);
+    const generation = this.generation;
+    const result = await authenticateSecret(this.db, secret, new Date(now));
+    if (generation === this.generation) this.cache.set(key, { result, at: now });
+    return result;
+  }
+
+  /** Forgets every answer: called after a revocation or ban made through this process. */
+  clear(): void {
+    this.generation++;
+    this.cache.clear();
+  }
+}
+
+function recheckTimes(result: AuthenticationResult, now: number): AuthenticationResult {
+  if (!result.ok) return result;
+  const { credential } = result;
+  if (credential.expiresAt.getTime() <= now) return { ok: false, reason: 'expired', credential };
+  if (credential.activeFrom.getTime() > now) return { ok: false, reason: 'not_active', credential };
+  return result;
+}

@@ -1,0 +1,78 @@
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OAuthError } from '../../oauth/oauth-error.js';
+import { OAUTH_PATHS } from '../../oauth/discovery.js';
+import { exchangeAuthorizationCode } from '../../oauth/token-exchange.js';
+import type { RequestParams } from '../../oauth/authorization-request.js';
+import type { OAuthEdge } from './oauth-edge.js';
+import {
+  allowAnyOrigin,
+  clientAddress,
+  noStore,
+  preflight,
+  sendOAuthError,
+  toOAuthError,
+} from './oauth-json.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+const BODY_LIMIT = 16 * 1024;
+
+/** Refuses an address over its token-request rate: 429 with Retry-After (before the body is read). */
+export function rateLimited(limit: OAuthEdge['tokenLimit']) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const wait = await limit.take(clientAddress(request));
+    if (wait === undefined) return;
+    reply.header('retry-after', wait);
+    return sendOAuthError(
+      reply,
+      429,
+      new OAuthError(
+        'temporarily_unavailable',
+        `too many requests from this address; retry in ${wait} s`,
+      ),
+    );
+  };
+}
+
+/** The dailyTokenLimit of an access token: what a signed-in user's bucket holds. */
+function dailyTokenLimit(edge: OAuthEdge): number {
+  return edge.config.QUOTA_USER_CAPACITY;
+}
+
+/**
+ * POST /oauth/token (RFC 6749 4.1.3 / 5). Form body only; public clients (no secret: PKCE);
+ * every answer carries Cache-Control: no-store; errors are `{error, error_description}`, 400 or
+ * 401 for invalid_client. Rate-limited per address. Readable from any origin (browser apps).
+ */
+export async function registerTokenEndpoint(app: FastifyInstance, edge: OAuthEdge): Promise<void> {
+  await app.register(async (scope) => {
+    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      const { status, error: oauthError } = toOAuthError(error, request);
+      return sendOAuthError(reply, status, oauthError);
+    });
+    scope.options(OAUTH_PATHS.token, async (_request, reply) => preflight(reply, 'POST'));
+    scope.post(
+      OAUTH_PATHS.token,
+      { bodyLimit: BODY_LIMIT, onRequest: rateLimited(edge.tokenLimit), schema: { hide: true } },
+      async (request, reply) => {
+        const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
+        const tokens = await exchangeAuthorizationCode(
+          {
+            params: (request.body ?? {}) as RequestParams,
+            authorizationHeader: request.headers.authorization !== undefined,
+          },
+          {
+            db: edge.db,
+            keys: edge.keys,
+            issuer: edge.issuer,
+            dailyTokenLimit: dailyTokenLimit(edge),
+            now: edge.now(),
+          },
+        );
+        return noStore(allowAnyOrigin(reply)).type('application/json; charset=utf-8').send(tokens);
+      },
+    );
+  });
+}

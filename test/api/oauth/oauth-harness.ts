@@ -1,0 +1,82 @@
+import fastifyCookie from '@fastify/cookie';
+import Fastify from 'fastify';
+import { issueAuthorizationCode } from '../../../src/oauth/authorization-grant.js';
+import { parseAuthorizationRequest } from '../../../src/oauth/authorization-request.js';
+import { s256Challenge } from '../../../src/oauth/pkce.js';
+import type { User } from '../../../src/accounts/users.js';
+import type { Db } from '../../../src/db/db.js';
+import type { Config } from '../../../src/config/config.js';
+import { registerOAuth } from '../../../src/api/oauth/register-oauth.js';
+import type { PageSession } from '../../../src/api/oauth/page-session.js';
+import { silentLogger, testConfig } from '../helpers/api-harness.js';
+
+export const KEY_SECRET = 'oauth tests: a secret of thirty-two characters or more';
+
+/** A config for OAuth tests: its own quota prefix, a key secret, the issuer given. */
+export function oauthConfig(overrides: Record<string, string> = {}): Config {
+  return testConfig({
+    OAUTH_KEY_SECRET: KEY_SECRET,
+    PUBLIC_URL: 'http://127.0.0.1:3000',
+    ...overrides,
+  });
+}
+
+/** A session port that knows nobody (for tests of the JSON endpoints). */
+export const NO_SESSION: PageSession = {
+  signedIn: async () => undefined,
+  loginUrl: (next) => `/login?next=${encodeURIComponent(next)}`,
+  csrfField: async () => ({ field: 'csrf', token: 'x' }),
+  csrfValid: async () => false,
+};
+
+export async function oauthApp(
+  db: Db,
+  options: { config?: Config; clock?: () => number; session?: PageSession } = {},
+) {
+  const app = Fastify({ loggerInstance: silentLogger() });
+  await app.register(fastifyCookie);
+  await registerOAuth(app, {
+    db,
+    config: options.config ?? oauthConfig(),
+    logger: silentLogger(),
+    clock: options.clock,
+    session: options.session ?? NO_SESSION,
+  });
+  return app;
+}
+
+export const VERIFIER = 'verifier-0123456789-0123456789-0123456789-abcdef';
+
+/** An authorization code as the consent step would issue it (the user allowed the request). */
+export async function codeFor(
+  db: Db,
+  user: User,
+  query: Record<string, string>,
+  options: { now?: Date; authTime?: Date } = {},
+): Promise<string> {
+  const params = {
+    response_type: 'code',
+    state: 'st',
+    code_challenge: s256Challenge(VERIFIER),
+    code_challenge_method: 'S256',
+    ...query,
+  };
+  const parsed = await parseAuthorizationRequest(db, params);
+  if (!parsed.ok) throw new Error(`bad test request: ${JSON.stringify(parsed.refusal)}`);
+  const now = options.now ?? new Date();
+  return issueAuthorizationCode(
+    db,
+    parsed.request,
+    { userId: user.userId, role: user.role, authTime: options.authTime ?? now },
+    now,
+  );
+}
+
+/** A form body. */
+export function form(fields: Record<string, string | string[]>): string {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
+  return body.toString();
+}
+
+export const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -3,17 +3,22 @@ import type { Queryable } from '../db/db.js';
 /**
  * On which day of a circulation each of its trains runs. A circulation lists its trains in
  * running order and says nothing of days; a train runs either on the same service day as the
- * one before it or on a later one. Two sources decide, in this order:
+ * one before it or on a later one. One rule, for official tables, inferred routes, split
+ * segments and candidates alike (and the prediction's cycle), decides each step A -> B:
  *
- * 1. What was seen: units that ran A and then B on the same service day (B first seen after A),
- *    against units that ran A on one day and B on the next. The larger count wins; a tie is the
- *    same day. Every inferred link was seen this way (that is how it was found).
- * 2. The timetables, when nothing was seen (official tables, deadheads, new trains): B runs on
- *    the first day on which it leaves no earlier than A arrives, counting A's times from its own
- *    midnight: A 07:00-09:00 then B 10:00 is the same day; A 21:40-25:10 then B 07:00, or A
- *    07:00-18:00 then B 07:00, is the next.
+ * 1. The timetables, when both trains have one in force: B runs on the first day on which it
+ *    leaves no earlier than A arrives, counting A's times from A's own service-day midnight:
+ *    A 07:00-09:00 then B 10:00 is the same day; A 21:40-25:10 then B 07:00, or A 07:00-18:00
+ *    then B 07:00, is the next.
+ * 2. Where a timetable is missing, what was seen, counting only what a unit running both trains
+ *    every day cannot produce (such a unit runs A then B the same day AND A one day and B the
+ *    next, whichever way round the circulation goes): a unit that ran A then B on day d and ran
+ *    neither on d + 1 says "the same day"; a unit that ran A on d and B on d + 1, and neither B
+ *    on d nor A on d + 1, says "the next day". The larger count wins; a tie is the same day.
+ *    (Sighting times can be far from the timetable, as reports are sent later: they order A and
+ *    B within a day, never decide the day on their own.)
  *
- * Without either (no sightings, a timetable missing on one side) B is taken to run the same day.
+ * With neither, B is taken to run the same day.
  */
 
 export interface DayStepEvidence {
@@ -35,10 +40,12 @@ export function dayStep(
   from: OffsetSpan | undefined,
   to: OffsetSpan | undefined,
 ): number {
+  if (from && to)
+    return from.endOffset > to.startOffset
+      ? Math.ceil((from.endOffset - to.startOffset) / DAY_SECONDS)
+      : 0;
   if (evidence && evidence.sameDay + evidence.nextDay > 0)
     return evidence.nextDay > evidence.sameDay ? 1 : 0;
-  if (from && to && from.endOffset > to.startOffset)
-    return Math.ceil((from.endOffset - to.startOffset) / DAY_SECONDS);
   return 0;
 }
 
@@ -50,8 +57,8 @@ export function dayOffsetsOf(steps: readonly number[]): number[] {
 }
 
 /**
- * Counts, for each consecutive pair (from -> to) of a sequence, the units that ran `from` on a
- * service day of [firstDay, lastDay] and `to` after it on the same day or on the next day. A
+ * Counts, for each consecutive pair (from -> to) of a sequence, the units whose records of
+ * [firstDay, lastDay] say "the same day" or "the next day" as the rule above counts them. A
  * node is given by its numbers (any of them counts); the result is indexed like `pairs`.
  */
 export async function observedDaySteps(
@@ -65,18 +72,29 @@ export async function observedDaySteps(
   );
   if (wanted.length === 0) return result;
   const r = await db.query<{ i: number; same_day: number; next_day: number }>(
-    `SELECT p.i, count(*) FILTER (WHERE b.service_day = a.service_day)::int AS same_day,
-            count(*) FILTER (WHERE b.service_day = a.service_day + 1)::int AS next_day
-       FROM unnest($1::int[], $2::text[], $3::text[]) AS p(i, from_codes, to_codes)
-       JOIN daily_records a
-         ON a.train_code = ANY (string_to_array(p.from_codes, '/'))
-        AND a.service_day BETWEEN $4::int AND $5::int
-       JOIN daily_records b
-         ON b.emu_id = a.emu_id
-        AND b.train_code = ANY (string_to_array(p.to_codes, '/'))
-        AND (b.service_day = a.service_day + 1
-             OR (b.service_day = a.service_day AND b.first_observed_at > a.first_observed_at))
-      GROUP BY p.i`,
+    `WITH p AS (
+       SELECT i, string_to_array(from_codes, '/') AS f, string_to_array(to_codes, '/') AS t
+         FROM unnest($1::int[], $2::text[], $3::text[]) AS u(i, from_codes, to_codes)
+     ), ran AS (
+       -- Per pair, unit and day: ran A (first seen when), ran B (first seen when).
+       SELECT p.i, r.emu_id, r.service_day,
+              min(r.first_observed_at) FILTER (WHERE r.train_code = ANY (p.f)) AS a_at,
+              max(r.first_observed_at) FILTER (WHERE r.train_code = ANY (p.t)) AS b_at
+         FROM p
+         JOIN daily_records r
+           ON (r.train_code = ANY (p.f) OR r.train_code = ANY (p.t))
+          AND r.service_day BETWEEN $4::int AND $5::int + 1
+        GROUP BY p.i, r.emu_id, r.service_day
+     )
+     SELECT d.i,
+            count(*) FILTER (WHERE d.a_at IS NOT NULL AND d.b_at > d.a_at
+                               AND n.emu_id IS NULL)::int AS same_day,
+            count(*) FILTER (WHERE d.a_at IS NOT NULL AND d.b_at IS NULL
+                               AND n.b_at IS NOT NULL AND n.a_at IS NULL)::int AS next_day
+       FROM ran d
+       LEFT JOIN ran n ON n.i = d.i AND n.emu_id = d.emu_id AND n.service_day = d.service_day + 1
+      WHERE d.service_day <= $5::int
+      GROUP BY d.i`,
     [
       wanted.map((w) => w.i),
       wanted.map((w) => w.from.join('/')),
@@ -85,6 +103,8 @@ export async function observedDaySteps(
       window.lastDay,
     ],
   );
-  for (const row of r.rows) result[row.i] = { sameDay: row.same_day, nextDay: row.next_day };
+  for (const row of r.rows)
+    if (row.same_day + row.next_day > 0)
+      result[row.i] = { sameDay: row.same_day, nextDay: row.next_day };
   return result;
 }

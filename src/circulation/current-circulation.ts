@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
-import { placeNodes, type CirculationStop, type PlacedNodes } from './place-nodes.js';
+import { loopWrapStep, placeNodes, type CirculationStop, type PlacedNodes } from './place-nodes.js';
 import {
   readOfficialCirculation,
   readRoute,
@@ -97,8 +97,23 @@ function withRefresh<T extends object>(value: T, refreshAt: number | undefined):
   return refreshAt === undefined ? value : { ...value, refreshAt };
 }
 
+/**
+ * An inferred route placed in time. A route cut from a loop is read from the first train of a
+ * day: when its cut fell inside a day (the weakest link need not be the overnight one), it is
+ * turned round to start after its first change of day, so that a one-day loop shows as one day.
+ */
+async function placeRoute(ctx: Context, route: StoredRoute): Promise<PlacedNodes> {
+  const stops = stopsOfRoute(route);
+  const placed = await place(ctx, stops);
+  if (!route.metadata.containsLoopBreak || stops.length < 2) return placed;
+  if ((await loopWrapStep(ctx.db, stops, placed, ctx.evidence)) > 0) return placed;
+  const j = placed.dayOffsets.findIndex((d, i) => i > 0 && d > placed.dayOffsets[i - 1]!);
+  if (j <= 0) return placed;
+  return place(ctx, [...stops.slice(j), ...stops.slice(0, j)]);
+}
+
 async function inferredCirculation(ctx: Context, route: StoredRoute): Promise<TrainCirculation> {
-  const { nodes } = await place(ctx, stopsOfRoute(route));
+  const { nodes } = await placeRoute(ctx, route);
   return withRefresh({ source: 'inferred', nodes, metadata: { ...route.metadata } }, ctx.refreshAt);
 }
 
@@ -130,7 +145,7 @@ async function officialCirculation(
   if (official.validationState === 'unmatched_official' && official.matchedInferredRouteId) {
     const candidate = await readRoute(ctx.db, official.matchedInferredRouteId);
     if (candidate) {
-      const { nodes } = await place(ctx, stopsOfRoute(candidate));
+      const { nodes } = await placeRoute(ctx, candidate);
       const reference: InferredTrainCirculationReference = withRefresh(
         { nodes, metadata: { ...candidate.metadata } },
         ctx.refreshAt,

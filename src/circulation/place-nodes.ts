@@ -172,3 +172,32 @@ export async function placeNodes(
   });
   return { nodes, serviceDays, dayOffsets };
 }
+
+function spanOf(node: TrainCirculationNode, serviceDay: number): OffsetSpan | undefined {
+  if (node.startAt === 0) return undefined;
+  const midnight = midnightOfServiceDay(serviceDay);
+  return { startOffset: node.startAt - midnight, endOffset: node.endAt - midnight };
+}
+
+/**
+ * Days from a placed loop's last train to its first, coming round (the same rule as every
+ * other step: the timetables, else what was seen in `evidence`).
+ */
+export async function loopWrapStep(
+  db: Queryable,
+  stops: readonly CirculationStop[],
+  placed: PlacedNodes,
+  evidence: { firstDay: number; lastDay: number },
+): Promise<number> {
+  const n = stops.length;
+  const [seen] = await observedDaySteps(
+    db,
+    [{ from: stops[n - 1]!.codes, to: stops[0]!.codes }],
+    evidence,
+  );
+  return dayStep(
+    seen,
+    spanOf(placed.nodes[n - 1]!, placed.serviceDays[n - 1]!),
+    spanOf(placed.nodes[0]!, placed.serviceDays[0]!),
+  );
+}

@@ -1,8 +1,7 @@
-import { dayStep, observedDaySteps, type OffsetSpan } from '../circulation/circulation-days.js';
-import { placeNodes } from '../circulation/place-nodes.js';
+import { loopWrapStep, placeNodes } from '../circulation/place-nodes.js';
 import { readRouteOfTrain, type StoredRoute } from '../circulation/read-circulations.js';
 import type { Queryable } from '../db/db.js';
-import { midnightOfServiceDay, ymdOfServiceDay } from '../time/service-day.js';
+import { ymdOfServiceDay } from '../time/service-day.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
 
 /**
@@ -94,12 +93,6 @@ async function lastSightings(
   return r.rows;
 }
 
-function spanOf(startAt: number, endAt: number, serviceDay: number): OffsetSpan | undefined {
-  if (startAt === 0) return undefined;
-  const midnight = midnightOfServiceDay(serviceDay);
-  return { startOffset: startAt - midnight, endOffset: endAt - midnight };
-}
-
 /** The forward weight of the link leaving node i (the cut link for a loop's last node). */
 function forwardOf(route: StoredRoute, i: number): number {
   return route.nodes[i]?.next?.forward ?? 0;
@@ -138,18 +131,12 @@ export async function predictTrain(
   const loop = route.metadata.containsLoopBreak;
   let cycleDays: number | undefined;
   if (loop) {
-    const [wrapSeen] = await observedDaySteps(
-      db,
-      [{ from: route.nodes[n - 1]!.trainCodes, to: route.nodes[0]!.trainCodes }],
-      window,
-    );
-    const last = placed.nodes[n - 1]!;
-    const first = placed.nodes[0]!;
-    const wrap = dayStep(
-      wrapSeen,
-      spanOf(last.startAt, last.endAt, placed.serviceDays[n - 1]!),
-      spanOf(first.startAt, first.endAt, placed.serviceDays[0]!),
-    );
+    const stops = route.nodes.map((node) => ({
+      codes: node.trainCodes,
+      deadhead: false,
+      written: node.nodeKey,
+    }));
+    const wrap = await loopWrapStep(db, stops, placed, window);
     cycleDays = Math.max(1, c[n - 1]! - c[0]! + wrap);
   }
   const withRoute = {

@@ -41,7 +41,7 @@ function truthDays(trains: string[], anchor: string, day: number): number[] {
 }
 
 describe('dayStep: when the next train runs', () => {
-  it('follows what was seen, else the timetables, else the same day', () => {
+  it('follows the timetables, else what was seen, else the same day', () => {
     const morning = { startOffset: 7 * 3600, endOffset: 9 * 3600 };
     const later = { startOffset: 10 * 3600, endOffset: 11 * 3600 };
     const lateNight = { startOffset: 21 * 3600 + 40 * 60, endOffset: 25 * 3600 + 10 * 60 };
@@ -52,9 +52,12 @@ describe('dayStep: when the next train runs', () => {
     expect(dayStep(undefined, lateNight, { startOffset: 1800, endOffset: 7200 })).toBe(2);
     // Departing the minute the train before arrives is still the same day.
     expect(dayStep(undefined, morning, { startOffset: 9 * 3600, endOffset: 10 * 3600 })).toBe(0);
-    // Sightings outvote the timetables; a tie is the same day.
-    expect(dayStep({ sameDay: 1, nextDay: 5 }, morning, later)).toBe(1);
-    expect(dayStep({ sameDay: 3, nextDay: 3 }, later, morning)).toBe(0);
+    // The timetables outvote sightings; without one on either side, sightings decide and a
+    // tie is the same day.
+    expect(dayStep({ sameDay: 1, nextDay: 5 }, morning, later)).toBe(0);
+    expect(dayStep({ sameDay: 5, nextDay: 1 }, later, morning)).toBe(1);
+    expect(dayStep({ sameDay: 1, nextDay: 5 }, undefined, later)).toBe(1);
+    expect(dayStep({ sameDay: 3, nextDay: 3 }, morning, undefined)).toBe(0);
     expect(dayStep(undefined, undefined, morning)).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../db/db.js';
 import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js';
 import { clockTimeSql } from '../timetables/timetable-time.js';
+import { ExportStorageFullError, isStorageFull } from './export-storage-error.js';
 
 /**
  * The live service's daily CSV (compatibility.md): UTF-8 with a byte-order mark, header
@@ -106,8 +107,9 @@ export interface StoredExportResult {
 export async function renderDailyExport(db: Db, serviceDay: number): Promise<StoredExportResult> {
   assertServiceDay(serviceDay);
   const { year, month } = yearMonthOfServiceDay(serviceDay);
-  const r = await db.query<{ changed: boolean; row_count: number; sha256: string; bytes: number }>(
-    `WITH rendered AS (${DAILY_EXPORT_CONTENT_SQL})
+  const r = await db
+    .query<{ changed: boolean; row_count: number; sha256: string; bytes: number }>(
+      `WITH rendered AS (${DAILY_EXPORT_CONTENT_SQL})
      INSERT INTO daily_exports AS x (service_day, year, month, content, row_count, sha256)
      SELECT $1::int, $2::smallint, $3::smallint, r.content, r.row_count, r.sha256 FROM rendered r
      ON CONFLICT (service_day) DO UPDATE
@@ -118,8 +120,11 @@ export async function renderDailyExport(db: Db, serviceDay: number): Promise<Sto
             rendered_at = now()
      RETURNING (xmax = 0 OR changed_at = rendered_at) AS changed, row_count, sha256,
                octet_length(content) AS bytes`,
-    [serviceDay, year, month],
-  );
+      [serviceDay, year, month],
+    )
+    .catch((err: unknown) => {
+      throw isStorageFull(err) ? new ExportStorageFullError(serviceDay, err) : err;
+    });
   const row = r.rows[0]!;
   return {
     serviceDay,

@@ -1,0 +1,72 @@
+import { LRUCache } from 'lru-cache';
+import { PageVersionReader, type PageVersionKey } from './page-versions.js';
+import type { Queryable } from '../db/db.js';
+
+export interface PageCacheOptions {
+  /** Bytes (UTF-16 code units) of rendered pages kept; least recently used go first. Default 32 MiB. */
+  maxBytes?: number;
+}
+
+interface Entry {
+  version: number;
+  body: string;
+}
+
+/** A page as served: its rendered body and whether it came from the cache. */
+export interface ServedPage {
+  body: string;
+  cached: boolean;
+}
+
+/**
+ * Rendered pages (the JSON of a response's `data`), kept by what they show (`key`) and served
+ * while the version they were rendered under (PageVersionReader) is still current. The version
+ * is read before the page is rendered, so a kept page is never older than the version it is
+ * kept under: after a transaction that changes a day commits, the next request reads the new
+ * version and renders the new bytes. Bounded by size, least recently used first out.
+ */
+export class PageCache {
+  private readonly pages: LRUCache<string, Entry>;
+  private readonly versions: PageVersionReader;
+  /** Renders in progress: concurrent misses of one page and version share one render. */
+  private readonly rendering = new Map<string, Promise<string>>();
+
+  constructor(db: Queryable, options: PageCacheOptions = {}) {
+    this.versions = new PageVersionReader(db);
+    this.pages = new LRUCache<string, Entry>({
+      maxSize: options.maxBytes ?? 32 * 1024 * 1024,
+      sizeCalculation: (e) => Math.max(1, e.body.length + 64),
+    });
+  }
+
+  /** The page `key` at the current version of `depends`, from the cache or from `render`. */
+  async page(
+    key: string,
+    depends: PageVersionKey,
+    render: () => Promise<string>,
+  ): Promise<ServedPage> {
+    const version = await this.versions.read(depends);
+    const kept = this.pages.get(key);
+    if (kept && kept.version === version) return { body: kept.body, cached: true };
+    const renderKey = `${version}\u0000${key}`;
+    let rendering = this.rendering.get(renderKey);
+    if (!rendering) {
+      rendering = render();
+      this.rendering.set(renderKey, rendering);
+      rendering
+        .then((body) => {
+          // Never replace a page of a later version by one of an earlier (a slow render).
+          const now = this.pages.get(key, { updateAgeOnGet: false });
+          if (!now || now.version <= version) this.pages.set(key, { version, body });
+        })
+        .catch(() => {})
+        .finally(() => this.rendering.delete(renderKey));
+    }
+    return { body: await rendering, cached: false };
+  }
+
+  /** Pages kept, and their size. */
+  stats(): { pages: number; bytes: number } {
+    return { pages: this.pages.size, bytes: this.pages.calculatedSize };
+  }
+}

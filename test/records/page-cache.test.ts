@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
+import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { PageCache } from '../../src/records/page-cache.js';
+import { PageVersionReader, recordsVersionKey } from '../../src/records/page-versions.js';
+import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { ingestSightings, sightings } from '../helpers/observations.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
+
+const t = useTestDatabase();
+
+/** What a records page shows: every record of the day (the render a route would do). */
+async function renderDay(db: { query: typeof t.current.db.query }, day: number): Promise<string> {
+  const r = await db.query<{ page: string | null }>(
+    `SELECT string_agg(concat_ws(',', id, train_code, emu_id, support, status), ';' ORDER BY id) AS page
+       FROM daily_records WHERE service_day = $1`,
+    [day],
+  );
+  return r.rows[0]!.page ?? '';
+}
+
+describe('page cache: kept pages follow the version the build bumps', () => {
+  it('serves the new bytes right after a changing rebuild, in one process and in another', async () => {
+    const day = serviceDayFromYmd('20261201');
+    await ingestSightings(t.current.db, sightings('20261201', 'G80', 'CR400AF-2601', 2));
+    await buildDailyRecords(t.current.db, day);
+
+    // A second "process": its own pool, its own cache.
+    const other = createPostgresDb({ connectionString: t.current.url, max: 2 });
+    try {
+      const here = new PageCache(t.current.db);
+      const there = new PageCache(other);
+      let renders = 0;
+      const get = (cache: PageCache, db: typeof other) =>
+        cache.page(`records:${day}:first`, recordsVersionKey(day), () => {
+          renders++;
+          return renderDay(db, day);
+        });
+
+      const first = await get(here, t.current.db);
+      expect(first.cached).toBe(false);
+      expect(await get(here, t.current.db)).toEqual({ body: first.body, cached: true });
+      expect((await get(there, other)).body).toBe(first.body);
+      expect(await get(there, other)).toEqual({ body: first.body, cached: true });
+      expect(renders).toBe(2);
+
+      // A rebuild that changes nothing keeps the version: both keep serving their page.
+      expect(await buildDailyRecords(t.current.db, day, {}, { force: true })).toMatchObject({
+        inserted: 0,
+        updated: 0,
+      });
+      expect(await get(here, t.current.db)).toEqual({ body: first.body, cached: true });
+      expect(await get(there, other)).toEqual({ body: first.body, cached: true });
+
+      // New sightings, a rebuild that changes the day: the very next request, in either
+      // process, gets the new bytes.
+      await ingestSightings(t.current.db, sightings('20261201', 'G81', 'CR400AF-2602', 2));
+      const rebuilt = await buildDailyRecords(t.current.db, day);
+      expect(rebuilt.inserted).toBe(1);
+      const fresh = await renderDay(t.current.db, day);
+      expect(fresh).not.toBe(first.body);
+      expect(await get(here, t.current.db)).toEqual({ body: fresh, cached: false });
+      expect(await get(there, other)).toEqual({ body: fresh, cached: false });
+      expect(await get(there, other)).toEqual({ body: fresh, cached: true });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reads the export index and timetable versions, bumped in the writers’ transactions', async () => {
+    const reader = new PageVersionReader(t.current.db);
+    const exports0 = await reader.read('exports');
+    const timetables0 = await reader.read('timetables');
+    const day = serviceDayFromYmd('20261201');
+    await renderDailyExport(t.current.db, day);
+    expect(await reader.read('exports')).toBe(exports0 + 1);
+    // The same day rendered again: its bytes may change, the index (the days listed) does not.
+    await renderDailyExport(t.current.db, day);
+    expect(await reader.read('exports')).toBe(exports0 + 1);
+    await ingestTimetableLines(t.current.db, [
+      timetable('G90', '20261201', [
+        ['Beijingnan', undefined, '08:00'],
+        ['Tianjin', '08:30'],
+      ]),
+    ]);
+    expect(await reader.read('timetables')).toBeGreaterThan(timetables0);
+  });
+
+  it('coalesces concurrent reads into few queries, each begun after its request', async () => {
+    let queries = 0;
+    const counting = {
+      query: (async (sql: string, params?: unknown[]) => {
+        queries++;
+        return t.current.db.query(sql, params);
+      }) as typeof t.current.db.query,
+      copyFrom: t.current.db.copyFrom.bind(t.current.db),
+    };
+    const reader = new PageVersionReader(counting);
+    const days = Array.from({ length: 50 }, (_, i) => serviceDayFromYmd('20261201') + (i % 5));
+    const versions = await Promise.all(days.map((d) => reader.read(recordsVersionKey(d))));
+    expect(versions.every((v) => Number.isInteger(v))).toBe(true);
+    // The first request starts a read; the 49 that arrive while it runs share the next one.
+    expect(queries).toBe(2);
+  });
+});

@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { createQuotaStore } from '../quota/create-quota-store.js';
 import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, QuotaStore } from '../quota/quota-store.js';
+import { AccountPanels } from '../account-pages/account-panels.js';
 import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
@@ -94,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createFastSerializerCompiler());
   await app.register(fastifyCookie);
+  // The account page's Development tab: other parts add panels (OAuth clients) when registered.
+  app.decorate('accountPanels', new AccountPanels());
   // Who calls and what it may do, for every /api/v2 route registered after it (v2-edge.ts).
   await app.register(v2Edge, {
     config,

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/db.js';
-import { findEmuByCodeOrAlias } from '../emus/read-allocation.js';
+import { findEmuId } from '../emus/emu-registry.js';
 
 /**
- * Written EMU code (canonical or alias, exact) -> emuId, for the operations that name an EMU in
+ * Written EMU code (an exact alias, else normalised: findEmuId) -> emuId, for the operations that name an EMU in
  * their path. An alias never changes owner once recorded (emu_aliases keeps its first owner), so
  * a hit stays true for the life of the process; a miss is not kept (the unit may be registered
  * by the next ingestion).
@@ -19,7 +19,7 @@ export class EmuAliasCache {
   async find(written: string): Promise<number | undefined> {
     const hit = this.ids.get(written);
     if (hit !== undefined) return hit;
-    const id = await findEmuByCodeOrAlias(this.db, written);
+    const id = await findEmuId(this.db, written);
     if (id !== undefined) {
       if (this.ids.size >= this.maxEntries) this.ids.clear();
       this.ids.set(written, id);

@@ -79,18 +79,30 @@ export async function addAliases(db: Queryable, aliases: Map<string, number>): P
   );
 }
 
-/** The emuId a code or alias names, or undefined. */
-export async function findEmuId(db: Queryable, codeOrAlias: string): Promise<number | undefined> {
-  const direct = await db.query<{ emu_id: number }>(
-    'SELECT emu_id FROM emu_aliases WHERE alias = $1',
-    [codeOrAlias],
-  );
-  if (direct.rows[0]) return direct.rows[0].emu_id;
+/**
+ * The emuId a written EMU code names, or undefined: the one lookup for codes in paths and
+ * arguments. An alias recorded exactly as written wins (a written form keeps its first owner,
+ * even against the registry's rules); else the code is normalised by the registry's rules
+ * (parseEmuCode: case, dashes and look-alikes, travel-code seat tails, Fuxing variants) and its
+ * canonical code, or its written unit form, looked up. So CR400AF2001, cr400af-2001 and
+ * CR400AF-2001-02-03F all find CR400AF-2001 when no sighting wrote them that way. A code that
+ * does not parse names nothing.
+ */
+export async function findEmuId(db: Queryable, written: string): Promise<number | undefined> {
+  let parsed: ParsedEmuCode | undefined;
   try {
-    const { code } = parseEmuCode(codeOrAlias);
-    const r = await db.query<{ id: number }>('SELECT id FROM emus WHERE code = $1', [code]);
-    return r.rows[0]?.id;
+    parsed = parseEmuCode(written);
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  const r = await db.query<{ id: number }>(
+    `SELECT id FROM (
+       SELECT emu_id AS id, 0 AS rank FROM emu_aliases WHERE alias = $1
+       UNION ALL SELECT id, 1 FROM emus WHERE code = $1
+       UNION ALL SELECT id, 2 FROM emus WHERE code = $2
+       UNION ALL SELECT emu_id, 3 FROM emu_aliases WHERE alias = $2 OR alias = $3
+     ) found ORDER BY rank LIMIT 1`,
+    [written, parsed?.code ?? written, parsed?.writtenUnit ?? written],
+  );
+  return r.rows[0]?.id;
 }

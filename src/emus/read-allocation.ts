@@ -42,25 +42,6 @@ export interface EmuAllocation {
   coachLayouts: CoachLayout[];
 }
 
-/**
- * The emuId of a canonical code or alias, matched exactly (case-sensitive, as written forms are
- * kept); undefined when none matches. No normalisation: `cr400af-2001` names nothing unless it
- * was seen written that way.
- */
-export async function findEmuByCodeOrAlias(
-  db: Queryable,
-  written: string,
-): Promise<number | undefined> {
-  const r = await db.query<{ id: number }>(
-    `SELECT emu_id AS id FROM emu_aliases WHERE alias = $1
-     UNION ALL
-     SELECT id FROM emus WHERE code = $1
-     LIMIT 1`,
-    [written],
-  );
-  return r.rows[0]?.id;
-}
-
 interface AllocationRow {
   id: number;
   code: string;

@@ -103,7 +103,7 @@ describe('GET /api/v2/allocation/emu/{emuCode}', () => {
     });
   });
 
-  it('finds the unit by any alias, case-sensitively, and maps it to its canonical code', async () => {
+  it('finds the unit by any alias or any written form of its code, and maps it to its canonical code', async () => {
     const canonical = successSchema.parse((await get('CR400AF-C-2214')).json()).data;
     for (const alias of ['冬奥号', 'CR400AFC2214']) {
       const { data } = successSchema.parse((await get(alias)).json());
@@ -112,8 +112,12 @@ describe('GET /api/v2/allocation/emu/{emuCode}', () => {
     const fixtureAlias = successSchema.parse((await get('5157号')).json()).data;
     expect(Object.values(fixtureAlias.emuCodeMappings!)).toEqual(['CR400BF-A-5157']);
     expect(fixtureAlias.alias).toEqual(['5157号', 'CR400BFA5157']);
-    for (const other of ['cr400af-c-2214', 'CR400AF-C-2214 ', 'CR400AFC-2214']) {
-      expect((await get(other)).statusCode, other).toBe(404);
+    // Forms no sighting wrote are normalised by the registry's rules (findEmuId): lower case,
+    // unhyphenated, a travel-code seat tail.
+    for (const other of ['cr400af-c-2214', 'CR400AFC-2214', 'CR400AF-C-2214-02-03F']) {
+      const res = await get(other);
+      expect(res.statusCode, other).toBe(200);
+      expect(successSchema.parse(res.json()).data, other).toEqual(canonical);
     }
   });
 

@@ -220,13 +220,16 @@ describe('GET /api/v2/history/train/{trainCode} and /history/emu/{emuCode}', () 
     expect(lastSecond.items.map((i) => i.serviceDay)).toEqual([D0 + 10]);
   });
 
-  it('finds an EMU by alias (case-sensitive) and maps it to its canonical code', async () => {
+  it('finds an EMU by alias or any written form of its code and maps it to its canonical code', async () => {
     const { data } = emuSchema.parse((await get('emu/CR400AF3001?limit=2')).json());
     expect(data.emuId).toBe(e1);
     expect(data.emuCodeMappings).toEqual({ [e1]: 'CR400AF-3001' });
-    const lower = await get('emu/cr400af-3001');
-    expect(lower.statusCode).toBe(404);
-    expect(lower.json().error.code).toBe('not_found');
+    // Written forms no sighting used are normalised by the registry's rules (findEmuId).
+    for (const form of ['emu/cr400af-3001', 'emu/CR400AF-3001-02-03F', 'emu/cr400af3001']) {
+      const res = await get(`${form}?limit=2`);
+      expect(res.statusCode, form).toBe(200);
+      expect(emuSchema.parse(res.json()).data.emuId, form).toBe(e1);
+    }
   });
 
   it('takes a train code case-insensitively', async () => {

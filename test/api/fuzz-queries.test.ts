@@ -112,6 +112,15 @@ describe('1,000 random query strings against every route', () => {
       '/api/v2/allocation/emu/{emuCode}',
       (g) => `/api/v2/allocation/emu/${g.maybe('CR400AF-2000')}`,
     ],
+    [
+      '/api/v2/timetable/train/{trainCode}/circulation/image',
+      (g) => `/api/v2/timetable/train/${g.maybe('G1001')}/circulation/image`,
+    ],
+    [
+      '/api/v2/circulation-images/{documentId}.{format}',
+      (g) => `/api/v2/circulation-images/${g.maybe(`${'ab'.repeat(32)}.png`)}`,
+    ],
+    ['/api/v2/prediction/train/{trainCode}', (g) => `/api/v2/prediction/train/${g.maybe('G1001')}`],
     ['/api/v2/openapi.json', () => '/api/v2/openapi.json'],
     ['/api/v2/<unknown>', (g) => `/api/v2/${g.segment()}`],
     ['/healthz', () => '/healthz'],

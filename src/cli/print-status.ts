@@ -8,7 +8,10 @@ function runLine(r: JobRunSummary): string {
   return `  ${day}  ${r.job.padEnd(20)} ${r.status.padEnd(9)} ${r.startedAt}${took} (${r.via}, attempt ${r.attempt})${r.error ? `: ${r.error}` : ''}`;
 }
 
-/** `emutrack status`: where the data lives, BullMQ counts and schedulers, the last runs per day. */
+/**
+ * `emutrack status`: where the data lives, BullMQ counts and schedulers, failed jobs with their
+ * reasons, the days with sightings but no export, and the last runs per day.
+ */
 export async function printStatus(
   ctx: AppContext,
   opts: { days: number; json?: boolean },
@@ -38,7 +41,20 @@ export async function printStatus(
     }
     for (const s of redis.schedulers)
       out(`  scheduler ${s.id}: ${s.pattern ?? ''} (${s.tz ?? 'UTC'}), next ${s.next ?? 'none'}`);
+    if (redis.failed.length > 0) {
+      out('failed jobs (all attempts used; retry or remove them at /admin/queues):');
+      for (const f of redis.failed) {
+        out(
+          `  ${f.queue.padEnd(20)} ${f.jobId} ${f.failedAt ?? ''} after ${f.attemptsMade} attempt(s): ${f.reason}`,
+        );
+      }
+    }
   }
+  out(
+    status.daysMissingExport.length === 0
+      ? 'days missing an export: none'
+      : `days missing an export: ${status.daysMissingExport.map(ymdOfServiceDay).join(', ')}`,
+  );
   if (status.days.length === 0 && status.undated.length === 0) {
     out('no job has run yet');
     return;

@@ -23,6 +23,20 @@ export interface SchedulerStatus {
   next: string | null;
 }
 
+/** A job BullMQ has failed for good (all its attempts used), as Redis still keeps it. */
+export interface FailedJob {
+  queue: string;
+  jobId: string;
+  /** The last attempt's error. */
+  reason: string;
+  attemptsMade: number;
+  /** ISO time it failed. */
+  failedAt: string | null;
+}
+
+/** Failed jobs shown per queue, newest first. */
+export const FAILED_JOBS_SHOWN = 10;
+
 export type RedisStatus =
   | { configured: false }
   | { configured: true; prefix: string; error: string }
@@ -31,6 +45,8 @@ export type RedisStatus =
       prefix: string;
       queues: { queue: string; counts: QueueCounts }[];
       schedulers: SchedulerStatus[];
+      /** Up to FAILED_JOBS_SHOWN per queue, newest first. */
+      failed: FailedJob[];
     };
 
 export interface JobRunSummary {
@@ -51,6 +67,11 @@ export interface QueueStatus {
   days: JobRunSummary[];
   /** The last run of each job that is about no particular day (nightly ticks, ingestion). */
   undated: JobRunSummary[];
+  /**
+   * Service days with sightings but no stored export, among the latest `days` days up to the
+   * newest day with sightings; oldest first.
+   */
+  daysMissingExport: number[];
 }
 
 export interface QueueStatusOptions {
@@ -69,11 +90,13 @@ export async function queueStatus(
   connection?: Redis,
   options: QueueStatusOptions = {},
 ): Promise<QueueStatus> {
-  const [redis, runs] = await Promise.all([
+  const days = options.days ?? 14;
+  const [redis, runs, daysMissingExport] = await Promise.all([
     redisStatus(ctx, connection),
-    lastRuns(ctx, options.days ?? 14),
+    lastRuns(ctx, days),
+    missingExports(ctx, days),
   ]);
-  return { redis, ...runs };
+  return { redis, ...runs, daysMissingExport };
 }
 
 async function redisStatus(ctx: AppContext, given?: Redis): Promise<RedisStatus> {
@@ -84,6 +107,8 @@ async function redisStatus(ctx: AppContext, given?: Redis): Promise<RedisStatus>
   const queues = allJobs.map(
     (def) => new Queue(def.name, { connection, prefix, skipMetasUpdate: true }),
   );
+  // Connection errors surface as the rejected commands below (reported in `error`); without a
+  // listener an 'error' event would crash the command.
   for (const q of queues) q.on('error', () => {});
   try {
     const counts = await Promise.all(
@@ -122,7 +147,20 @@ async function redisStatus(ctx: AppContext, given?: Redis): Promise<RedisStatus>
         ),
       )
     ).flat();
-    return { configured: true, prefix, queues: counts, schedulers };
+    const failed = (
+      await Promise.all(
+        queues.map(async (q) =>
+          (await q.getFailed(0, FAILED_JOBS_SHOWN - 1)).map((job) => ({
+            queue: q.name,
+            jobId: job.id ?? '',
+            reason: job.failedReason ?? '',
+            attemptsMade: job.attemptsMade,
+            failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+          })),
+        ),
+      )
+    ).flat();
+    return { configured: true, prefix, queues: counts, schedulers, failed };
   } catch (err) {
     return { configured: true, prefix, error: (err as Error).message };
   } finally {
@@ -182,4 +220,17 @@ async function lastRuns(
       ORDER BY r.job, r.started_at DESC, r.id DESC`,
   );
   return { days: dated.rows.map(summary), undated: undated.rows.map(summary) };
+}
+
+async function missingExports(ctx: AppContext, days: number): Promise<number[]> {
+  const r = await ctx.db.query<{ day: number }>(
+    `SELECT d AS day
+       FROM (SELECT max(service_day) AS newest FROM observations) n,
+            generate_series(n.newest - $1 + 1, n.newest) AS d
+      WHERE EXISTS (SELECT 1 FROM observations o WHERE o.service_day = d)
+        AND NOT EXISTS (SELECT 1 FROM daily_exports x WHERE x.service_day = d)
+      ORDER BY d`,
+    [days],
+  );
+  return r.rows.map((row) => row.day);
 }

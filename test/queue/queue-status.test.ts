@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { upsertNightlyScheduler } from '../../src/queue/nightly-schedule.js';
 import { queueStatus } from '../../src/queue/queue-status.js';
+import { printStatus } from '../../src/cli/print-status.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { runDayInProcess } from '../../src/queue/in-process-runner.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { seedDay } from './support/day-data.js';
@@ -51,6 +53,50 @@ describe('queueStatus', () => {
 
     const limited = await queueStatus(ctx, env.connection(), { days: 0 });
     expect(limited.days).toEqual([]);
+  });
+
+  it('shows failed jobs with their reasons and the days with sightings but no export', async () => {
+    const ctx = env.ctx();
+    const exported = serviceDayFromYmd('20261210');
+    await seedDay(env.database.db, exported);
+    await seedDay(env.database.db, exported + 1);
+    await seedDay(env.database.db, exported + 3);
+    await runDayInProcess(ctx, exported);
+    const queues = env.queues();
+    env.workers(ctx, queues);
+    // A job that fails for good: its payload fails the schema (no retries).
+    const bad = await queues
+      .queue(refreshReferenceModelsJob.name)
+      .add(refreshReferenceModelsJob.name, { serviceDay: 'last week' });
+    await waitFor(
+      'the bad job to fail',
+      async () =>
+        (await queues.queue(refreshReferenceModelsJob.name).getJobState(bad.id!)) === 'failed',
+    );
+
+    // The latest 5 days (this file's first test left a day unexported a week earlier).
+    const status = await queueStatus(ctx, env.connection(), { days: 5 });
+    expect(status.daysMissingExport).toEqual([exported + 1, exported + 3]);
+    if (!('failed' in status.redis)) throw new Error('no failed jobs');
+    expect(status.redis.failed).toEqual([
+      {
+        queue: 'refresh-reference-models',
+        jobId: bad.id,
+        reason: expect.stringMatching(/^refresh-reference-models: invalid payload: serviceDay: /),
+        attemptsMade: 1,
+        failedAt: expect.any(String),
+      },
+    ]);
+
+    const lines: string[] = [];
+    await printStatus(ctx, { days: 5 }, (l) => lines.push(l));
+    expect(lines).toContain('days missing an export: 20261211, 20261213');
+    expect(lines).toContain(
+      'failed jobs (all attempts used; retry or remove them at /admin/queues):',
+    );
+    expect(lines.find((l) => l.includes(`refresh-reference-models ${bad.id} `))).toMatch(
+      /after 1 attempt\(s\): refresh-reference-models: invalid payload: serviceDay: /,
+    );
   });
 
   it('without REDIS_URL reports only the runs', async () => {

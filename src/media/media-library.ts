@@ -13,7 +13,7 @@ import { MediaError } from './media-error.js';
 import { ATTACHMENT_TYPE, attachmentExtra, mediaItemOf, type MediaItem } from './media-item.js';
 import type { MediaStorage } from './media-storage.js';
 import { extensionOf } from './media-types.js';
-import { receiveUpload } from './receive-upload.js';
+import { receiveUpload, type ReceivedUpload } from './receive-upload.js';
 import { safeFileName } from './safe-file-name.js';
 import { sniffMediaKind } from './sniff-media-kind.js';
 import { keyBase, keyDir, storeUnique } from './store-unique.js';
@@ -83,11 +83,27 @@ export class MediaLibrary {
    * item exists and can be finished by a retry whatever happens to them.
    */
   async upload(input: UploadInput): Promise<MediaItem> {
-    const now = input.now ?? new Date();
-    const received = await receiveUpload(this.storage, input.body, {
+    const received = await this.receive(input.body, input.md5);
+    return this.storeReceived(received, input);
+  }
+
+  /** Streams a body to a scratch file (size limit, MD5): the first half of `upload`. */
+  receive(body: Readable, md5?: string): Promise<ReceivedUpload> {
+    return receiveUpload(this.storage, body, {
       maxBytes: this.options.maxUploadBytes,
-      expectedMd5: input.md5,
+      expectedMd5: md5,
     });
+  }
+
+  /**
+   * The second half of `upload`: checks the received bytes, stores them under a unique name and
+   * creates the item; the scratch file is consumed or removed whatever happens.
+   */
+  async storeReceived(
+    received: ReceivedUpload,
+    input: Omit<UploadInput, 'body' | 'md5'>,
+  ): Promise<MediaItem> {
+    const now = input.now ?? new Date();
     let scratch: string | undefined = received.scratchFile;
     let key: string | undefined;
     try {

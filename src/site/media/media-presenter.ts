@@ -28,7 +28,8 @@ export class MediaPresenter {
   fileUrls(item: MediaItem): string[] {
     const dir = keyDir(item.originalKey);
     const keys = new Set([item.originalKey, item.details.file]);
-    for (const s of Object.values(item.details.sizes)) keys.add(dir === '' ? s.file : `${dir}/${s.file}`);
+    for (const s of Object.values(item.details.sizes))
+      keys.add(dir === '' ? s.file : `${dir}/${s.file}`);
     return [...keys].map((k) => uploadUrl(this.urls, k));
   }
 
@@ -137,7 +138,9 @@ export class MediaPresenter {
     if (item.post.author > 0) {
       links.author = [{ embeddable: true, href: urls.rest(`/wp/v2/users/${item.post.author}`) }];
     }
-    links.replies = [{ embeddable: true, href: urls.rest('/wp/v2/comments', { post: item.post.id }) }];
+    links.replies = [
+      { embeddable: true, href: urls.rest('/wp/v2/comments', { post: item.post.id }) },
+    ];
     links.curies = CURIES;
     return links;
   }

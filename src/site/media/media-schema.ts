@@ -25,7 +25,11 @@ export const MEDIA_SCHEMA: ResourceSchema = resourceSchema('attachment', {
   modified: { type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
   modified_gmt: { type: 'string', format: 'date-time', context: VIEW_EDIT, readonly: true },
   slug: { type: 'string', context: ALL },
-  status: { type: 'string', enum: ['publish', 'future', 'draft', 'pending', 'private'], context: VIEW_EDIT },
+  status: {
+    type: 'string',
+    enum: ['publish', 'future', 'draft', 'pending', 'private'],
+    context: VIEW_EDIT,
+  },
   type: { type: 'string', context: ALL, readonly: true },
   permalink_template: { type: 'string', context: EDIT, readonly: true },
   generated_slug: { type: 'string', context: EDIT, readonly: true },

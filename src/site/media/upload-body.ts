@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { Busboy } from '@fastify/busboy';
 import type { MediaLibrary } from '../../media/media-library.js';
@@ -40,7 +41,11 @@ function drain(stream: Readable): void {
 }
 
 /** A raw upload: the body is the file (Content-Type, Content-Disposition, optional Content-MD5). */
-async function readRawBody(request: RestRequest, body: Readable, library: MediaLibrary): Promise<UploadBody> {
+async function readRawBody(
+  request: RestRequest,
+  body: Readable,
+  library: MediaLibrary,
+): Promise<UploadBody> {
   const type = request.headers['content-type'];
   if (!type) {
     drain(body);
@@ -50,17 +55,27 @@ async function readRawBody(request: RestRequest, body: Readable, library: MediaL
   const fileName = disposition ? fileNameFromDisposition(disposition) : undefined;
   if (!fileName) {
     drain(body);
-    throw new RestError('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+    throw new RestError(
+      'rest_upload_no_content_disposition',
+      'No Content-Disposition supplied.',
+      400,
+    );
   }
-  const received = await library.receive(body, request.headers['content-md5']?.trim()).catch((err) => {
-    drain(body);
-    throw err;
-  });
+  const received = await library
+    .receive(body, request.headers['content-md5']?.trim())
+    .catch((err) => {
+      drain(body);
+      throw err;
+    });
   return { received, fileName, fields: {} };
 }
 
 /** A multipart upload: the `file` part streams to scratch; the other fields are kept. */
-function readMultipartBody(request: RestRequest, body: Readable, library: MediaLibrary): Promise<UploadBody> {
+function readMultipartBody(
+  request: RestRequest,
+  body: Readable,
+  library: MediaLibrary,
+): Promise<UploadBody> {
   return new Promise<UploadBody>((resolve, reject) => {
     const fields: Record<string, string> = {};
     let receiving: Promise<ReceivedUpload> | undefined;
@@ -72,7 +87,10 @@ function readMultipartBody(request: RestRequest, body: Readable, library: MediaL
       body.unpipe(parser);
       drain(body);
       // A file already received is of no use now.
-      void receiving?.then((r) => import('node:fs/promises').then((fs) => fs.rm(r.scratchFile, { force: true })), () => {});
+      void receiving?.then(
+        (r) => rm(r.scratchFile, { force: true }),
+        () => {},
+      );
       reject(err);
     };
     let parser: InstanceType<typeof Busboy>;
@@ -83,7 +101,13 @@ function readMultipartBody(request: RestRequest, body: Readable, library: MediaL
       });
     } catch (err) {
       drain(body);
-      reject(new RestError('rest_upload_no_data', `The multipart body cannot be read: ${(err as Error).message}`, 400));
+      reject(
+        new RestError(
+          'rest_upload_no_data',
+          `The multipart body cannot be read: ${(err as Error).message}`,
+          400,
+        ),
+      );
       return;
     }
     parser.on('file', (fieldname, stream, filename) => {
@@ -99,7 +123,13 @@ function readMultipartBody(request: RestRequest, body: Readable, library: MediaL
       fields[name] = value;
     });
     parser.on('error', (err: Error) =>
-      fail(new RestError('rest_upload_no_data', `The multipart body cannot be read: ${err.message}`, 400)),
+      fail(
+        new RestError(
+          'rest_upload_no_data',
+          `The multipart body cannot be read: ${err.message}`,
+          400,
+        ),
+      ),
     );
     parser.on('finish', () => {
       if (!receiving) {
@@ -123,7 +153,18 @@ function readMultipartBody(request: RestRequest, body: Readable, library: MediaL
  */
 export function readUploadBody(request: RestRequest, library: MediaLibrary): Promise<UploadBody> {
   const body = request.bodyStream;
-  if (!body) return Promise.reject(new RestError('rest_upload_no_data', 'No data supplied.', 400));
+  if (!body) {
+    // Without a Content-Type the edge parses no body at all: tell that apart from no body.
+    const hasBytes =
+      Number(request.headers['content-length'] ?? 0) > 0 ||
+      request.headers['transfer-encoding'] !== undefined;
+    if (hasBytes && !request.headers['content-type']) {
+      return Promise.reject(
+        new RestError('rest_upload_no_content_type', 'No Content-Type supplied.', 400),
+      );
+    }
+    return Promise.reject(new RestError('rest_upload_no_data', 'No data supplied.', 400));
+  }
   const type = request.headers['content-type'] ?? '';
   if (/^multipart\/form-data/i.test(type)) return readMultipartBody(request, body, library);
   return readRawBody(request, body, library);

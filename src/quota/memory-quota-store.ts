@@ -1,5 +1,5 @@
 import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from './quota-store.js';
-import { applyBucket, type BucketState } from './token-bucket.js';
+import { applyBucket, applyBucketAndDaily, type BucketState } from './token-bucket.js';
 
 export interface MemoryQuotaStoreOptions {
   refill: RefillParams;
@@ -20,6 +20,8 @@ interface Entry extends BucketState {
  */
 export class MemoryQuotaStore implements QuotaStore {
   private readonly buckets = new Map<string, Entry>();
+  /** Daily counters: key -> tokens spent in the period and when it ends. */
+  private readonly daily = new Map<string, { spent: number; resetAtMs: number }>();
   private readonly clock: Clock;
   private sweepAbove: number;
 
@@ -36,6 +38,9 @@ export class MemoryQuotaStore implements QuotaStore {
       cost: outcome.charged,
       retryAfterMs: outcome.retryAfterMs,
       via: 'memory',
+      ...(outcome.allowed
+        ? {}
+        : { limitedBy: 'limitedBy' in outcome ? (outcome.limitedBy ?? 'bucket') : 'bucket' }),
     };
   }
 
@@ -52,12 +57,22 @@ export class MemoryQuotaStore implements QuotaStore {
     const now = this.clock();
     const entry = this.buckets.get(bucket.key);
     const stored = entry && entry.expiresAtMs > now ? entry : undefined;
-    const outcome = applyBucket(
-      stored,
-      { capacity: bucket.capacity, ...this.options.refill },
-      now,
-      op,
-    );
+    const params = { capacity: bucket.capacity, ...this.options.refill };
+    let outcome: ReturnType<typeof applyBucketAndDaily> | ReturnType<typeof applyBucket>;
+    if (bucket.daily) {
+      const { key, limit, resetAtMs } = bucket.daily;
+      const counter = this.daily.get(key);
+      const spent = counter && counter.resetAtMs > now ? counter.spent : 0;
+      const limited = applyBucketAndDaily(stored, params, { limit, spent, resetAtMs }, now, op);
+      if (limited.spent > 0) this.daily.set(key, { spent: limited.spent, resetAtMs });
+      else this.daily.delete(key);
+      if (this.daily.size > (this.options.sweepAbove ?? 100_000)) {
+        for (const [k, c] of this.daily) if (c.resetAtMs <= now) this.daily.delete(k);
+      }
+      outcome = limited;
+    } else {
+      outcome = applyBucket(stored, params, now, op);
+    }
     if (outcome.state === undefined) {
       this.buckets.delete(bucket.key);
     } else {

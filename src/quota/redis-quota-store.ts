@@ -7,9 +7,11 @@ import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from '
  * never spend the same token twice. Time is Redis's own TIME unless the caller passes one
  * (tests), so API hosts with skewed clocks agree.
  *
- * KEYS[1] bucket hash {t = tokens, a = anchor ms}
- * ARGV capacity, refillAmount, refillIntervalMs, "take" | "refund", cost or amount, now ms or ""
- * returns {allowed 0/1, tokens left, charged, retry-after ms}
+ * KEYS[1] bucket hash {t = tokens, a = anchor ms}; KEYS[2] (optional) the daily counter (tokens
+ * spent in the period, expiring when it ends): applyBucketAndDaily's rules.
+ * ARGV capacity, refillAmount, refillIntervalMs, "take" | "refund", cost or amount, now ms or "",
+ *   then with KEYS[2]: daily limit, period end ms
+ * returns {allowed 0/1, remain, charged, retry-after ms, limited by (0 none, 1 bucket, 2 daily)}
  */
 export const TOKEN_BUCKET_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
@@ -42,23 +44,51 @@ if amount > 0 and tokens < capacity then
   end
 end
 if tokens >= capacity then anchor = now end
+local daily = #KEYS > 1
+local limit = 0
+local reset = 0
+local spent = 0
+if daily then
+  limit = tonumber(ARGV[7])
+  reset = tonumber(ARGV[8])
+  spent = tonumber(redis.call('GET', KEYS[2]) or '0')
+end
 local allowed = 1
 local charged = 0
 local retry = 0
+local limitedBy = 0
 if op == 'refund' then
   tokens = math.min(capacity, tokens + n)
+  if daily then spent = math.max(0, spent - n) end
 else
   local cost = math.min(n, capacity)
-  if tokens >= cost then
+  local bucketWait = 0
+  if tokens < cost then
+    if amount > 0 then
+      bucketWait = anchor + math.ceil((cost - tokens) / amount) * interval - now
+    else
+      bucketWait = interval
+    end
+  end
+  if daily and spent + cost > limit then
+    allowed = 0
+    limitedBy = 2
+    retry = math.max(reset - now, bucketWait, 1)
+  elseif tokens >= cost then
     tokens = tokens - cost
     charged = cost
+    if daily then spent = spent + cost end
   else
     allowed = 0
-    if amount > 0 then
-      retry = anchor + math.ceil((cost - tokens) / amount) * interval - now
-    else
-      retry = interval
-    end
+    limitedBy = 1
+    retry = bucketWait
+  end
+end
+if daily then
+  if spent > 0 then
+    redis.call('SET', KEYS[2], string.format('%.0f', spent), 'PX', string.format('%.0f', math.max(1, reset - now)))
+  else
+    redis.call('DEL', KEYS[2])
   end
 end
 if tokens >= capacity then
@@ -72,20 +102,18 @@ else
     redis.call('PERSIST', KEYS[1])
   end
 end
-return {allowed, tokens, charged, retry}
+local remain = tokens
+if daily then remain = math.min(tokens, math.max(0, limit - spent)) end
+return {allowed, remain, charged, retry, limitedBy}
 `;
 
 const COMMAND = 'emutrackTokenBucket';
 
+/** ioredis passes the number of keys first (the command takes one or two). */
 type BucketCommand = (
-  key: string,
-  capacity: number,
-  refillAmount: number,
-  refillIntervalMs: number,
-  op: 'take' | 'refund',
-  n: number,
-  now: string,
-) => Promise<[number, number, number, number]>;
+  numberOfKeys: 1 | 2,
+  ...keysAndArgs: (string | number)[]
+) => Promise<[number, number, number, number, number]>;
 
 export interface RedisQuotaStoreOptions {
   redis: Redis;
@@ -104,14 +132,26 @@ export class RedisQuotaStore implements QuotaStore {
     const redis = options.redis as Redis & { [COMMAND]?: BucketCommand };
     // ioredis sends EVALSHA and falls back to EVAL once when the script cache lacks it.
     if (typeof redis[COMMAND] !== 'function') {
-      redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
+      redis.defineCommand(COMMAND, { lua: TOKEN_BUCKET_LUA });
     }
     this.run = (redis[COMMAND] as BucketCommand).bind(redis);
   }
 
   async take(bucket: BucketRef, cost: number): Promise<QuotaDecision> {
-    const [allowed, remain, charged, retryAfterMs] = await this.call(bucket, 'take', cost);
-    return { allowed: allowed === 1, remain, cost: charged, retryAfterMs, via: 'redis' };
+    const [allowed, remain, charged, retryAfterMs, limitedBy] = await this.call(
+      bucket,
+      'take',
+      cost,
+    );
+    return {
+      allowed: allowed === 1,
+      remain,
+      cost: charged,
+      retryAfterMs,
+      via: 'redis',
+      ...(limitedBy === 1 ? { limitedBy: 'bucket' as const } : {}),
+      ...(limitedBy === 2 ? { limitedBy: 'daily' as const } : {}),
+    };
   }
 
   async refund(bucket: BucketRef, amount: number): Promise<number> {
@@ -120,14 +160,23 @@ export class RedisQuotaStore implements QuotaStore {
 
   private call(bucket: BucketRef, op: 'take' | 'refund', n: number) {
     const { refill, clock, keyPrefix } = this.options;
-    return this.run(
-      keyPrefix + bucket.key,
+    const args = [
       bucket.capacity,
       refill.refillAmount,
       refill.refillIntervalMs,
       op,
       n,
       clock ? String(Math.floor(clock())) : '',
+    ];
+    const { daily } = bucket;
+    if (!daily) return this.run(1, keyPrefix + bucket.key, ...args);
+    return this.run(
+      2,
+      keyPrefix + bucket.key,
+      keyPrefix + daily.key,
+      ...args,
+      daily.limit,
+      daily.resetAtMs,
     );
   }
 }

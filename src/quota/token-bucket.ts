@@ -98,3 +98,69 @@ export function applyBucket(
     ttlMs,
   };
 }
+
+/** A daily limit drawn on together with a bucket (see BucketRef.daily). */
+export interface DailyParams {
+  limit: number;
+  /** Tokens already spent in the period. */
+  spent: number;
+  /** When the period ends (ms). */
+  resetAtMs: number;
+}
+
+export interface LimitedOutcome extends BucketOutcome {
+  /** Tokens spent in the period afterwards (unchanged when refused). */
+  spent: number;
+  /** When refused: which limit refused (the bucket wins when both do, for the wait is the longer). */
+  limitedBy?: 'bucket' | 'daily';
+}
+
+/**
+ * applyBucket with a daily limit beside it, decided together: a take is allowed only when the
+ * bucket holds the cost and the period has room for it (`spent + cost <= limit`), and then both
+ * are charged; a refused take changes neither. Refunds give back to both. `remain` is the smaller
+ * of the two: what the caller can still spend now. A refusal by the daily limit waits until the
+ * period ends.
+ */
+export function applyBucketAndDaily(
+  stored: BucketState | undefined,
+  p: BucketParams,
+  daily: DailyParams,
+  nowMs: number,
+  op: BucketOperation,
+): LimitedOutcome {
+  if (op.kind === 'refund') {
+    const outcome = applyBucket(stored, p, nowMs, op);
+    const spent = Math.max(0, daily.spent - op.amount);
+    return {
+      ...outcome,
+      remain: Math.min(outcome.remain, Math.max(0, daily.limit - spent)),
+      spent,
+    };
+  }
+  const cost = Math.min(op.cost, p.capacity);
+  const dailyOk = daily.spent + cost <= daily.limit;
+  const outcome = applyBucket(stored, p, nowMs, dailyOk ? op : { kind: 'take', cost: 0 });
+  const dailyLeft = (spent: number) => Math.max(0, daily.limit - spent);
+  if (dailyOk) {
+    const spent = daily.spent + outcome.charged;
+    return {
+      ...outcome,
+      remain: Math.min(outcome.remain, dailyLeft(spent)),
+      spent,
+      ...(outcome.allowed ? {} : { limitedBy: 'bucket' as const }),
+    };
+  }
+  // Refused by the day (the bucket was only read, as a take of 0).
+  const bucketWouldRefuse = outcome.remain < cost;
+  const bucketWait = bucketWouldRefuse ? applyBucket(stored, p, nowMs, op).retryAfterMs : 0;
+  return {
+    ...outcome,
+    allowed: false,
+    charged: 0,
+    remain: Math.min(outcome.remain, dailyLeft(daily.spent)),
+    retryAfterMs: Math.max(daily.resetAtMs - nowMs, bucketWait, 1),
+    spent: daily.spent,
+    limitedBy: 'daily',
+  };
+}

@@ -58,6 +58,66 @@ describe('RedisQuotaStore (the Lua script)', () => {
     });
   }
 
+  it('decides a bucket with a daily limit exactly as the in-process store (one script, both or neither)', async () => {
+    let now = 1_800_000_000_000;
+    const clock = () => now;
+    const refill = { refillAmount: 4, refillIntervalMs: 10_000 };
+    const memory = new MemoryQuotaStore({ refill, clock });
+    const inRedis = new RedisQuotaStore({ redis, refill, keyPrefix: prefix, clock });
+    const next = lcg(99);
+    let resetAtMs = now + 60_000;
+    const bucketOf = (key: string): BucketRef => ({
+      key: `daily-parity-${key}`,
+      capacity: 30,
+      daily: { key: `daily-parity-${key}:${resetAtMs}`, limit: 40, resetAtMs },
+    });
+    const pick = (d: QuotaDecision) => [d.allowed, d.remain, d.cost, d.retryAfterMs, d.limitedBy];
+    for (let i = 0; i < 400; i++) {
+      now += next(4) === 0 ? next(20_000) : next(500);
+      if (now >= resetAtMs) resetAtMs += 60_000; // a new period: a new counter key
+      const bucket = bucketOf(String(next(2)));
+      if (next(5) === 0) {
+        const amount = next(6);
+        expect(await inRedis.refund(bucket, amount), `op ${i}`).toBe(
+          await memory.refund(bucket, amount),
+        );
+      } else {
+        const cost = next(12);
+        expect(pick(await inRedis.take(bucket, cost)), `op ${i}`).toEqual(
+          pick(await memory.take(bucket, cost)),
+        );
+      }
+    }
+  });
+
+  it('refuses by the daily limit until the period ends, charging neither; the counter expires then', async () => {
+    const now = 1_800_000_000_000;
+    const store = new RedisQuotaStore({
+      redis,
+      refill: { refillAmount: 0, refillIntervalMs: 1_000 },
+      keyPrefix: prefix,
+      clock: () => now,
+    });
+    const daily = { key: 'daily-stop:1', limit: 5, resetAtMs: now + 90_000 };
+    const bucket = { key: 'daily-stop', capacity: 100, daily };
+    expect(await store.take(bucket, 4)).toMatchObject({ allowed: true, remain: 1, cost: 4 });
+    const refused = await store.take(bucket, 2);
+    expect(refused).toMatchObject({
+      allowed: false,
+      remain: 1,
+      cost: 0,
+      retryAfterMs: 90_000,
+      limitedBy: 'daily',
+    });
+    // The bucket was not charged by the refusal: 96 left in it, 1 left today.
+    expect(await store.take({ key: 'daily-stop', capacity: 100 }, 0)).toMatchObject({ remain: 96 });
+    const ttl = await redis.pttl(`${prefix}daily-stop:1`);
+    expect(ttl).toBeGreaterThan(89_000);
+    expect(ttl).toBeLessThanOrEqual(90_000);
+    expect(await store.refund(bucket, 4)).toBe(5);
+    expect(await redis.exists(`${prefix}daily-stop:1`)).toBe(0);
+  });
+
   it('keeps nothing for a full bucket and expires a spent one when it would be full', async () => {
     let now = 1_800_000_000_000;
     const store = new RedisQuotaStore({

@@ -56,6 +56,8 @@ export async function executeJob<P extends z.ZodType, R>(
   run: JobRunInfo,
   via: JobVia,
 ): Promise<R> {
+  // Every line logged about this run, here and in the job's own code, names the job and its id.
+  const logger = ctx.logger.child({ job: def.name, jobId: run.jobId, attempt: run.attempt, via });
   const payload = parseJobPayload(def, rawPayload);
   const serviceDay = def.serviceDayOf?.(payload) ?? null;
   if (via === 'bullmq') await markAbandonedRuns(ctx, def.name, run.jobId);
@@ -64,15 +66,19 @@ export async function executeJob<P extends z.ZodType, R>(
     [def.name, run.jobId, serviceDay, via, run.attempt],
   );
   const runId = started.rows[0]!.id;
+  const startedAt = Date.now();
+  logger.info({ runId, serviceDay }, 'job run started');
   try {
-    const result = await def.process(ctx, payload, run);
+    const result = await def.process({ ...ctx, logger }, payload, run);
     await ctx.db.query(
       `UPDATE job_runs SET status = 'completed', finished_at = now(), result = $2::jsonb WHERE id = $1`,
       [runId, JSON.stringify(result ?? null)],
     );
+    logger.info({ runId, ms: Date.now() - startedAt }, 'job run completed');
     return result;
   } catch (err) {
     const message = (err as Error).message ?? String(err);
+    logger.warn({ runId, ms: Date.now() - startedAt, err: message }, 'job run failed');
     try {
       await ctx.db.query(
         `UPDATE job_runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`,
@@ -82,10 +88,8 @@ export async function executeJob<P extends z.ZodType, R>(
       // The database is likely down (the job's own failure may say so). The job's error is the
       // one to throw; the run stays 'running' until the next start of this job id marks it
       // abandoned (markAbandonedRuns), so say here what happened.
-      ctx.logger.error(
+      logger.error(
         {
-          job: def.name,
-          jobId: run.jobId,
           runId,
           err: message,
           recordErr: (recordErr as Error).message,

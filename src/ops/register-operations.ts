@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiFastify } from './api-fastify.js';
+import { signedInBrowser } from '../api/web-session.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
@@ -9,6 +10,13 @@ import { JobQueues } from '../queue/job-queues.js';
 import { jobRetentionFromConfig } from '../queue/job-options.js';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
+
+/** The viewer of the signed-in web session (a banned, revoked or expired one is no session). */
+export async function sessionViewer(request: FastifyRequest): Promise<DashboardViewer> {
+  const signedIn = await signedInBrowser(request);
+  if (!signedIn) return 'anonymous';
+  return signedIn.user.role === 'admin' ? 'admin' : 'user';
+}
 
 export interface OperationsDeps {
   db: Db;
@@ -20,8 +28,8 @@ export interface OperationsDeps {
    */
   queues?: JobQueues;
   /**
-   * Who is asking for the dashboard (from the signed-in session). Default: everyone is
-   * anonymous, so the dashboard answers 401 until sessions are wired in.
+   * Who is asking for the dashboard. Default: the signed-in web session's user (the `token`
+   * cookie, see signedInBrowser): none = anonymous, role admin = admin, any other role = user.
    */
   viewerOf?: (request: FastifyRequest) => Promise<DashboardViewer>;
 }
@@ -49,7 +57,7 @@ export async function registerOperations(app: ApiFastify, deps: OperationsDeps):
   if (queues) {
     await registerQueueDashboard(app, {
       queues,
-      viewerOf: deps.viewerOf ?? (async () => 'anonymous'),
+      viewerOf: deps.viewerOf ?? sessionViewer,
     });
   }
 }

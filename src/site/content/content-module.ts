@@ -1,29 +1,48 @@
 import type { DynamicBlockRenderer } from '../../content/block-render.js';
 import { POST_TYPES } from '../../content/post-types.js';
 import type { SiteKit, SiteModule } from '../site-kit.js';
+import { registerAdminPages } from '../admin/admin-pages.js';
+import { registerAppPasswordRoutes } from './app-passwords-controller.js';
 import { registerContentPages } from './content-pages.js';
+import { MenuItemsController } from './menu-items-controller.js';
 import { PostLinks, PostPresenter } from './post-presenter.js';
 import { PostsController } from './posts-controller.js';
+import { RevisionsController } from './revisions-controller.js';
+import { registerSiteInfoRoutes } from './site-info-controllers.js';
+import { TAXONOMIES, TermsController } from './terms-controller.js';
+import { registerUsersRoutes } from './users-controller.js';
 
 /** Server-rendered blocks other modules add (register_block_type with a render callback). */
 export const dynamicBlocks = new Map<string, DynamicBlockRenderer>();
 
 /**
  * Posts, pages, reusable blocks, menu items, their revisions and autosaves, terms, users,
- * application passwords, types, taxonomies, statuses; and the site's HTML pages.
+ * application passwords, types, taxonomies, statuses; the site's HTML pages and its sign-in and
+ * application authorization pages.
  */
 export const contentModule: SiteModule = {
   name: 'content',
   register(kit: SiteKit) {
     const links = new PostLinks(kit.db, kit.urls);
-    const presenterFor =
-      (type: (typeof POST_TYPES)[string]) =>
-      (schema: ConstructorParameters<typeof PostPresenter>[2]) =>
-        new PostPresenter({ db: kit.db, urls: kit.urls, links, dynamicBlocks }, type, schema);
-    const controllers = ['post', 'page', 'wp_block'].map(
-      (t) => new PostsController(kit, POST_TYPES[t]!, presenterFor(POST_TYPES[t]!)),
-    );
-    for (const c of controllers) c.register();
+    const controllers = ['post', 'page', 'wp_block'].map((t) => {
+      const type = POST_TYPES[t]!;
+      return new PostsController(
+        kit,
+        type,
+        (schema) =>
+          new PostPresenter({ db: kit.db, urls: kit.urls, links, dynamicBlocks }, type, schema),
+      );
+    });
+    for (const c of controllers) {
+      c.register();
+      new RevisionsController(kit, c).register();
+    }
+    new MenuItemsController(kit, links).register();
+    for (const tax of TAXONOMIES) new TermsController(kit, tax).register();
+    registerUsersRoutes(kit);
+    registerAppPasswordRoutes(kit);
+    registerSiteInfoRoutes(kit);
+    registerAdminPages(kit);
     registerContentPages(
       kit,
       { post: controllers[0]!.presenter, page: controllers[1]!.presenter },

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { AppPasswordError, chunkAppPassword, createAppPassword } from '../content/app-passwords.js';
+import { findSiteAccountByName } from '../content/site-users.js';
+import { setSiteRole, SITE_ROLES, UnknownSiteRoleError } from '../content/site-roles.js';
+import type { Db } from '../db/db.js';
+import { CliError, withAppContext } from './cli-context.js';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+async function accountId(db: Db, username: string): Promise<number> {
+  const account = await findSiteAccountByName(db, username);
+  if (!account) throw new CliError(`no user "${username}"`);
+  return account.id;
+}
+
+/** The documentation site's commands: an account's site role, application passwords. */
+export function registerSiteCommands(program: Command): void {
+  program
+    .command('site-role')
+    .description(`set a user's role on the documentation site (${SITE_ROLES.join(', ')})`)
+    .argument('<user>', 'username')
+    .argument('<role>', 'site role')
+    .action(async (user: string, role: string) => {
+      await withAppContext(async (ctx) => {
+        try {
+          await setSiteRole(ctx.db, await accountId(ctx.db, user), role);
+        } catch (err) {
+          if (err instanceof UnknownSiteRoleError) throw new CliError(err.message);
+          throw err;
+        }
+      });
+      out(`${user} is now ${role} on the site`);
+    });
+
+  const appPassword = program
+    .command('app-password')
+    .description("manage a user's application passwords for the documentation site");
+  appPassword
+    .command('create')
+    .description('create an application password (printed once, alone on the last line)')
+    .argument('<user>', 'username')
+    .argument('<name>', 'application name (unique per user)')
+    .action(async (user: string, name: string) => {
+      const created = await withAppContext(async (ctx) => {
+        try {
+          return await createAppPassword(ctx.db, { userId: await accountId(ctx.db, user), name });
+        } catch (err) {
+          if (err instanceof AppPasswordError) throw new CliError(err.message);
+          throw err;
+        }
+      });
+      out(
+        `application password "${created.item.name}" for ${user} (uuid ${created.item.uuid}); use it with HTTP Basic as ${user}:<password>`,
+      );
+      out(chunkAppPassword(created.password));
+    });
+}

@@ -1,0 +1,241 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { issueCredential } from '../../accounts/credentials.js';
+import { defaultKeyScopes } from '../../accounts/scopes.js';
+import { checkSignInAllowed, recordSignInFailure } from '../../accounts/sign-in-throttle.js';
+import { verifyLogin } from '../../accounts/users.js';
+import {
+  AppPasswordError,
+  chunkAppPassword,
+  createAppPassword,
+} from '../../content/app-passwords.js';
+import { SESSION_COOKIE, type SiteSession } from '../auth/site-authenticator.js';
+import type { SiteKit } from '../site-kit.js';
+import { escapeHtml } from '../theme/escape-html.js';
+
+/** How long a session made by the site's sign-in lasts (as the product's web sessions). */
+const SESSION_SECONDS = 30 * 86_400;
+const AUTHORIZE_ACTION = 'authorize_application_password';
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
+<style>body{font:16px/1.6 system-ui,"Noto Sans SC",sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2327}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.4rem 1rem}.error{color:#b32d2e}code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.1em}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function formOf(request: FastifyRequest): Record<string, string> {
+  const body = request.body as unknown;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    return Object.fromEntries(
+      Object.entries(body as Record<string, unknown>).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v : '',
+      ]),
+    );
+  }
+  return {};
+}
+
+/** A same-site path to go to after sign-in (never another host). */
+function safeRedirect(value: string | undefined, site: string): string {
+  if (!value) return '/';
+  try {
+    const url = new URL(value, site);
+    if (url.origin !== new URL(site).origin) return '/';
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return '/';
+  }
+}
+
+/** success_url / reject_url: https, or http on a loopback host (a client on this machine). */
+function validCallback(value: string): boolean {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'https:') return true;
+    return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The site's sign-in (/wp-login.php: the product's accounts, a web session in the `token`
+ * cookie), the authorize-application page of application passwords
+ * (/wp-admin/authorize-application.php: sign in, approve, go back to success_url with the new
+ * password) and the REST nonce for signed-in scripts (/wp-admin/admin-ajax.php?action=rest-nonce).
+ */
+export function registerAdminPages(kit: SiteKit): void {
+  const { http, db, auth, urls } = kit;
+  const session = (request: FastifyRequest): Promise<SiteSession | undefined> =>
+    auth.session(request.cookies?.[SESSION_COOKIE]);
+  const html = (reply: FastifyReply, status: number, body: string) =>
+    reply
+      .code(status)
+      .header('content-type', 'text/html; charset=UTF-8')
+      .header('cache-control', 'no-store')
+      .send(body);
+
+  const loginForm = (redirectTo: string, error?: string) =>
+    page(
+      '登录',
+      `${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/wp-login.php">
+<label for="log">用户名</label><input type="text" id="log" name="log" autocomplete="username" required>
+<label for="pwd">密码</label><input type="password" id="pwd" name="pwd" autocomplete="current-password" required>
+<input type="hidden" name="redirect_to" value="${escapeHtml(redirectTo)}"><button type="submit">登录</button></form>`,
+    );
+
+  http.get('/wp-login.php', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    return html(reply, 200, loginForm(safeRedirect(q.redirect_to, urls.site)));
+  });
+
+  http.post('/wp-login.php', async (request, reply) => {
+    const form = formOf(request);
+    const username = form.log ?? '';
+    const redirectTo = safeRedirect(form.redirect_to, urls.site);
+    const attempt = { username, address: request.ip };
+    const throttle = await checkSignInAllowed(db, attempt);
+    if (!throttle.allowed) {
+      reply.header('retry-after', String(throttle.retryAfterSeconds));
+      return html(
+        reply,
+        429,
+        loginForm(redirectTo, `尝试次数过多，请 ${throttle.retryAfterSeconds} 秒后再试。`),
+      );
+    }
+    const user = await verifyLogin(db, username, form.pwd ?? '');
+    if (!user) {
+      await recordSignInFailure(db, attempt);
+      return html(reply, 401, loginForm(redirectTo, '用户名或密码不正确。'));
+    }
+    if (user.bannedAt) return html(reply, 403, loginForm(redirectTo, '此账号已被封禁。'));
+    const { secret, credential } = await issueCredential(db, {
+      userId: user.userId,
+      issuer: 'webapp',
+      name: 'site sign-in',
+      scopes: [...defaultKeyScopes(user.role)],
+      dailyTokenLimit: kit.config.QUOTA_USER_CAPACITY,
+      expiresAt: new Date(kit.clock() + SESSION_SECONDS * 1000),
+    });
+    reply.setCookie(SESSION_COOKIE, secret, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: urls.site.startsWith('https:'),
+      expires: credential.expiresAt,
+    });
+    return reply.redirect(redirectTo, 303);
+  });
+
+  http.get('/wp-admin/admin-ajax.php', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    const s = await session(request);
+    if (q.action !== 'rest-nonce' || !s)
+      return reply.code(400).header('content-type', 'text/html; charset=UTF-8').send('0');
+    return reply
+      .header('content-type', 'text/html; charset=UTF-8')
+      .header('cache-control', 'no-store')
+      .send(auth.nonces.create(s.user.id, s.sessionId));
+  });
+
+  const authorizeParams = (q: Record<string, string | undefined>) => ({
+    appName: (q.app_name ?? '').trim(),
+    appId: (q.app_id ?? '').trim(),
+    successUrl: (q.success_url ?? '').trim(),
+    rejectUrl: (q.reject_url ?? '').trim(),
+  });
+
+  const authorizeError = (p: ReturnType<typeof authorizeParams>): string | undefined => {
+    if (p.successUrl && !validCallback(p.successUrl))
+      return 'success_url 必须使用 https（本机地址可用 http）。';
+    if (p.rejectUrl && !validCallback(p.rejectUrl))
+      return 'reject_url 必须使用 https（本机地址可用 http）。';
+    if (p.appId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(p.appId))
+      return 'app_id 必须是 UUID。';
+    return undefined;
+  };
+
+  http.get('/wp-admin/authorize-application.php', async (request, reply) => {
+    const p = authorizeParams(request.query as Record<string, string | undefined>);
+    const s = await session(request);
+    if (!s)
+      return reply.redirect(`/wp-login.php?redirect_to=${encodeURIComponent(request.url)}`, 302);
+    const error = authorizeError(p);
+    if (error)
+      return html(reply, 400, page('授权应用', `<p class="error">${escapeHtml(error)}</p>`));
+    const nonce = auth.nonces.create(s.user.id, s.sessionId, AUTHORIZE_ACTION);
+    const hidden = Object.entries({
+      app_id: p.appId,
+      success_url: p.successUrl,
+      reject_url: p.rejectUrl,
+      _wpnonce: nonce,
+    })
+      .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
+      .join('');
+    return html(
+      reply,
+      200,
+      page(
+        '授权应用',
+        `<p>应用 <strong>${escapeHtml(p.appName || '(未命名)')}</strong> 请求以 <strong>${escapeHtml(s.user.username)}</strong> 的身份访问本站。</p>
+<form method="post" action="/wp-admin/authorize-application.php">${hidden}
+<label for="app_name">应用名称</label><input type="text" id="app_name" name="app_name" value="${escapeHtml(p.appName)}" required>
+<button type="submit" name="approve" value="1">同意</button> <button type="submit" name="reject" value="1">拒绝</button></form>`,
+      ),
+    );
+  });
+
+  http.post('/wp-admin/authorize-application.php', async (request, reply) => {
+    const form = formOf(request);
+    const p = authorizeParams(form);
+    const s = await session(request);
+    if (!s) return reply.redirect('/wp-login.php', 303);
+    if (
+      !form._wpnonce ||
+      !auth.nonces.verify(form._wpnonce, s.user.id, s.sessionId, AUTHORIZE_ACTION)
+    ) {
+      return html(reply, 403, page('授权应用', '<p class="error">链接已过期，请重试。</p>'));
+    }
+    const error = authorizeError(p);
+    if (error)
+      return html(reply, 400, page('授权应用', `<p class="error">${escapeHtml(error)}</p>`));
+    if (form.reject) {
+      if (p.rejectUrl) {
+        const url = new URL(p.rejectUrl);
+        url.searchParams.set('success', 'false');
+        return reply.redirect(url.toString(), 303);
+      }
+      return html(reply, 200, page('授权应用', '<p>已拒绝。</p>'));
+    }
+    let created;
+    try {
+      created = await createAppPassword(db, {
+        userId: s.user.id,
+        name: p.appName,
+        appId: p.appId || undefined,
+      });
+    } catch (err) {
+      if (err instanceof AppPasswordError)
+        return html(
+          reply,
+          400,
+          page('授权应用', `<p class="error">${escapeHtml(err.message)}</p>`),
+        );
+      throw err;
+    }
+    if (p.successUrl) {
+      const url = new URL(p.successUrl);
+      url.searchParams.set('site_url', urls.site);
+      url.searchParams.set('user_login', s.user.username);
+      url.searchParams.set('password', created.password);
+      return reply.header('cache-control', 'no-store').redirect(url.toString(), 303);
+    }
+    return html(
+      reply,
+      200,
+      page(
+        '授权应用',
+        `<p>应用 <strong>${escapeHtml(created.item.name)}</strong> 的新密码（只显示这一次）：</p><p><code>${escapeHtml(chunkAppPassword(created.password))}</code></p>`,
+      ),
+    );
+  });
+}

@@ -1,0 +1,471 @@
+import { POST_TYPES } from '../../content/post-types.js';
+import {
+  deletePost,
+  getPost,
+  getPosts,
+  insertPost,
+  listPosts,
+  updatePost,
+  type TaxFilter,
+} from '../../content/posts-store.js';
+import type { SitePost, SitePostFields } from '../../content/site-post.js';
+import { getTerm, setPostTerms, termsOfPosts } from '../../content/terms-store.js';
+import { texturize } from '../../content/texturize.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { RestResponse } from '../rest/rest-response.js';
+import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import type { SiteKit } from '../site-kit.js';
+import { menuItemUrl } from './menu-navigation.js';
+import type { PostLinks } from './post-presenter.js';
+import { postCollectionArgs } from './posts-controller.js';
+import {
+  collectionResponse,
+  contextArg,
+  CURIES,
+  denied,
+  filterByContext,
+  resourceSchema,
+  type Context,
+  type ResourceSchema,
+} from './rest-helpers.js';
+
+const VEE = ['view', 'edit', 'embed'] as const;
+const VE = ['view', 'edit'] as const;
+const TYPE = POST_TYPES.nav_menu_item!;
+
+export const MENU_ITEM_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item', {
+  title: {
+    description: 'The title for the object.',
+    type: ['string', 'object'],
+    context: VEE,
+    properties: {
+      raw: {
+        description: 'Title for the object, as it exists in the database.',
+        type: 'string',
+        context: ['edit'],
+      },
+      rendered: {
+        description: 'HTML title for the object, transformed for display.',
+        type: 'string',
+        context: VEE,
+        readonly: true,
+      },
+    },
+  },
+  id: {
+    description: 'Unique identifier for the object.',
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    context: VEE,
+    readonly: true,
+  },
+  type_label: {
+    description: 'The singular label used to describe this type of menu item.',
+    type: 'string',
+    context: VEE,
+    readonly: true,
+  },
+  type: {
+    description: 'The family of objects originally represented, such as "post_type" or "taxonomy".',
+    type: 'string',
+    enum: ['taxonomy', 'post_type', 'post_type_archive', 'custom'],
+    context: VEE,
+    default: 'custom',
+  },
+  status: {
+    description: 'A named status for the object.',
+    type: 'string',
+    enum: ['publish', 'future', 'draft', 'pending', 'private'],
+    default: 'publish',
+    context: VEE,
+  },
+  parent: {
+    description: 'The ID for the parent of the object.',
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    context: VEE,
+  },
+  attr_title: {
+    description: 'Text for the title attribute of the link element for this menu item.',
+    type: 'string',
+    context: VEE,
+  },
+  classes: {
+    description: 'Class names for the link element of this menu item.',
+    type: 'array',
+    items: { type: 'string' },
+    context: VEE,
+  },
+  description: { description: 'The description of this menu item.', type: 'string', context: VEE },
+  menu_order: {
+    description:
+      "The DB ID of the nav_menu_item that is this item's menu parent, if any, otherwise 0.",
+    type: 'integer',
+    minimum: 1,
+    default: 1,
+    context: VEE,
+  },
+  object: {
+    description:
+      'The type of object originally represented, such as "category", "post", or "attachment".',
+    type: 'string',
+    context: VEE,
+  },
+  object_id: {
+    description: 'The database ID of the original object this menu item represents.',
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    context: VEE,
+  },
+  target: {
+    description: 'The target attribute of the link element for this menu item.',
+    type: 'string',
+    enum: ['_blank', ''],
+    context: VEE,
+  },
+  url: {
+    description: 'The URL to which this menu item points.',
+    type: 'string',
+    format: 'uri',
+    context: VEE,
+  },
+  xfn: {
+    description: 'The XFN relationship expressed in the link of this menu item.',
+    type: 'array',
+    items: { type: 'string' },
+    context: VEE,
+  },
+  invalid: {
+    description: 'Whether the menu item represents an object that no longer exists.',
+    type: 'boolean',
+    context: VEE,
+    readonly: true,
+  },
+  meta: { description: 'Meta fields.', type: 'object', context: VE, properties: {} },
+  menus: {
+    description: 'The terms assigned to the object in the nav_menu taxonomy.',
+    type: 'integer',
+    context: VE,
+  },
+});
+
+const TYPE_LABELS: Record<string, string> = {
+  custom: 'Custom Link',
+  post_type: 'Post',
+  taxonomy: 'Category',
+  post_type_archive: 'Archive',
+};
+
+/** WP_REST_Menu_Items_Controller: items of navigation menus (edit_theme_options for everything). */
+export class MenuItemsController {
+  constructor(
+    private readonly kit: SiteKit,
+    private readonly links: PostLinks,
+  ) {}
+
+  register(): void {
+    const schema = () => MENU_ITEM_SCHEMA;
+    const listArgs = postCollectionArgs(TYPE);
+    listArgs.order = { ...listArgs.order!, default: 'asc' };
+    listArgs.orderby = {
+      ...listArgs.orderby!,
+      default: 'menu_order',
+      enum: [...(listArgs.orderby!.enum as string[]), 'menu_order'],
+    };
+    listArgs.menu_order = {
+      description: 'Limit result set to posts with a specific menu_order value.',
+      type: 'integer',
+    };
+    const write = (creating: boolean): Record<string, ArgSchema> =>
+      Object.fromEntries(
+        Object.entries(MENU_ITEM_SCHEMA.properties)
+          .filter(([, v]) => !v.readonly)
+          .map(([k, v]) => {
+            const { context: _c, ...rest } = v;
+            void _c;
+            if (!creating) delete rest.default;
+            return [k, rest];
+          }),
+      );
+    const id: ArgSchema = { description: 'Unique identifier for the post.', type: 'integer' };
+    this.kit.rest.register(
+      'wp/v2',
+      '/menu-items',
+      [
+        {
+          methods: READABLE,
+          args: listArgs,
+          permission: (r) =>
+            this.can(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          callback: (r) => this.list(r),
+        },
+        {
+          methods: CREATABLE,
+          args: write(true),
+          permission: (r) =>
+            this.can(
+              r,
+              'rest_cannot_create',
+              'Sorry, you are not allowed to create menu items as this user.',
+            ),
+          callback: (r) => this.save(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+    this.kit.rest.register(
+      'wp/v2',
+      '/menu-items/(?P<id>[\\d]+)',
+      [
+        {
+          methods: READABLE,
+          args: { id, context: contextArg() },
+          permission: (r) =>
+            this.itemCan(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          callback: async (r) => this.present(await this.itemOf(r), r.get<Context>('context')),
+        },
+        {
+          methods: EDITABLE,
+          args: { id, ...write(false) },
+          permission: (r) =>
+            this.itemCan(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.'),
+          callback: (r) => this.save(r, true),
+        },
+        {
+          methods: DELETABLE,
+          args: {
+            id,
+            force: {
+              type: 'boolean',
+              default: false,
+              description: 'Whether to bypass Trash and force deletion.',
+            },
+          },
+          permission: (r) =>
+            this.itemCan(
+              r,
+              'rest_cannot_delete',
+              'Sorry, you are not allowed to delete this post.',
+            ),
+          callback: (r) => this.remove(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+  }
+
+  private can(r: RestRequest, code: string, message: string): boolean {
+    if (!r.can('edit_theme_options')) throw denied(r, code, message);
+    return true;
+  }
+
+  private async itemCan(r: RestRequest, code: string, message: string): Promise<boolean> {
+    await this.itemOf(r);
+    return this.can(r, code, message);
+  }
+
+  async itemOf(r: RestRequest): Promise<SitePost> {
+    const post = await getPost(this.kit.db, Number(r.get('id')));
+    if (!post || post.type !== 'nav_menu_item')
+      throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
+    return post;
+  }
+
+  async present(
+    item: SitePost,
+    context: Context,
+    menus?: number,
+  ): Promise<Record<string, unknown>> {
+    const objects = await getPosts(
+      this.kit.db,
+      item.extra.type === 'post_type' ? [Number(item.extra.object_id)] : [],
+    );
+    const object = objects.get(Number(item.extra.object_id));
+    const menu =
+      menus ?? (await termsOfPosts(this.kit.db, [item.id])).get(item.id)?.get('nav_menu')?.[0] ?? 0;
+    const title = item.title || object?.title || '';
+    const data = filterByContext(
+      {
+        id: item.id,
+        title: { raw: item.title, rendered: texturize(title) },
+        status: item.status,
+        url: await menuItemUrl(item, objects, this.links),
+        attr_title: item.extra.attr_title ?? '',
+        description: item.extra.description ?? '',
+        type: item.extra.type ?? 'custom',
+        type_label: TYPE_LABELS[String(item.extra.type ?? 'custom')] ?? 'Custom Link',
+        object: item.extra.object ?? 'custom',
+        object_id: Number(item.extra.object_id ?? 0),
+        parent: item.parent,
+        menu_order: item.menuOrder,
+        target: item.extra.target ?? '',
+        classes: item.extra.classes ?? [''],
+        xfn: item.extra.xfn ?? [''],
+        invalid: item.extra.type === 'post_type' && !object,
+        meta: {},
+        menus: menu,
+      },
+      MENU_ITEM_SCHEMA,
+      context,
+    );
+    const links: Record<string, unknown[]> = {
+      self: [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }],
+      collection: [{ href: this.kit.urls.rest('/wp/v2/menu-items') }],
+      about: [{ href: this.kit.urls.rest('/wp/v2/types/nav_menu_item') }],
+      'wp:term': [
+        {
+          taxonomy: 'nav_menu',
+          embeddable: true,
+          href: this.kit.urls.rest('/wp/v2/menus', { post: item.id }),
+        },
+      ],
+    };
+    if (item.extra.type === 'post_type' && object) {
+      links['wp:menu-item-object'] = [
+        {
+          post_type: object.type,
+          embeddable: true,
+          href: this.kit.urls.rest(
+            `/wp/v2/${POST_TYPES[object.type]?.restBase ?? 'posts'}/${object.id}`,
+          ),
+        },
+      ];
+    }
+    links.curies = CURIES;
+    data._links = links;
+    return data;
+  }
+
+  private async list(r: RestRequest): Promise<RestResponse> {
+    const perPage = r.get<number>('per_page');
+    const page = r.get<number>('page');
+    const tax: TaxFilter[] = [];
+    const menus = r.get<number[] | { terms?: number[] } | undefined>('menus');
+    const menuIds = Array.isArray(menus) ? menus : (menus?.terms ?? []);
+    if (menuIds.length) tax.push({ terms: menuIds, operator: 'OR' });
+    const excl = r.get<number[] | { terms?: number[] } | undefined>('menus_exclude');
+    const exclIds = Array.isArray(excl) ? excl : (excl?.terms ?? []);
+    const statuses = r.get<string[]>('status');
+    const { total, items } = await listPosts(this.kit.db, {
+      types: ['nav_menu_item'],
+      statuses: statuses.includes('any') ? undefined : statuses,
+      include: r.get<number[]>('include'),
+      exclude: r.get<number[]>('exclude'),
+      search: r.get<string | undefined>('search') || undefined,
+      menuOrder: r.get<number | undefined>('menu_order'),
+      tax,
+      taxExclude: exclIds.length ? [{ terms: exclIds, operator: 'NOT' }] : [],
+      orderby: r.get('orderby'),
+      order: r.get('order'),
+      limit: perPage,
+      offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+    });
+    const terms = await termsOfPosts(
+      this.kit.db,
+      items.map((i) => i.id),
+    );
+    const context = r.get<Context>('context');
+    const data = [];
+    for (const item of items)
+      data.push(await this.present(item, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0));
+    return collectionResponse(r, this.kit.urls, data, total, perPage);
+  }
+
+  private async save(r: RestRequest, updating = false): Promise<unknown> {
+    const existing = updating ? await this.itemOf(r) : undefined;
+    const extra: Record<string, unknown> = { ...(existing?.extra ?? {}) };
+    for (const key of [
+      'type',
+      'object',
+      'object_id',
+      'url',
+      'target',
+      'attr_title',
+      'description',
+      'classes',
+      'xfn',
+    ]) {
+      if (r.has(key)) extra[key] = r.get(key);
+    }
+    extra.type ??= 'custom';
+    const f: SitePostFields = { extra };
+    if (r.given('title')) {
+      const t = r.get<unknown>('title');
+      f.title = typeof t === 'string' ? t : String((t as { raw?: string }).raw ?? '');
+    }
+    if (r.has('status')) f.status = r.get<string>('status');
+    if (r.has('parent')) f.parent = r.get<number>('parent');
+    if (r.has('menu_order')) f.menuOrder = r.get<number>('menu_order');
+    if (extra.type === 'custom') {
+      if (!extra.url)
+        throw new RestError('rest_url_required', 'The URL is required for custom links.', 400);
+      if (!(f.title ?? existing?.title))
+        throw new RestError(
+          'rest_title_required',
+          'The title is required when using a custom menu item type.',
+          400,
+        );
+    } else if (extra.type === 'post_type') {
+      const object = await getPost(this.kit.db, Number(extra.object_id));
+      if (!object || (extra.object && object.type !== extra.object)) {
+        throw new RestError('rest_invalid_param', 'Invalid parameter(s): object_id', {
+          status: 400,
+          params: { object_id: 'Invalid object ID.' },
+        });
+      }
+      extra.object ??= object.type;
+    }
+    if (f.parent && f.parent > 0) {
+      const parent = await getPost(this.kit.db, f.parent);
+      if (!parent || parent.type !== 'nav_menu_item')
+        throw new RestError('invalid_menu_item_parent', 'Invalid menu item parent.', 400);
+    }
+    let menu: number | undefined;
+    if (r.has('menus')) {
+      menu = r.get<number>('menus');
+      if (menu > 0 && !(await getTerm(this.kit.db, menu, 'nav_menu')))
+        throw new RestError('invalid_menu_id', 'Invalid menu ID.', 400);
+    }
+    const now = new Date(this.kit.clock());
+    const item = await this.kit.db.transaction(async (tx) => {
+      const saved = existing
+        ? (await updatePost(tx, existing.id, f, now))!
+        : await insertPost(tx, {
+            ...f,
+            type: 'nav_menu_item',
+            status: f.status ?? 'publish',
+            menuOrder: f.menuOrder ?? 1,
+            author: r.user?.id ?? 0,
+            dateGmt: now,
+            modifiedGmt: now,
+          });
+      if (menu !== undefined) await setPostTerms(tx, saved.id, 'nav_menu', menu > 0 ? [menu] : []);
+      return saved;
+    });
+    const data = await this.present(item, 'edit');
+    return existing
+      ? data
+      : new RestResponse(data, 201, {
+          Location: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`),
+        });
+  }
+
+  private async remove(r: RestRequest): Promise<unknown> {
+    const item = await this.itemOf(r);
+    if (!r.get<boolean>('force')) {
+      throw new RestError(
+        'rest_trash_not_supported',
+        "The post does not support trashing. Set 'force' to true to delete.",
+        501,
+      );
+    }
+    const previous = await this.present(item, 'edit');
+    await deletePost(this.kit.db, item.id);
+    return { deleted: true, previous };
+  }
+}

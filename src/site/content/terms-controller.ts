@@ -1,0 +1,477 @@
+import {
+  deleteTerm,
+  findTermByName,
+  getTerm,
+  insertTerm,
+  listTerms,
+  updateTerm,
+  type SiteTerm,
+} from '../../content/terms-store.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { RestResponse } from '../rest/rest-response.js';
+import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import type { SiteKit } from '../site-kit.js';
+import {
+  collectionResponse,
+  contextArg,
+  CURIES,
+  denied,
+  filterByContext,
+  ID_LIST,
+  PAGE_ARG,
+  perPageArg,
+  resourceSchema,
+  type Context,
+  type ResourceSchema,
+} from './rest-helpers.js';
+
+/** A taxonomy as the site registers it (register_taxonomy's REST settings). */
+export interface TaxonomyInfo {
+  taxonomy: string;
+  restBase: string;
+  name: string;
+  singular: string;
+  hierarchical: boolean;
+  types: string[];
+  /** manage (create/edit/delete) capability; `read` null = public. */
+  manageCap: string;
+  readCap: string | null;
+  description: string;
+}
+
+export const TAXONOMIES: TaxonomyInfo[] = [
+  {
+    taxonomy: 'category',
+    restBase: 'categories',
+    name: 'Categories',
+    singular: 'Category',
+    hierarchical: true,
+    types: ['post'],
+    manageCap: 'manage_categories',
+    readCap: null,
+    description: '',
+  },
+  {
+    taxonomy: 'post_tag',
+    restBase: 'tags',
+    name: 'Tags',
+    singular: 'Tag',
+    hierarchical: false,
+    types: ['post'],
+    manageCap: 'manage_categories',
+    readCap: null,
+    description: '',
+  },
+  {
+    taxonomy: 'nav_menu',
+    restBase: 'menus',
+    name: 'Navigation Menus',
+    singular: 'Navigation Menu',
+    hierarchical: false,
+    types: ['nav_menu_item'],
+    manageCap: 'edit_theme_options',
+    readCap: 'edit_theme_options',
+    description: '',
+  },
+  {
+    taxonomy: 'wp_pattern_category',
+    restBase: 'wp_pattern_category',
+    name: 'Pattern Categories',
+    singular: 'Pattern Category',
+    hierarchical: false,
+    types: ['wp_block'],
+    manageCap: 'manage_categories',
+    readCap: null,
+    description: '',
+  },
+];
+
+const VEE = ['view', 'embed', 'edit'] as const;
+const VE = ['view', 'edit'] as const;
+
+function termSchema(tax: TaxonomyInfo): ResourceSchema {
+  const p: Record<string, ArgSchema> = {
+    id: {
+      description: 'Unique identifier for the term.',
+      type: 'integer',
+      context: VEE,
+      readonly: true,
+    },
+    count: {
+      description: 'Number of published posts for the term.',
+      type: 'integer',
+      context: VE,
+      readonly: true,
+    },
+    description: { description: 'HTML description of the term.', type: 'string', context: VE },
+    link: {
+      description: 'URL of the term.',
+      type: 'string',
+      format: 'uri',
+      context: VEE,
+      readonly: true,
+    },
+    name: { description: 'HTML title for the term.', type: 'string', context: VEE, required: true },
+    slug: {
+      description: 'An alphanumeric identifier for the term unique to its type.',
+      type: 'string',
+      context: VEE,
+    },
+    taxonomy: {
+      description: 'Type attribution for the term.',
+      type: 'string',
+      enum: [tax.taxonomy],
+      context: VEE,
+      readonly: true,
+    },
+  };
+  if (tax.hierarchical)
+    p.parent = { description: 'The parent term ID.', type: 'integer', context: VE };
+  p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: {} };
+  if (tax.taxonomy === 'nav_menu') {
+    p.locations = {
+      description: 'The locations assigned to the menu.',
+      type: 'array',
+      items: { type: 'string' },
+      context: VE,
+    };
+    p.auto_add = {
+      description: 'Whether to automatically add top level pages to this menu.',
+      type: 'boolean',
+      context: VE,
+    };
+  }
+  return resourceSchema(tax.taxonomy === 'nav_menu' ? 'nav_menu' : tax.taxonomy, p);
+}
+
+/** WP_REST_Terms_Controller (and the menus controller) for one taxonomy. */
+export class TermsController {
+  readonly schema: ResourceSchema;
+
+  constructor(
+    private readonly kit: SiteKit,
+    readonly tax: TaxonomyInfo,
+  ) {
+    this.schema = termSchema(tax);
+  }
+
+  register(): void {
+    const base = `/${this.tax.restBase}`;
+    const schema = () => this.schema;
+    const list: Record<string, ArgSchema> = {
+      context: contextArg(),
+      page: PAGE_ARG,
+      per_page: perPageArg(),
+      search: { description: 'Limit results to those matching a string.', type: 'string' },
+      exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
+      include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
+      offset: {
+        description: 'Offset the result set by a specific number of items.',
+        type: 'integer',
+      },
+      order: {
+        description: 'Order sort attribute ascending or descending.',
+        type: 'string',
+        default: 'asc',
+        enum: ['asc', 'desc'],
+      },
+      orderby: {
+        description: 'Sort collection by term attribute.',
+        type: 'string',
+        default: 'name',
+        enum: [
+          'id',
+          'include',
+          'name',
+          'slug',
+          'include_slugs',
+          'term_group',
+          'description',
+          'count',
+        ],
+      },
+      hide_empty: {
+        description: 'Whether to hide terms not assigned to any posts.',
+        type: 'boolean',
+        default: false,
+      },
+      post: {
+        description: 'Limit result set to terms assigned to a specific post.',
+        type: 'integer',
+        default: null as unknown as undefined,
+      },
+      slug: {
+        description: 'Limit result set to terms with one or more specific slugs.',
+        type: 'array',
+        items: { type: 'string' },
+      },
+    };
+    if (this.tax.hierarchical)
+      list.parent = {
+        description: 'Limit result set to terms assigned to a specific parent.',
+        type: 'integer',
+      };
+    const writable = Object.fromEntries(
+      Object.entries(this.schema.properties)
+        .filter(([, v]) => !v.readonly)
+        .map(([k, v]) => {
+          const { context: _c, ...rest } = v;
+          void _c;
+          return [k, rest];
+        }),
+    ) as Record<string, ArgSchema>;
+    const updateArgs = Object.fromEntries(
+      Object.entries(writable).map(([k, v]) => [k, { ...v, required: false }]),
+    );
+    this.kit.rest.register(
+      'wp/v2',
+      base,
+      [
+        {
+          methods: READABLE,
+          args: list,
+          permission: (r) => this.readPermission(r),
+          callback: (r) => this.list(r),
+        },
+        {
+          methods: CREATABLE,
+          args: writable,
+          permission: (r) =>
+            this.managePermission(
+              r,
+              'rest_cannot_create',
+              'Sorry, you are not allowed to create terms in this taxonomy.',
+            ),
+          callback: (r) => this.create(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+    const id: ArgSchema = { description: 'Unique identifier for the term.', type: 'integer' };
+    this.kit.rest.register(
+      'wp/v2',
+      `${base}/(?P<id>[\\d]+)`,
+      [
+        {
+          methods: READABLE,
+          args: { id, context: contextArg() },
+          permission: (r) => this.readItemPermission(r),
+          callback: async (r) => this.present(await this.termOf(r), r.get<Context>('context')),
+        },
+        {
+          methods: EDITABLE,
+          args: { id, ...updateArgs },
+          permission: (r) =>
+            this.itemManagePermission(
+              r,
+              'rest_cannot_update',
+              'Sorry, you are not allowed to edit this term.',
+            ),
+          callback: (r) => this.update(r),
+        },
+        {
+          methods: DELETABLE,
+          args: {
+            id,
+            force: {
+              type: 'boolean',
+              default: false,
+              description: 'Required to be true, as terms do not support trashing.',
+            },
+          },
+          permission: (r) =>
+            this.itemManagePermission(
+              r,
+              'rest_cannot_delete',
+              'Sorry, you are not allowed to delete this term.',
+            ),
+          callback: (r) => this.remove(r),
+        },
+      ],
+      { schema, allowBatch: true },
+    );
+  }
+
+  private readPermission(request: RestRequest): boolean {
+    if (this.tax.readCap && !request.can(this.tax.readCap)) {
+      throw denied(
+        request,
+        'rest_cannot_view',
+        'Sorry, you are not allowed to view terms in this taxonomy.',
+      );
+    }
+    if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
+      throw denied(
+        request,
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to edit terms in this taxonomy.',
+      );
+    }
+    return true;
+  }
+
+  private async readItemPermission(request: RestRequest): Promise<boolean> {
+    await this.termOf(request);
+    return this.readPermission(request);
+  }
+
+  private managePermission(request: RestRequest, code: string, message: string): boolean {
+    if (!request.can(this.tax.manageCap)) throw denied(request, code, message);
+    return true;
+  }
+
+  private async itemManagePermission(
+    request: RestRequest,
+    code: string,
+    message: string,
+  ): Promise<boolean> {
+    await this.termOf(request);
+    return this.managePermission(request, code, message);
+  }
+
+  async termOf(request: RestRequest): Promise<SiteTerm> {
+    const term = await getTerm(this.kit.db, Number(request.get('id')), this.tax.taxonomy);
+    if (!term) throw new RestError('rest_term_invalid', 'Term does not exist.', 404);
+    return term;
+  }
+
+  present(term: SiteTerm, context: Context): Record<string, unknown> {
+    const { urls } = this.kit;
+    const data: Record<string, unknown> = {
+      id: term.id,
+      count: term.count,
+      description: term.description,
+      link: urls.page(
+        `/?${this.tax.taxonomy === 'post_tag' ? 'tag' : this.tax.taxonomy === 'category' ? 'cat' : this.tax.taxonomy}=${term.id}`,
+      ),
+      name: term.name,
+      slug: term.slug,
+      taxonomy: term.taxonomy,
+    };
+    if (this.tax.hierarchical) data.parent = term.parent;
+    data.meta = {};
+    if (this.tax.taxonomy === 'nav_menu') {
+      data.locations = (term.extra.locations as string[] | undefined) ?? [];
+      data.auto_add = Boolean(term.extra.auto_add);
+    }
+    const out = filterByContext(data, this.schema, context);
+    const base = `/wp/v2/${this.tax.restBase}`;
+    const links: Record<string, unknown[]> = {
+      self: [{ href: urls.rest(`${base}/${term.id}`) }],
+      collection: [{ href: urls.rest(base) }],
+      about: [{ href: urls.rest(`/wp/v2/taxonomies/${this.tax.taxonomy}`) }],
+    };
+    if (term.parent > 0)
+      links.up = [{ embeddable: true, href: urls.rest(`${base}/${term.parent}`) }];
+    links['wp:post_type'] = this.tax.types.map((t) => ({
+      href: urls.rest(
+        `/wp/v2/${t === 'post' ? 'posts' : t === 'nav_menu_item' ? 'menu-items' : 'blocks'}`,
+        { [this.tax.restBase]: term.id },
+      ),
+    }));
+    links.curies = CURIES;
+    out._links = links;
+    return out;
+  }
+
+  private async list(request: RestRequest): Promise<RestResponse> {
+    const perPage = request.get<number>('per_page');
+    const page = request.get<number>('page');
+    const { total, items } = await listTerms(this.kit.db, {
+      taxonomy: this.tax.taxonomy,
+      include: request.get<number[]>('include'),
+      exclude: request.get<number[]>('exclude'),
+      search: request.get<string | undefined>('search') || undefined,
+      slugs: request.get<string[] | undefined>('slug'),
+      parent: request.get<number | undefined>('parent'),
+      post: request.get<number | null | undefined>('post') ?? undefined,
+      hideEmpty: request.get<boolean>('hide_empty'),
+      orderby: request.get('orderby'),
+      order: request.get('order'),
+      limit: perPage,
+      offset: (request.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+    });
+    const context = request.get<Context>('context');
+    return collectionResponse(
+      request,
+      this.kit.urls,
+      items.map((t) => this.present(t, context)),
+      total,
+      perPage,
+      'rest_term_invalid_page_number',
+    );
+  }
+
+  private async checkParent(request: RestRequest): Promise<number | undefined> {
+    if (!this.tax.hierarchical || !request.given('parent')) return undefined;
+    const parent = request.get<number>('parent');
+    if (parent > 0 && !(await getTerm(this.kit.db, parent, this.tax.taxonomy))) {
+      throw new RestError('rest_term_invalid', 'Parent term does not exist.', 400);
+    }
+    return parent;
+  }
+
+  private extraOf(request: RestRequest, term?: SiteTerm): Record<string, unknown> | undefined {
+    if (this.tax.taxonomy !== 'nav_menu') return undefined;
+    const extra = { ...(term?.extra ?? {}) };
+    if (request.given('locations')) extra.locations = request.get('locations');
+    if (request.given('auto_add')) extra.auto_add = request.get('auto_add');
+    return extra;
+  }
+
+  private async create(request: RestRequest): Promise<RestResponse> {
+    const name = request.get<string>('name').trim();
+    if (name === '')
+      throw new RestError('empty_term_name', 'A name is required for this term.', 400);
+    const parent = (await this.checkParent(request)) ?? 0;
+    const existing = await findTermByName(this.kit.db, this.tax.taxonomy, name, parent);
+    if (existing) {
+      throw new RestError(
+        'term_exists',
+        'A term with the name provided already exists with this parent.',
+        { status: 400, term_id: existing.id },
+      );
+    }
+    const term = await insertTerm(this.kit.db, this.tax.taxonomy, {
+      name,
+      slug: request.get<string | undefined>('slug'),
+      description: request.get<string | undefined>('description'),
+      parent,
+      extra: this.extraOf(request),
+    });
+    return new RestResponse(this.present(term, 'edit'), 201, {
+      Location: this.kit.urls.rest(`/wp/v2/${this.tax.restBase}/${term.id}`),
+    });
+  }
+
+  private async update(request: RestRequest): Promise<unknown> {
+    const term = await this.termOf(request);
+    const parent = await this.checkParent(request);
+    if (parent === term.id)
+      throw new RestError('rest_term_invalid', 'Parent term does not exist.', 400);
+    const updated = await updateTerm(this.kit.db, term, {
+      name: request.get<string | undefined>('name'),
+      slug: request.get<string | undefined>('slug'),
+      description: request.get<string | undefined>('description'),
+      parent,
+      extra: this.extraOf(request, term),
+    });
+    return this.present(updated, 'edit');
+  }
+
+  private async remove(request: RestRequest): Promise<unknown> {
+    const term = await this.termOf(request);
+    if (!request.get<boolean>('force')) {
+      throw new RestError(
+        'rest_trash_not_supported',
+        "Terms do not support trashing. Set 'force' to true to delete.",
+        501,
+      );
+    }
+    const previous = this.present(term, 'edit');
+    await deleteTerm(this.kit.db, term);
+    return { deleted: true, previous };
+  }
+}

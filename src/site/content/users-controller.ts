@@ -1,0 +1,288 @@
+import { createHash } from 'node:crypto';
+import { findSiteAccount, listSiteAccounts, type SiteAccount } from '../../content/site-users.js';
+import { ROLE_CAPABILITIES } from '../../content/site-roles.js';
+import { gmtDate } from '../../content/site-dates.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { READABLE } from '../rest/route-registry.js';
+import type { SiteKit } from '../site-kit.js';
+import {
+  collectionResponse,
+  contextArg,
+  denied,
+  filterByContext,
+  ID_LIST,
+  PAGE_ARG,
+  perPageArg,
+  resourceSchema,
+  type Context,
+} from './rest-helpers.js';
+
+const VEE = ['embed', 'view', 'edit'] as const;
+const E = ['edit'] as const;
+
+const USER_SCHEMA = resourceSchema('user', {
+  id: {
+    description: 'Unique identifier for the user.',
+    type: 'integer',
+    context: VEE,
+    readonly: true,
+  },
+  username: { description: 'Login name for the user.', type: 'string', context: E },
+  name: { description: 'Display name for the user.', type: 'string', context: VEE },
+  first_name: { description: 'First name for the user.', type: 'string', context: E },
+  last_name: { description: 'Last name for the user.', type: 'string', context: E },
+  email: {
+    description: 'The email address for the user.',
+    type: 'string',
+    format: 'email',
+    context: E,
+  },
+  url: { description: 'URL of the user.', type: 'string', format: 'uri', context: VEE },
+  description: { description: 'Description of the user.', type: 'string', context: VEE },
+  link: {
+    description: 'Author URL of the user.',
+    type: 'string',
+    format: 'uri',
+    context: VEE,
+    readonly: true,
+  },
+  locale: { description: 'Locale for the user.', type: 'string', context: E },
+  nickname: { description: 'The nickname for the user.', type: 'string', context: E },
+  slug: { description: 'An alphanumeric identifier for the user.', type: 'string', context: VEE },
+  registered_date: {
+    description: 'Registration date for the user.',
+    type: 'string',
+    format: 'date-time',
+    context: E,
+    readonly: true,
+  },
+  roles: {
+    description: 'Roles assigned to the user.',
+    type: 'array',
+    items: { type: 'string' },
+    context: E,
+  },
+  capabilities: {
+    description: 'All capabilities assigned to the user.',
+    type: 'object',
+    context: E,
+    readonly: true,
+  },
+  extra_capabilities: {
+    description: 'Any extra capabilities assigned to the user.',
+    type: 'object',
+    context: E,
+    readonly: true,
+  },
+  avatar_urls: {
+    description: 'Avatar URLs for the user.',
+    type: 'object',
+    context: VEE,
+    readonly: true,
+  },
+  meta: { description: 'Meta fields.', type: 'object', context: ['view', 'edit'] },
+});
+
+/**
+ * WP_REST_Users_Controller, read side: /users (anonymous callers see authors of published
+ * posts only), /users/{id} and /users/me; private fields only in the edit context, for the user
+ * themself or an administrator (list_users).
+ */
+export function registerUsersRoutes(kit: SiteKit): void {
+  const present = (a: SiteAccount, context: Context): Record<string, unknown> => {
+    const hash = createHash('md5').update(a.username.toLowerCase()).digest('hex');
+    const data = {
+      id: a.id,
+      username: a.username,
+      name: a.username,
+      first_name: '',
+      last_name: '',
+      email: '',
+      url: '',
+      description: '',
+      link: kit.urls.page(`/?author=${a.id}`),
+      locale: 'zh_CN',
+      nickname: a.username,
+      slug: a.username.toLowerCase(),
+      registered_date: `${gmtDate(a.registeredAt)}+00:00`,
+      roles: [a.role],
+      capabilities: Object.fromEntries([
+        [a.role, true],
+        ...[...ROLE_CAPABILITIES[a.role]].map((c) => [c, true]),
+      ]),
+      extra_capabilities: { [a.role]: true },
+      avatar_urls: Object.fromEntries(
+        [24, 48, 96].map((s) => [
+          String(s),
+          `https://secure.gravatar.com/avatar/${hash}?s=${s}&d=mm&r=g`,
+        ]),
+      ),
+      meta: [],
+    };
+    const out = filterByContext(data, USER_SCHEMA, context);
+    out._links = {
+      self: [{ href: kit.urls.rest(`/wp/v2/users/${a.id}`) }],
+      collection: [{ href: kit.urls.rest('/wp/v2/users') }],
+    };
+    return out;
+  };
+
+  const hasPublished = async (id: number) => {
+    const r = await kit.db.query(
+      `SELECT 1 FROM site_posts WHERE author = $1 AND status = 'publish' AND type IN ('post', 'page') LIMIT 1`,
+      [id],
+    );
+    return r.rowCount > 0;
+  };
+
+  const accountOf = async (request: RestRequest): Promise<SiteAccount> => {
+    const a = await findSiteAccount(kit.db, Number(request.get('id')));
+    if (!a) throw new RestError('rest_user_invalid_id', 'Invalid user ID.', 404);
+    return a;
+  };
+
+  const itemPermission = async (request: RestRequest, a: SiteAccount): Promise<boolean> => {
+    const self = request.user?.id === a.id;
+    if (request.get('context') === 'edit' && !self && !request.can('list_users')) {
+      throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
+    }
+    if (!self && !request.can('list_users') && !(await hasPublished(a.id))) {
+      throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
+    }
+    return true;
+  };
+
+  const list: Record<string, ArgSchema> = {
+    context: contextArg(),
+    page: PAGE_ARG,
+    per_page: perPageArg(),
+    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
+    include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
+    offset: {
+      description: 'Offset the result set by a specific number of items.',
+      type: 'integer',
+    },
+    order: {
+      description: 'Order sort attribute ascending or descending.',
+      type: 'string',
+      default: 'asc',
+      enum: ['asc', 'desc'],
+    },
+    orderby: {
+      description: 'Sort collection by user attribute.',
+      type: 'string',
+      default: 'name',
+      enum: ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'],
+    },
+    slug: {
+      description: 'Limit result set to users with one or more specific slugs.',
+      type: 'array',
+      items: { type: 'string' },
+    },
+    roles: {
+      description: 'Limit result set to users matching at least one specific role provided.',
+      type: 'array',
+      items: { type: 'string' },
+    },
+    who: {
+      description: 'Limit result set to users who are considered authors.',
+      type: 'string',
+      enum: ['authors'],
+    },
+    has_published_posts: {
+      description: 'Limit result set to users who have published posts.',
+      type: ['boolean', 'array'],
+      items: { type: 'string' },
+    },
+  };
+  kit.rest.register(
+    'wp/v2',
+    '/users',
+    {
+      methods: READABLE,
+      args: list,
+      permission: (r) => {
+        if (r.get('context') === 'edit' && !r.can('list_users')) {
+          throw denied(r, 'rest_forbidden_context', 'Sorry, you are not allowed to list users.');
+        }
+        if (r.has('roles') && !r.can('list_users')) {
+          throw denied(
+            r,
+            'rest_user_cannot_view',
+            'Sorry, you are not allowed to filter users by role.',
+          );
+        }
+        return true;
+      },
+      callback: async (r) => {
+        const perPage = r.get<number>('per_page');
+        const page = r.get<number>('page');
+        const orderby = r.get<string>('orderby');
+        const { total, items } = await listSiteAccounts(kit.db, {
+          include: r.get<number[]>('include'),
+          exclude: r.get<number[]>('exclude'),
+          search: r.get<string | undefined>('search') || undefined,
+          roles: r.get<string[] | undefined>('roles'),
+          publishedOnly: !r.can('list_users') || Boolean(r.get('has_published_posts')),
+          order: r.get('order'),
+          orderby:
+            orderby === 'registered_date'
+              ? 'registered_date'
+              : orderby === 'id'
+                ? 'id'
+                : orderby === 'include'
+                  ? 'include'
+                  : 'name',
+          limit: perPage,
+          offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+        });
+        const slugs = r.get<string[] | undefined>('slug');
+        const shown = slugs?.length
+          ? items.filter((a) => slugs.includes(a.username.toLowerCase()))
+          : items;
+        return collectionResponse(
+          r,
+          kit.urls,
+          shown.map((a) => present(a, r.get<Context>('context'))),
+          total,
+          perPage,
+          'rest_user_invalid_page_number',
+        );
+      },
+    },
+    { schema: () => USER_SCHEMA, allowBatch: true },
+  );
+  kit.rest.register(
+    'wp/v2',
+    '/users/(?P<id>[\\d]+)',
+    {
+      methods: READABLE,
+      args: {
+        id: { description: 'Unique identifier for the user.', type: 'integer' },
+        context: contextArg(),
+      },
+      permission: async (r) => itemPermission(r, await accountOf(r)),
+      callback: async (r) => present(await accountOf(r), r.get<Context>('context')),
+    },
+    { schema: () => USER_SCHEMA, allowBatch: true },
+  );
+  kit.rest.register(
+    'wp/v2',
+    '/users/me',
+    {
+      methods: READABLE,
+      args: { context: contextArg() },
+      permission: (r) => {
+        if (!r.user)
+          throw new RestError('rest_not_logged_in', 'You are not currently logged in.', 401);
+        return true;
+      },
+      callback: async (r) =>
+        present((await findSiteAccount(kit.db, r.user!.id))!, r.get<Context>('context')),
+    },
+    { schema: () => USER_SCHEMA },
+  );
+}

@@ -1,0 +1,59 @@
+import { openAppContext } from '../app/app-context.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { seedDocs } from '../content/seed-docs.js';
+import { buildSiteApp } from './app.js';
+import { loadDocsSource } from './docs/docs-source.js';
+
+/**
+ * `npm run site`: the documentation site on HOST:SITE_PORT (Postgres at DATABASE_URL or the
+ * embedded PGlite database). On first start it writes emutrack's own documentation as its
+ * contents (SITE_SEED_DOCS). Stops cleanly on SIGTERM and SIGINT.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const { db, logger } = await openAppContext({ config });
+  if (config.SITE_SEED_DOCS) {
+    const already = await db.query(`SELECT 1 FROM site_options WHERE name = 'docs_seeded'`);
+    if (
+      already.rowCount === 0 &&
+      (await seedDocs(db, await loadDocsSource({ db, config, logger })))
+    ) {
+      logger.info("wrote the documentation as the site's first contents");
+    }
+  }
+  const app = await buildSiteApp({ db, config, logger });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await db.close();
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exitCode = 1;
+    }
+  };
+  process.once('SIGTERM', (s) => void stop(s));
+  process.once('SIGINT', (s) => void stop(s));
+  await app.listen({ host: config.HOST, port: config.SITE_PORT });
+  logger.info(
+    { database: db.kind, url: app.site.urls.site, rest: app.site.urls.restRoot },
+    'site ready',
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

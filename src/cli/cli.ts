@@ -23,6 +23,7 @@ import { printStatus } from './print-status.js';
 import { registerOAuthCommands } from './commands-oauth.js';
 
 function ymdArgument(value: string): number {
+import { registerSiteCommands } from './commands-site.js';
   try {
     return serviceDayFromYmd(value);
   } catch (err) {
@@ -285,6 +286,7 @@ export function buildCli(): Command {
   return program;
 }
 
+  registerSiteCommands(program);
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildCli();
   try {

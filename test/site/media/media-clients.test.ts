@@ -2,13 +2,18 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import apiFetch from '@wordpress/api-fetch';
+import apiFetchModule, { type ApiFetch } from '@wordpress/api-fetch';
 import sharp from 'sharp';
 import WPAPI from 'wpapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../helpers/browser.js';
 import { gradientJpeg } from '../../media/media-fixtures.js';
 import { useMediaSite, type SiteAccount } from './media-site.js';
+
+// The package's types are read as CommonJS (no "type": "module"); at run time the default
+// export is the function itself.
+const apiFetch = ((apiFetchModule as unknown as { default?: ApiFetch }).default ??
+  apiFetchModule) as unknown as ApiFetch;
 
 /** Armed by a test: the next "medium" size fails once, as a request dying half-way would. */
 let failNextMedium = false;
@@ -94,7 +99,8 @@ describe('WordPress clients against the site on loopback', () => {
     const bytes = await gradientJpeg(500, 400);
     const item: any = await wp
       .media()
-      .file(bytes, 'wpapi.jpg')
+      // wpapi's types say string | File; in Node it takes a Buffer with a name (its documented use).
+      .file(bytes as unknown as string, 'wpapi.jpg')
       .create({ title: 'From wpapi', alt_text: 'wpapi alt', caption: 'wpapi caption' });
     expect(item).toMatchObject({
       title: { raw: 'From wpapi' },
@@ -131,14 +137,13 @@ describe('WordPress clients against the site on loopback', () => {
       expect(response?.status()).toBe(200);
       const image = page.locator('img#uploaded');
       await image.waitFor();
-      await page.waitForFunction(() => {
-        const img = document.querySelector<HTMLImageElement>('img#uploaded');
-        return img !== null && img.complete;
-      });
-      const natural = await image.evaluate((img: HTMLImageElement) => [
-        img.naturalWidth,
-        img.naturalHeight,
-      ]);
+      // These run in the page; the project's lib has no DOM types, so they are strings.
+      await page.waitForFunction(
+        'document.querySelector("img#uploaded") !== null && document.querySelector("img#uploaded").complete',
+      );
+      const natural = await page.evaluate(
+        '(() => { const i = document.querySelector("img#uploaded"); return [i.naturalWidth, i.naturalHeight]; })()',
+      );
       expect(natural).toEqual([768, 480]);
       const shot = path.join(tmpdir(), 'emutrack-media-page.png');
       await writeFile(shot, await page.screenshot({ fullPage: true }));

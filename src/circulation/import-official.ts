@@ -11,12 +11,40 @@ import {
   parseOfficialEntry,
   type OfficialEntry,
 } from './official-entry.js';
-import { readOfficialFile } from './read-official-file.js';
+import { readJsonEntries, UnreadableJsonEntriesError, type JsonEntry } from '../io/json-entries.js';
 
-export interface SkippedOfficialEntry {
+/** Where an entry is in the file: its index in a JSON array (from 0), else its line. */
+export interface OfficialEntryPlace {
+  /** 1-based line on which the entry starts. */
   line: number;
+  /** 0-based index in a JSON array; absent for NDJSON. */
+  index?: number;
+  /** "entry 3 (line 1)" in a JSON array, "line 12" in NDJSON. */
+  where: string;
+}
+
+export interface SkippedOfficialEntry extends OfficialEntryPlace {
   entryKey: string;
   reason: string;
+}
+
+export interface RejectedOfficialEntry extends OfficialEntryPlace {
+  field: string | null;
+  reason: string;
+}
+
+/** The file cannot be read at all (missing, a directory, unreadable). */
+export class UnreadableOfficialFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableOfficialFileError';
+  }
+}
+
+function placeOf(item: JsonEntry): OfficialEntryPlace {
+  return item.index === undefined
+    ? { line: item.line, where: item.where }
+    : { line: item.line, index: item.index, where: item.where };
 }
 
 export interface OfficialImportResult {
@@ -32,14 +60,17 @@ export interface OfficialImportResult {
   skipped: SkippedOfficialEntry[];
   /** Malformed entries, in ingest_rejects with line, field and reason. */
   rejected: number;
+  /** The malformed entries, each named by its place (index in an array, line in NDJSON). */
+  rejects: RejectedOfficialEntry[];
   /** The check of the newly imported tables against the current inference run. */
   checks: OfficialCheckSummary;
 }
 
 /**
  * Imports official circulation tables (a JSON array, or NDJSON; the community format, see
- * official-entry.ts). Malformed entries go to ingest_rejects (batch kind 'circulations') with
- * their line and reason, and the rest go in. Tables are stored by content, so importing the same
+ * official-entry.ts), read by readJsonEntries (src/io). Malformed entries go to ingest_rejects
+ * (batch kind 'circulations') with the line they start on, field and reason, and are returned
+ * named by their index in a JSON array (their line in NDJSON); the rest go in. Tables are stored by content, so importing the same
  * file again adds nothing; the new ones are checked against the current inference run in the
  * same transaction, under the lock an inference run takes too.
  */
@@ -47,20 +78,32 @@ export async function importOfficialCirculations(
   db: Db,
   file: string,
 ): Promise<OfficialImportResult> {
-  const items = await readOfficialFile(file);
+  const items: JsonEntry[] = [];
+  try {
+    for await (const item of readJsonEntries(file)) items.push(item);
+  } catch (err) {
+    if (err instanceof UnreadableJsonEntriesError)
+      throw new UnreadableOfficialFileError(err.message);
+    throw err;
+  }
   const name = path.basename(file);
-  const entries: { line: number; entry: OfficialEntry }[] = [];
+  const entries: { place: OfficialEntryPlace; entry: OfficialEntry }[] = [];
   const rejects: RejectedLine[] = [];
+  const rejected: RejectedOfficialEntry[] = [];
+  const reject = (item: JsonEntry, field: string | null, reason: string) => {
+    rejects.push({ line: item.line, field, reason, raw: item.raw });
+    rejected.push({ ...placeOf(item), field, reason });
+  };
   for (const item of items) {
     if (item.error !== undefined) {
-      rejects.push({ line: item.line, field: null, reason: item.error, raw: item.raw });
+      reject(item, null, item.error);
       continue;
     }
     try {
-      entries.push({ line: item.line, entry: parseOfficialEntry(item.value) });
+      entries.push({ place: placeOf(item), entry: parseOfficialEntry(item.value) });
     } catch (err) {
       if (!(err instanceof MalformedOfficialEntryError)) throw err;
-      rejects.push({ line: item.line, field: err.field, reason: err.message, raw: item.raw });
+      reject(item, err.field, err.message);
     }
   }
   const seen = new Set<string>();
@@ -88,7 +131,7 @@ export async function importOfficialCirculations(
         batchId,
         name,
         unique.map((u) => u.entry.entryKey),
-        unique.map((u) => u.line),
+        unique.map((u) => u.place.line),
         unique.map((u) => u.entry.runningStart),
         unique.map((u) => u.entry.runningEnd ?? null),
         unique.map((u) => u.entry.emuNote),
@@ -129,7 +172,7 @@ export async function importOfficialCirculations(
         : { checked: 0, raw: 0, split: 0, unmatched: 0, unspecified: 0 };
     const skipped = entries
       .filter((e) => e.entry.skipReason !== undefined)
-      .map((e) => ({ line: e.line, entryKey: e.entry.entryKey, reason: e.entry.skipReason! }));
+      .map((e) => ({ ...e.place, entryKey: e.entry.entryKey, reason: e.entry.skipReason! }));
     const imported = toCheck.length;
     const duplicate = entries.filter((e) => e.entry.skipReason === undefined).length - imported;
     await tx.query(
@@ -146,6 +189,7 @@ export async function importOfficialCirculations(
       duplicate,
       skipped,
       rejected: rejects.length,
+      rejects: rejected,
       checks,
     };
   });

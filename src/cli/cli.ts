@@ -13,8 +13,10 @@ import {
   ymdOfServiceDay,
   InvalidServiceDateError,
 } from '../time/service-day.js';
-import { importOfficialCirculations } from '../circulation/import-official.js';
-import { UnreadableOfficialFileError } from '../circulation/read-official-file.js';
+import {
+  importOfficialCirculations,
+  UnreadableOfficialFileError,
+} from '../circulation/import-official.js';
 import { inferCirculationsJob } from '../../jobs/index.js';
 import { runInProcess } from '../queue/in-process-runner.js';
 import { CliError, withAppContext } from './cli-context.js';
@@ -241,7 +243,8 @@ export function buildCli(): Command {
           `skipped ${r.skipped.length}, rejected ${r.rejected}` +
           (r.rejected > 0 ? ` (batch ${r.batchId}; see table ingest_rejects)` : ''),
       );
-      for (const s of r.skipped) out(`line ${s.line}: skipped: ${s.reason}`);
+      for (const s of r.skipped) out(`${s.where}: skipped: ${s.reason}`);
+      for (const x of r.rejects) out(`${x.where}: rejected: ${x.reason}`);
       const c = r.checks;
       if (c.checked > 0)
         out(

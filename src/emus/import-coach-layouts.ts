@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Queryable } from '../db/db.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
-import { readObservationLines } from '../ingest/read-observation-lines.js';
+import { readJsonEntries, UnreadableJsonEntriesError } from '../io/json-entries.js';
 import { parseEmuCode } from './normalize-emu-code.js';
 
 /**
@@ -16,12 +15,12 @@ import { parseEmuCode } from './normalize-emu-code.js';
  *                    "capacity": 33, "hasPower": true, "hasPantograph": false,
  *                    "hasLargeLuggageArea": false, "hasAccessibleFacility": false }, ...] }]
  *
- * A .json file holds an array of entries (or one entry); a .ndjson/.jsonl file one entry per
- * line. Entries apply in order: a unit's layout is the coaches of the last entry naming it, and
+ * The file is read by readJsonEntries (src/io): a JSON array of entries, one entry, or NDJSON
+ * (one entry per line), whatever its name; an array element that is not JSON is rejected alone. Entries apply in order: a unit's layout is the coaches of the last entry naming it, and
  * replaces its stored layout as a whole (so a model-wide entry first, exceptions after). Units
  * no entry names keep theirs. A bad entry (a malformed field, a unit that is not registered) is
- * rejected with its reason in ingest_rejects (batch kind "coach-layouts"; `line` is the line of an
- * NDJSON entry, the entry's number in a JSON array); the others are imported.
+ * rejected with its reason in ingest_rejects (batch kind "coach-layouts"; `line` is the line the
+ * entry starts on); the others are imported.
  */
 export interface CoachLayoutImportResult {
   batchId: number;
@@ -106,28 +105,6 @@ function fieldOf(p: readonly PropertyKey[]): string | null {
   return out === '' ? null : out;
 }
 
-async function* readEntries(
-  file: string,
-): AsyncGenerator<{ line: number; raw: string; value?: unknown; error?: string }> {
-  if (!/\.json$/i.test(file)) {
-    yield* readObservationLines(file, 'ndjson');
-    return;
-  }
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new CoachLayoutFileError(
-      path.basename(file),
-      `not valid JSON: ${(err as Error).message}`,
-    );
-  }
-  const entries = Array.isArray(value) ? value : [value];
-  for (let i = 0; i < entries.length; i++)
-    yield { line: i + 1, raw: JSON.stringify(entries[i]), value: entries[i] };
-}
-
 /** emuId of each written code or alias, for those registered. */
 async function findUnits(tx: Queryable, written: readonly string[]): Promise<Map<string, number>> {
   const canonical = new Map<string, string>();
@@ -158,7 +135,7 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
   const rejects: RejectedLine[] = [];
   let read = 0;
   try {
-    for await (const item of readEntries(file)) {
+    for await (const item of readJsonEntries(file)) {
       read++;
       if (item.error !== undefined) {
         rejects.push({ line: item.line, raw: item.raw, field: null, reason: item.error });
@@ -179,7 +156,8 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
       }
     }
   } catch (err) {
-    if (err instanceof CoachLayoutFileError) throw err;
+    if (err instanceof UnreadableJsonEntriesError)
+      throw new CoachLayoutFileError(name, err.message);
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
       throw new CoachLayoutFileError(name, (err as Error).message);

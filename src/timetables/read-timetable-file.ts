@@ -1,61 +1,33 @@
-import { readFile } from 'node:fs/promises';
-import { readObservationLines, type InputLine } from '../ingest/read-observation-lines.js';
+import type { InputLine } from '../ingest/read-observation-lines.js';
+import { readJsonEntries } from '../io/json-entries.js';
 
 /**
- * The timetables of one file, each with the line it starts on and its raw text:
- *
- * - `.ndjson` / `.jsonl`: one timetable per line, streamed;
- * - `.json`: one timetable, the whole file (pretty-printed or not; line 1, the file's text as
- *   raw). A .json file whose lines are each a JSON object is read as NDJSON.
+ * The timetables of one file, each with the line it starts on and its raw text, read by
+ * readJsonEntries (src/io): NDJSON (one timetable per line, streamed; `.ndjson`, `.jsonl`), one
+ * timetable object (a `.json` file, pretty-printed or not), or a JSON array of timetables (an
+ * element named by its index in messages). A byte-order mark is dropped.
  */
 export async function* readTimetableFile(file: string): AsyncGenerator<InputLine> {
-  if (!/\.json$/i.test(file)) {
-    yield* readObservationLines(file, 'ndjson');
-    return;
-  }
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    if (looksLikeNdjson(text)) {
-      yield* readObservationLines(file, 'ndjson');
-      return;
+  for await (const entry of readJsonEntries(file)) {
+    if (entry.error !== undefined) {
+      yield { line: entry.line, raw: entry.raw, error: prefixed(entry.index, entry.error) };
+    } else if (
+      typeof entry.value !== 'object' ||
+      entry.value === null ||
+      Array.isArray(entry.value)
+    ) {
+      yield {
+        line: entry.line,
+        raw: entry.raw,
+        error: prefixed(entry.index, 'expected a timetable object'),
+      };
+    } else {
+      yield { line: entry.line, raw: entry.raw, value: entry.value as Record<string, unknown> };
     }
-    const message = (err as Error).message;
-    yield { line: lineOfJsonError(text, message), raw: text, error: `not valid JSON: ${message}` };
-    return;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    yield {
-      line: 1,
-      raw: text,
-      error: 'expected one timetable object per .json file (or one per line, NDJSON)',
-    };
-    return;
-  }
-  yield { line: 1, raw: text, value: value as Record<string, unknown> };
-}
-
-function looksLikeNdjson(text: string): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  if (lines.length < 2) return false;
-  try {
-    const first: unknown = JSON.parse(lines[0]!);
-    return typeof first === 'object' && first !== null && !Array.isArray(first);
-  } catch {
-    return false;
   }
 }
 
-/** The line a JSON.parse error points at ("line 4", "position 123"; not every Node says), else 1. */
-function lineOfJsonError(text: string, message: string): number {
-  const said = /line (\d+)/.exec(message);
-  if (said) return Number(said[1]);
-  const m = /position (\d+)/.exec(message);
-  if (!m) return 1;
-  const pos = Number(m[1]);
-  let line = 1;
-  for (let i = 0; i < pos && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+/** An array element's problem names the element ("entry 3: ..."): its line may hold them all. */
+function prefixed(index: number | undefined, reason: string): string {
+  return index === undefined ? reason : `entry ${index}: ${reason}`;
 }

@@ -98,12 +98,16 @@ describe('importOfficialCirculations: the file', () => {
     expect(r.skipped).toEqual([
       {
         line: 3,
+        index: 1,
+        where: 'entry 1 (line 3)',
         entryKey: expect.any(String),
         reason:
           'not an EMU circulation: locomotive-hauled train K1234 (only G, D, C and S numbers are EMU services)',
       },
       {
         line: 4,
+        index: 2,
+        where: 'entry 2 (line 4)',
         entryKey: expect.any(String),
         reason: 'not an EMU circulation: emu_note names the locomotive-hauled coach type 25G',
       },
@@ -141,7 +145,7 @@ describe('importOfficialCirculations: the file', () => {
       },
       { line: 9, field: 'train_no_total', reason: 'train_no_total: missing' },
       { line: 10, field: null, reason: 'expected a JSON object' },
-      { line: 11, field: null, reason: expect.stringMatching(/^not JSON: /) },
+      { line: 11, field: null, reason: expect.stringMatching(/^not valid JSON: /) },
     ]);
 
     const stored = await readOfficialCirculation(
@@ -167,6 +171,27 @@ describe('importOfficialCirculations: the file', () => {
     );
     expect(trimmed.rows).toEqual([
       { train_no_total: 'D5#0D6#D6', running_end: serviceDayFromYmd('20261231') },
+    ]);
+  });
+
+  it('a one-line JSON array (with a byte-order mark) names each entry by its index, not "line 1"', async () => {
+    const text =
+      '\uFEFF[' +
+      [
+        JSON.stringify(entry('G41#G42')),
+        JSON.stringify(entry('K1#K2')),
+        JSON.stringify(entry('G1#G2', { running_start: '20260230' })),
+        '{"oops"}',
+        JSON.stringify(entry('G43#G44')),
+      ].join(',') +
+      ']';
+    const file = await fileWith('one-line.json', text);
+    const r = await importOfficialCirculations(t.current.db, file);
+    expect(r).toMatchObject({ read: 5, imported: 2, rejected: 2 });
+    expect(r.skipped.map((x) => x.where)).toEqual(['entry 1 (line 1)']);
+    expect(r.rejects.map((x) => [x.index, x.where, x.field])).toEqual([
+      [2, 'entry 2 (line 1)', 'running_start'],
+      [3, 'entry 3 (line 1)', null],
     ]);
   });
 
@@ -201,6 +226,9 @@ describe('importOfficialCirculations: the file', () => {
       ['tables.ndjson'],
     );
     expect(reject.rows).toEqual([{ line: 5 }]);
+    expect(again.rejects).toEqual([
+      { line: 5, where: 'line 5', field: null, reason: expect.stringMatching(/^not valid JSON/) },
+    ]);
   });
 
   it('a file that cannot be read is one error naming it', async () => {

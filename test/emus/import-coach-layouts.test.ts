@@ -106,10 +106,21 @@ describe('importCoachLayouts', () => {
     expect(rejects.rows[2]!.reason).toMatch(/coach 1 twice/);
   });
 
-  it('refuses a file that is not JSON as a whole', async () => {
+  it('rejects an array entry that is not JSON by itself, and refuses a file it cannot read', async () => {
     const file = path.join(dir, 'broken.json');
     await writeFile(file, '[{"models": ["CR400AF"], ');
-    await expect(importCoachLayouts(t.current.db, file)).rejects.toThrow(CoachLayoutFileError);
+    const r = await importCoachLayouts(t.current.db, file);
+    // The element is cut off, and so is the array: both are said.
+    expect(r).toMatchObject({ read: 2, accepted: 0, rejected: 2 });
+    const rejects = await t.current.db.query<{ line: number; reason: string }>(
+      'SELECT line, reason FROM ingest_rejects WHERE batch_id = $1 ORDER BY id',
+      [r.batchId],
+    );
+    expect(rejects.rows).toEqual([
+      { line: 1, reason: expect.stringMatching(/^not valid JSON/) },
+      { line: 1, reason: 'the JSON array is not closed (missing "]")' },
+    ]);
+    await expect(importCoachLayouts(t.current.db, dir)).rejects.toThrow(CoachLayoutFileError);
     await expect(importCoachLayouts(t.current.db, path.join(dir, 'missing.json'))).rejects.toThrow(
       /missing\.json/,
     );

@@ -23,16 +23,20 @@ const db = createPostgresDb({ connectionString: dbUrl, max: 4 });
 const t0 = performance.now();
 await importFleet(db, path.join(dataDir, 'fleet.csv'));
 const fleetMs = performance.now() - t0;
+// The high-water mark after each stage: which stage sets the worker's peak.
+const rssStages: Record<string, number> = { fleet: await peakRssBytes() };
 
 // Timetables first, as in production: the builds then attribute cross-midnight sightings and
 // set each record's timetable, which is the build being measured.
 const tt = performance.now();
 const timetables = await ingestTimetables(db, path.join(dataDir, 'timetables.ndjson'));
 const timetablesMs = performance.now() - tt;
+rssStages.timetables = await peakRssBytes();
 
 const t1 = performance.now();
 const ingest = await ingestObservations(db, path.join(dataDir, 'observations'));
 const ingestMs = performance.now() - t1;
+rssStages.ingest = await peakRssBytes();
 
 const buildMs: number[] = [];
 const buildPhases: Record<string, number[]> = {};
@@ -44,6 +48,7 @@ for (let d = firstDay; d < firstDay + days; d++) {
   records += r.records;
   for (const [name, ms] of Object.entries(r.phases)) (buildPhases[name] ??= []).push(ms);
 }
+rssStages.builds = await peakRssBytes();
 // An unchanged rebuild (inputs unchanged: skipped) and a forced one, of a few mid-range days.
 const rebuildMs: number[] = [];
 const forcedMs: number[] = [];
@@ -71,6 +76,7 @@ for (let d = firstDay; d < firstDay + days; d++) {
   exportRows += r.rowCount;
   exportBytes += r.bytes;
 }
+rssStages.exports = await peakRssBytes();
 await db.close();
 
 process.stdout.write(
@@ -97,6 +103,7 @@ process.stdout.write(
     exportMs,
     exportRows,
     exportBytes,
+    rssStages,
     peakRssBytes: await peakRssBytes(),
   }) + '\n',
 );

@@ -16,6 +16,10 @@ export class ParsePool {
       minThreads: threads,
       maxThreads: threads,
       ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}),
+      // A thread holds a block, its parsed rows and the parse caches (well under 64 MB); a small
+      // young generation and a capped old one make it collect early instead of growing the
+      // worker process's RSS by a heap of garbage.
+      resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 },
     });
   }
 

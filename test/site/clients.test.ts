@@ -1,9 +1,12 @@
-import apiFetch, { type APIFetchOptions } from '@wordpress/api-fetch';
+import apiFetchModule, { type ApiFetch, type APIFetchOptions } from '@wordpress/api-fetch';
 import WPAPI from 'wpapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/accounts/users.js';
 import { setSiteRole } from '../../src/content/site-roles.js';
 import { useSite } from './site-fixture.js';
+
+// The package's types are read as CommonJS here; at run time the ESM build's default is the function.
+const apiFetch = apiFetchModule as unknown as ApiFetch;
 
 /**
  * Real WordPress clients, unchanged, against the site listening on loopback: @wordpress/api-fetch
@@ -48,7 +51,7 @@ describe('WordPress clients against a running site', () => {
       apiFetch.use(apiFetch.createRootURLMiddleware(`${site.url}/index.php?rest_route=/`));
       apiFetch.use(apiFetch.createNonceMiddleware(nonce));
       // Node's fetch has no cookie jar: hand the browser's cookie over as a browser would.
-      apiFetch.use((options: APIFetchOptions, next) =>
+      apiFetch.use((options: APIFetchOptions, next: (o: APIFetchOptions) => Promise<unknown>) =>
         next({ ...options, headers: { ...options.headers, cookie } }),
       );
     });
@@ -106,7 +109,7 @@ describe('WordPress clients against a running site', () => {
         headers: { cookie, 'x-wp-nonce': '0123456789' },
       });
       expect(r.status).toBe(403);
-      expect((await r.json()).code).toBe('rest_cookie_invalid_nonce');
+      expect(((await r.json()) as { code: string }).code).toBe('rest_cookie_invalid_nonce');
       const me = await apiFetch<{ name: string }>({ path: '/wp/v2/users/me' });
       expect(me.name).toBe('writer');
       // The cookie without a nonce is anonymous (WordPress's CSRF rule).

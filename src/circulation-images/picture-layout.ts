@@ -1,6 +1,7 @@
 import type { TrainCirculation, TrainCirculationNode } from '../circulation/train-circulation.js';
 import { midnightOfServiceDay, serviceDayOf } from '../time/service-day.js';
 import { clockTimeOfOffset } from '../timetables/timetable-time.js';
+import { defaultTextMeasure, type TextMeasure } from './text-measure.js';
 
 /**
  * The picture of a circulation as plain shapes, in pixels (PNG) or points (PDF): one row per day
@@ -55,14 +56,12 @@ export interface PictureLayout {
 }
 
 const MARGIN = 24;
-const BOX_WIDTH = 212;
 const BOX_HEIGHT = 78;
 const GAP_X = 34;
 const GAP_Y = 18;
 const DAY_LABEL_WIDTH = 64;
 const BOXES_PER_LINE = 5;
 const HEADER_HEIGHT = 76;
-const FOOTER_HEIGHT = 34;
 
 const INK = '#1f2933';
 const MUTED = '#52606d';
@@ -77,22 +76,6 @@ const VALIDATION_LABELS: Record<string, string> = {
   unmatched_official: '与推断交路不符',
   unspecified: '尚未核对',
 };
-
-/** Rough advance of a text in ems: CJK and full-width forms 1, the rest about 0.6. */
-function ems(text: string): number {
-  let n = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    n += cp >= 0x2e80 ? 1 : ch === ' ' ? 0.3 : 0.6;
-  }
-  return n;
-}
-
-/** The preferred size, or a smaller one (not under 9) that fits `width`. */
-function fittedSize(text: string, width: number, preferred: number): number {
-  const size = Math.floor(width / Math.max(ems(text), 1));
-  return Math.max(9, Math.min(preferred, size));
-}
 
 function codesText(node: TrainCirculationNode): string {
   if (node.allCodes.length === 0) return node.internalCode;
@@ -137,130 +120,185 @@ function subtitleOf(circulation: TrainCirculation): string {
   return parts.join(' · ');
 }
 
+const BOX_MIN_WIDTH = 180;
+const BOX_MAX_WIDTH = 300;
+const BOX_PADDING = 16;
+/** Below this a text is not shrunk further (it still fits: boxes grow up to BOX_MAX_WIDTH). */
+const MIN_TEXT_SIZE = 7;
+const FOOTER = 'emutrack · 时刻取自各车次当日适用的时刻表 · 次日 = 跨过午夜';
+
+interface BoxTexts {
+  codes: string;
+  stations: string;
+  times?: string;
+  deadhead: boolean;
+  asked: boolean;
+}
+
+function boxTexts(
+  node: TrainCirculationNode,
+  midnight: number,
+  asked: ReadonlySet<string>,
+): BoxTexts {
+  const deadhead = node.allCodes.length === 0;
+  const codes = deadhead ? `${codesText(node)} 回送` : codesText(node);
+  const stations =
+    node.startStation || node.endStation
+      ? `${node.startStation} → ${node.endStation}`
+      : deadhead
+        ? '空车调度'
+        : '无时刻表';
+  const texts: BoxTexts = {
+    codes,
+    stations,
+    deadhead,
+    asked: node.allCodes.some((c) => asked.has(`${c.prefix}${c.number}`)),
+  };
+  if (node.startAt > 0)
+    texts.times = `${clock(node.startAt, midnight)} – ${clock(node.endAt, midnight)}`;
+  return texts;
+}
+
 /**
  * Lays a circulation out. `askedCodes` are the numbers of the train the picture is for: its box
- * is highlighted.
+ * is highlighted. Every text is measured in the font it is drawn in (`measure`): a box is as
+ * wide as its widest text needs (within limits, the same for all boxes), a text still too wide
+ * is drawn smaller, and the title, subtitle and footer wrap onto more lines rather than run
+ * past the picture's edge, however narrow the picture (a one-train circulation) is.
  */
 export function layoutCirculation(
   circulation: TrainCirculation,
   askedCodes: readonly string[],
+  measure: TextMeasure = defaultTextMeasure(),
 ): PictureLayout {
   const asked = new Set(askedCodes);
-  const days = nodesByDay(circulation.nodes);
+  const days = nodesByDay(circulation.nodes).map((group) => {
+    const midnight = group.day === undefined ? 0 : midnightOfServiceDay(group.day);
+    return { ...group, boxes: group.nodes.map((node) => boxTexts(node, midnight, asked)) };
+  });
+  const all = days.flatMap((d) => d.boxes);
+  const needed = Math.max(
+    0,
+    ...all.map((b) =>
+      Math.max(
+        measure.width(b.codes, 18, 'bold'),
+        measure.width(b.stations, 15, 'regular'),
+        b.times ? measure.width(b.times, 14, 'regular') : 0,
+      ),
+    ),
+  );
+  const boxWidth = Math.ceil(
+    Math.min(BOX_MAX_WIDTH, Math.max(BOX_MIN_WIDTH, needed + BOX_PADDING)),
+  );
   const widest = Math.min(BOXES_PER_LINE, Math.max(1, ...days.map((d) => d.nodes.length)));
-  const width = MARGIN * 2 + DAY_LABEL_WIDTH + widest * BOX_WIDTH + (widest - 1) * GAP_X;
+  const width = Math.ceil(MARGIN * 2 + DAY_LABEL_WIDTH + widest * boxWidth + (widest - 1) * GAP_X);
+  const content = width - MARGIN * 2;
   const rects: PictureRect[] = [];
   const arrows: PictureArrow[] = [];
   const texts: PictureText[] = [];
+  /** Lines of a text at the left margin, shrunk to `min` first and wrapped after; returns the next baseline. */
+  const block = (
+    text: string,
+    top: number,
+    size: number,
+    min: number,
+    weight: FontWeight,
+    fill: string,
+  ) => {
+    const fitted = measure.fittedSize(text, content, size, min, weight);
+    const lines = fitted !== undefined ? [text] : measure.wrap(text, content, min, weight);
+    const at = fitted ?? min;
+    let y = top;
+    for (const line of lines) {
+      y += at;
+      texts.push({ x: MARGIN, y, size: at, weight, anchor: 'start', fill, text: line });
+      y += at * 0.45;
+    }
+    return y;
+  };
   const askedName = askedCodes[0] ?? '';
   const title = `${askedName} 交路图`;
-  texts.push({
-    x: MARGIN,
-    y: MARGIN + 24,
-    size: 24,
-    weight: 'bold',
-    anchor: 'start',
-    fill: INK,
-    text: title,
-  });
+  let y = block(title, MARGIN, 24, 16, 'bold', INK);
   const trainCount = circulation.nodes.length;
-  texts.push({
-    x: MARGIN,
-    y: MARGIN + 48,
-    size: 13,
-    weight: 'regular',
-    anchor: 'start',
-    fill: MUTED,
-    text: `${subtitleOf(circulation)} · 共 ${trainCount} 个车次 · ${days.length} 天`,
-  });
+  y = block(
+    `${subtitleOf(circulation)} · 共 ${trainCount} 个车次 · ${days.length} 天`,
+    y + 2,
+    13,
+    11,
+    'regular',
+    MUTED,
+  );
+  y = Math.max(y + 16, MARGIN + HEADER_HEIGHT);
 
   const firstDay = days.find((g) => g.day !== undefined)?.day;
-  let y = MARGIN + HEADER_HEIGHT;
+  const inner = boxWidth - BOX_PADDING;
+  const fit = (text: string, preferred: number, weight: FontWeight) =>
+    measure.fittedSize(text, inner, preferred, MIN_TEXT_SIZE, weight) ?? MIN_TEXT_SIZE;
   days.forEach((group, d) => {
     const dayNo = group.day !== undefined && firstDay !== undefined ? group.day - firstDay : d;
     const lines = Math.ceil(group.nodes.length / BOXES_PER_LINE);
+    const label = `第${dayNo + 1}天`;
     texts.push({
       x: MARGIN,
       y: y + BOX_HEIGHT / 2 + 6,
-      size: 16,
+      size: measure.fittedSize(label, DAY_LABEL_WIDTH - 6, 16, 9, 'bold') ?? 9,
       weight: 'bold',
       anchor: 'start',
       fill: MUTED,
-      text: `第${dayNo + 1}天`,
+      text: label,
     });
-    const midnight = group.day === undefined ? 0 : midnightOfServiceDay(group.day);
-    group.nodes.forEach((node, i) => {
+    group.boxes.forEach((box, i) => {
       const line = Math.floor(i / BOXES_PER_LINE);
       const col = i % BOXES_PER_LINE;
-      const x = MARGIN + DAY_LABEL_WIDTH + col * (BOX_WIDTH + GAP_X);
+      const x = MARGIN + DAY_LABEL_WIDTH + col * (boxWidth + GAP_X);
       const top = y + line * (BOX_HEIGHT + GAP_Y);
-      const isAsked = node.allCodes.some((c) => asked.has(`${c.prefix}${c.number}`));
-      const deadhead = node.allCodes.length === 0;
       rects.push({
         x,
         y: top,
-        width: BOX_WIDTH,
+        width: boxWidth,
         height: BOX_HEIGHT,
         radius: 8,
-        fill: isAsked ? ASKED_FILL : BOX_FILL,
-        stroke: isAsked ? ASKED_STROKE : BOX_STROKE,
-        strokeWidth: isAsked ? 2.5 : 1.2,
-        dashed: deadhead,
+        fill: box.asked ? ASKED_FILL : BOX_FILL,
+        stroke: box.asked ? ASKED_STROKE : BOX_STROKE,
+        strokeWidth: box.asked ? 2.5 : 1.2,
+        dashed: box.deadhead,
       });
       if (col > 0) {
         arrows.push({ x1: x - GAP_X + 4, x2: x - 4, y: top + BOX_HEIGHT / 2, stroke: MUTED });
       }
-      const cx = x + BOX_WIDTH / 2;
-      const inner = BOX_WIDTH - 16;
-      const codes = deadhead ? `${codesText(node)} 回送` : codesText(node);
+      const cx = x + boxWidth / 2;
       texts.push({
         x: cx,
         y: top + 24,
-        size: fittedSize(codes, inner, 18),
+        size: fit(box.codes, 18, 'bold'),
         weight: 'bold',
         anchor: 'middle',
-        fill: deadhead ? MUTED : INK,
-        text: codes,
+        fill: box.deadhead ? MUTED : INK,
+        text: box.codes,
       });
-      const stations =
-        node.startStation || node.endStation
-          ? `${node.startStation} → ${node.endStation}`
-          : deadhead
-            ? '空车调度'
-            : '无时刻表';
       texts.push({
         x: cx,
         y: top + 47,
-        size: fittedSize(stations, inner, 15),
+        size: fit(box.stations, 15, 'regular'),
         weight: 'regular',
         anchor: 'middle',
         fill: INK,
-        text: stations,
+        text: box.stations,
       });
-      if (node.startAt > 0) {
-        const times = `${clock(node.startAt, midnight)} – ${clock(node.endAt, midnight)}`;
+      if (box.times) {
         texts.push({
           x: cx,
           y: top + 68,
-          size: fittedSize(times, inner, 14),
+          size: fit(box.times, 14, 'regular'),
           weight: 'regular',
           anchor: 'middle',
           fill: MUTED,
-          text: times,
+          text: box.times,
         });
       }
     });
     y += lines * BOX_HEIGHT + (lines - 1) * GAP_Y + GAP_Y * 1.5;
   });
-  const height = y + FOOTER_HEIGHT;
-  texts.push({
-    x: MARGIN,
-    y: height - MARGIN / 2 - 2,
-    size: 11,
-    weight: 'regular',
-    anchor: 'start',
-    fill: MUTED,
-    text: 'emutrack · 时刻取自各车次当日适用的时刻表 · 次日 = 跨过午夜',
-  });
+  const height = block(FOOTER, y, 11, 9, 'regular', MUTED) + MARGIN / 2;
   return { width, height: Math.ceil(height), title, rects, arrows, texts };
 }

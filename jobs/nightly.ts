@@ -4,9 +4,10 @@ import { defineJob } from './job-definition.js';
 
 /**
  * The nightly tick of the Job Scheduler. It computes the service day that just ended (the day
- * before the one the tick was due in, Shanghai time) and returns it; the queue layer then runs
- * build-daily-records and, after it, render-daily-export for that day (a BullMQ flow, or the
- * in-process runner in dependency order). An explicit serviceDay overrides the computation.
+ * before the one the tick was due in, Shanghai time) and returns it; the queue layer then
+ * follows that day's nightly plan (src/queue/nightly-plan.ts: D-1 and D built and exported,
+ * then the reference models), as a BullMQ flow or in-process. An explicit serviceDay overrides
+ * the computation.
  */
 export const nightlyJob = defineJob({
   name: 'nightly',

@@ -12,6 +12,7 @@ import type { BuildResult } from '../records/build-daily-records.js';
 import type { ReferenceModelRefresh } from '../records/reference-models.js';
 import type { StoredExportResult } from '../exports/daily-export-csv.js';
 import { executeJob } from './execute-job.js';
+import { nightlyPlan, NightlyIncompleteError } from './nightly-plan.js';
 import type { z } from 'zod';
 
 /**
@@ -54,18 +55,29 @@ export interface NightlyRunResult extends DayRunResult {
 }
 
 /**
- * One nightly tick due at dueAt: works out the day D that just ended and runs its flow, as the
- * BullMQ nightly does (JobQueues.enqueueNightlyFlow): the day flow of D-1 again (its
- * cross-midnight trains' sightings after midnight came in during D), the day flow of D, then the
- * reference models over the window ending with D.
+ * One nightly tick due at dueAt: works out the day D that just ended and follows its plan
+ * (nightlyPlan, the same one JobQueues.enqueueNightlyFlow follows): each day flow in turn, a
+ * failing one not stopping the next, then the reference models. When a day flow failed, this
+ * throws NightlyIncompleteError once the rest has run.
  */
 export async function runNightlyInProcess(
   ctx: AppContext,
   dueAt: number = Date.now(),
 ): Promise<NightlyRunResult> {
   const { serviceDay } = await runInProcess(ctx, nightlyJob, {}, dueAt);
-  const previousDay = await runDayInProcess(ctx, serviceDay - 1);
-  const day = await runDayInProcess(ctx, serviceDay);
-  const referenceModels = await runInProcess(ctx, refreshReferenceModelsJob, { serviceDay });
-  return { ...day, previousDay, referenceModels };
+  const plan = nightlyPlan(serviceDay);
+  const done = new Map<number, DayRunResult>();
+  const failures: { serviceDay: number; error: Error }[] = [];
+  for (const day of plan.days) {
+    try {
+      done.set(day, await runDayInProcess(ctx, day));
+    } catch (err) {
+      failures.push({ serviceDay: day, error: err as Error });
+    }
+  }
+  const referenceModels = await runInProcess(ctx, refreshReferenceModelsJob, {
+    serviceDay: plan.refreshWindowEnd,
+  });
+  if (failures.length > 0) throw new NightlyIncompleteError(serviceDay, failures);
+  return { ...done.get(serviceDay)!, previousDay: done.get(serviceDay - 1)!, referenceModels };
 }

@@ -9,6 +9,7 @@ import {
   type JobDefinition,
 } from '../../jobs/index.js';
 import { parseJobPayload } from './execute-job.js';
+import { nightlyPlan } from './nightly-plan.js';
 import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
 import { closeRedisConnection } from './redis-connection.js';
 
@@ -135,33 +136,39 @@ export class JobQueues {
   }
 
   /**
-   * The nightly flow of the service day D that just ended: the day flow of D-1 again (the
-   * sightings after midnight of its cross-midnight trains came in during D), the day flow of D,
-   * and, once D's export is done (or has failed for good), refresh-reference-models for the
-   * window ending with D. The outcome is the refresh's; a refresh of D still pending is left
-   * alone. When D's day flow is already pending on its own, the refresh is added without waiting
-   * for it.
+   * The nightly flow of the service day D that just ended, as nightlyPlan describes it: the day
+   * flow of each planned day (D-1 again, then D), and refresh-reference-models for the window
+   * ending with D as the parent of both, waiting for them to finish whether they succeed or fail
+   * (ignoreDependencyOnFailure). The outcome is the refresh's; a refresh of D still pending is
+   * left alone. A day whose flow is already pending on its own runs on its own: the refresh does
+   * not wait for it.
    */
   async enqueueNightlyFlow(serviceDay: number): Promise<EnqueueResult> {
-    await this.enqueueDayFlow(serviceDay - 1);
-    const refresh = parseJobPayload(refreshReferenceModelsJob, { serviceDay });
+    const plan = nightlyPlan(serviceDay);
+    const refresh = parseJobPayload(refreshReferenceModelsJob, {
+      serviceDay: plan.refreshWindowEnd,
+    });
     const refreshId = dayJobId(refreshReferenceModelsJob, refresh);
-    const refreshQueue = this.queue(refreshReferenceModelsJob.name);
-    if (await this.isPending(refreshQueue, refreshId)) {
+    if (await this.isPending(this.queue(refreshReferenceModelsJob.name), refreshId)) {
       return { jobId: refreshId, outcome: 'already-pending' };
     }
-    const day = await this.pendingDayFlow(serviceDay);
-    if (day.outcome === 'already-pending') {
-      await refreshQueue.add(refreshReferenceModelsJob.name, refresh, { jobId: refreshId });
-    } else {
-      await this.flows.add({
-        name: refreshReferenceModelsJob.name,
-        queueName: refreshReferenceModelsJob.name,
-        data: refresh,
-        opts: { ...this.jobOptions, jobId: refreshId },
-        children: [{ ...day.node, opts: { ...day.node.opts, ignoreDependencyOnFailure: true } }],
-      });
+    const children: FlowJob[] = [];
+    for (const day of plan.days) {
+      const flow = await this.pendingDayFlow(day);
+      if (flow.outcome === 'new') {
+        children.push({
+          ...flow.node,
+          opts: { ...flow.node.opts, ignoreDependencyOnFailure: true },
+        });
+      }
     }
+    await this.flows.add({
+      name: refreshReferenceModelsJob.name,
+      queueName: refreshReferenceModelsJob.name,
+      data: refresh,
+      opts: { ...this.jobOptions, jobId: refreshId },
+      children,
+    });
     return { jobId: refreshId, outcome: 'added' };
   }
 

@@ -17,6 +17,18 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits or handles, or one passed where a plain callback is
+    // expected (an event handler, forEach), loses its failure silently.
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     files: ['bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

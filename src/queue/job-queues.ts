@@ -72,6 +72,7 @@ export class JobQueues {
   private readonly jobOptions: ReturnType<typeof defaultJobOptions>;
   private readonly flows: FlowProducer;
   private closing: Promise<void> | undefined;
+  private readonly onError: (err: Error) => void;
 
   constructor(options: JobQueuesOptions) {
     this.prefix = options.prefix ?? 'emutrack';
@@ -79,6 +80,7 @@ export class JobQueues {
     this.ownsConnection = options.ownsConnection ?? false;
     this.jobOptions = defaultJobOptions(options.retention);
     const onError = options.onError ?? (() => {});
+    this.onError = onError;
     for (const def of options.definitions ?? allJobs) {
       const queue = new Queue(def.name, {
         connection: this.connection,
@@ -234,8 +236,13 @@ export class JobQueues {
     const state = await job.getState();
     if (state === 'completed' || state === 'failed') {
       // Fails only when a concurrent enqueue re-added the id and a worker took it: then the
-      // add that follows finds the id taken and adds nothing, which is what we want.
-      await job.remove({ removeChildren: true }).catch(() => {});
+      // add that follows finds the id taken and adds nothing, which is what we want. Said, all
+      // the same, in case it failed for another reason.
+      await job
+        .remove({ removeChildren: true })
+        .catch((err: Error) =>
+          this.onError(new Error(`removing finished job ${jobId}: ${err.message}`, { cause: err })),
+        );
       return false;
     }
     return state !== 'unknown';

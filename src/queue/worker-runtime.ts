@@ -142,6 +142,7 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
   let tail: Promise<unknown> = Promise.resolve();
   const serially = <T>(task: () => Promise<T>): Promise<T> => {
     const result = tail.then(task, task);
+    // The chain only orders the tasks; each task's failure reaches its own caller via `result`.
     tail = result.catch(() => {});
     return result;
   };

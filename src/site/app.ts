@@ -18,6 +18,7 @@ import { SiteUrls } from './site-urls.js';
 import { renderClassicTheme } from './theme/classic-theme.js';
 import { SiteTheme } from './theme/site-theme.js';
 import { SitePages } from './theme/page-routes.js';
+import { registerThemeFonts } from './theme/theme-fonts.js';
 
 export interface SiteAppDeps {
   db: Db;
@@ -98,6 +99,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     gmtOffset: 8,
     timezoneString: 'Asia/Shanghai',
   }));
+  registerThemeFonts(http);
   registerRestEdge(http, server, auth, (request: FastifyRequest, reply: FastifyReply) =>
     kit.pages.home(request, reply),
   );

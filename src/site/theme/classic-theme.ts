@@ -1,7 +1,9 @@
 import { escapeHtml } from './escape-html.js';
+import { CJK_FONT_FACE } from './theme-fonts.js';
 import type { NavLink, ThemeContext, ThemePost, ThemeView } from './site-theme.js';
 
-const STYLE = `body{margin:0;font:16px/1.7 system-ui,"Noto Sans SC","PingFang SC","Microsoft YaHei",sans-serif;color:#1d2327;background:#fff}
+const STYLE = `${CJK_FONT_FACE}
+body{margin:0;font:16px/1.7 "Noto Sans SC",system-ui,"PingFang SC","Microsoft YaHei",sans-serif;color:#1d2327;background:#fff}
 header,main,footer{max-width:52rem;margin:0 auto;padding:0 1.25rem}
 header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 header .site-title{font-size:1.4rem;font-weight:700;text-decoration:none;color:inherit}

@@ -30,6 +30,7 @@ import type { ApiApp, ApiServices } from './services.js';
 import { answerError, isV2, quotaOf, v2Edge } from './v2-edge.js';
 import type { TrainCirculationProvider } from './train-circulation-schema.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
+import { registerOAuth } from './oauth/register-oauth.js';
 
 export type { ApiApp } from './services.js';
 
@@ -129,5 +130,12 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(allocationEmuRoutes, routes);
   await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
   await app.register(predictionRoutes, routes);
+  await registerOAuth(app, {
+    db,
+    config,
+    logger: deps.logger,
+    clock: deps.clock,
+    redis: deps.redis,
+  });
   return app;
 }

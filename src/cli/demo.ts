@@ -10,13 +10,16 @@ import { ingestObservations } from '../ingest/ingest-observations.js';
 import { createLogger } from '../log/logger.js';
 import { runDayInProcess, runInProcess } from '../queue/in-process-runner.js';
 import { refreshReferenceModelsJob } from '../../jobs/index.js';
-import { serviceDayFromYmd, ymdOfServiceDay } from '../time/service-day.js';
+import { serviceDayFromYmd, serviceDayOf, ymdOfServiceDay } from '../time/service-day.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
+import { demoCirculations } from './demo-circulations.js';
 
 /**
  * `npm run demo`: the fixture week end to end on whatever database the environment names (the
  * embedded PGlite under ./.data by default): fleet and coach layouts, timetables, observations,
- * then build and export each day through the job code, and the CSVs written to DATA_DIR/exports.
+ * then build and export each day through the job code, and the CSVs written to DATA_DIR/exports;
+ * then the circulations of demo-circulations.ts (dated from today), inferred, one official table
+ * imported, a picture drawn and a prediction made.
  */
 const FIRST_DAY = '20260810';
 const LAST_DAY = '20260816';
@@ -64,6 +67,26 @@ async function main(): Promise<void> {
       serviceDay: serviceDayFromYmd(LAST_DAY),
     });
     say(`reference models: ${models.trains} trains, ${models.rows} (train, model) shares`);
+    const circ = await demoCirculations(
+      ctx,
+      path.join(fixtures, 'circulations'),
+      config.DATA_DIR,
+      say,
+    );
+    const daysOf = (c: typeof circ.inferred) =>
+      c
+        ? new Set(c.nodes.filter((n) => n.startAt > 0).map((n) => serviceDayOf(n.startAt))).size
+        : 0;
+    say(
+      `  G7303 today: ${circ.inferred ? `${circ.inferred.source} circulation of ${circ.inferred.nodes.length} trains on ${daysOf(circ.inferred)} day(s)` : 'no circulation'}`,
+    );
+    say(
+      `  D7404 today: ${circ.official ? `${circ.official.source} circulation (${circ.official.metadata?.validationState}) of ${circ.official.nodes.length} trains on ${daysOf(circ.official)} days` : 'no circulation'}`,
+    );
+    const best = circ.prediction.candidates[0];
+    say(
+      `  D7405 today: ${best ? `${best.emuCode} predicted (confidence ${best.confidence.toFixed(2)}, last seen ${best.daysSinceSeen} day(s) ago on ${best.lastSeenTrainCode})` : `no prediction (${circ.prediction.reason?.code})`}`,
+    );
     say('');
     say('Where to look:');
     say(`  CSV exports:      ${exportDir}/`);
@@ -77,6 +100,14 @@ async function main(): Promise<void> {
     say(
       `  histories:        curl 'http://localhost:${config.PORT}/api/v2/history/train/G1'  (README: the other endpoints)`,
     );
+    const api = `http://localhost:${config.PORT}/api/v2`;
+    say(`  circulations (today, ${ymdOfServiceDay(circ.today)}):`);
+    say(`    inferred:       curl '${api}/timetable/train/G7303/current'`);
+    say(`    official table: curl '${api}/timetable/train/D7404/current'`);
+    say(
+      `    its picture:    curl -o D7404.png '${api}/timetable/train/D7404/circulation/image?binary=true'  (drawn here too: ${circ.picture})`,
+    );
+    say(`    a prediction:   curl '${api}/prediction/train/D7405'`);
   } finally {
     await ctx.db.close();
   }

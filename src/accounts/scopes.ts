@@ -10,6 +10,8 @@ export interface ScopeInfo {
   description: string;
   /** Whether anonymous callers hold it (every read scope but the session's). */
   anonymous: boolean;
+  /** Whether only administrators hold it (and so only their keys may carry it). */
+  adminOnly?: boolean;
 }
 
 export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
@@ -68,6 +70,13 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     description: 'Read which EMUs are likely to run a train on a coming day.',
     anonymous: true,
   },
+  {
+    name: 'api.admin.oauth.clients.review',
+    description:
+      'Review OAuth clients: approve or reject the scopes they ask for (administrators).',
+    anonymous: false,
+    adminOnly: true,
+  },
 ];
 
 export type Role = 'user' | 'admin';
@@ -94,14 +103,16 @@ export function scopeInfo(name: string): ScopeInfo | undefined {
   return BY_NAME.get(name);
 }
 
+const USER_SCOPES: readonly string[] = SCOPE_CATALOGUE.filter((s) => !s.adminOnly).map(
+  (s) => s.name,
+);
+
 /**
- * The scopes a user of this role holds, i.e. the most any of their credentials may carry.
- * Today users and admins hold every scope of the catalogue (admin powers are checked by role,
- * not by scope), so a new scope only has to be added to the catalogue.
+ * The scopes a user of this role holds, i.e. the most any of their credentials may carry:
+ * administrators hold every scope of the catalogue, users all but the adminOnly ones.
  */
 export function scopesOfRole(role: Role): readonly string[] {
-  void role;
-  return ALL_SCOPES;
+  return role === 'admin' ? ALL_SCOPES : USER_SCOPES;
 }
 
 /** The scopes a new API key gets when none are asked for: everything the user holds. */

@@ -17,6 +17,8 @@ import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { authRoutes } from './routes/auth.js';
 import { circulationImageRoutes } from './routes/circulation-image.js';
 import { exportsDailyRoutes } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
@@ -130,6 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(allocationEmuRoutes, routes);
   await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
   await app.register(predictionRoutes, routes);
+  await app.register(authRoutes, routes);
+  await app.register(apiKeyRoutes, routes);
   await registerOAuth(app, {
     db,
     config,

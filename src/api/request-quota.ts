@@ -14,6 +14,8 @@ export class RequestQuota {
   /** Tokens taken and not given back. */
   private held = 0;
   private decision?: QuotaDecision;
+  /** The bucket's next refill as last seen (a charge or a level read). */
+  private nextRefill?: number;
   private reported?: ApiMeta;
   /** Whether the cost is final (settled): a later failure keeps it. */
   private settled = false;
@@ -30,6 +32,7 @@ export class RequestQuota {
     this.charged = true;
     const decision = await this.store.take(this.bucket, cost);
     this.decision = decision;
+    this.nextRefill = decision.nextRefillAtMs;
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       this.reported = { remain: decision.remain, cost: 0, retryAfter };
@@ -73,12 +76,18 @@ export class RequestQuota {
     if (!this.reported) {
       try {
         const decision = await this.store.take(this.bucket, 0);
+        this.nextRefill = decision.nextRefillAtMs;
         this.reported = { remain: decision.remain, cost: 0 };
       } catch {
         this.reported = { remain: 0, cost: 0 };
       }
     }
     return this.reported;
+  }
+
+  /** When the caller's bucket next gains tokens (ms), as of this request's charge. */
+  get nextRefillAtMs(): number | undefined {
+    return this.nextRefill;
   }
 
   /** The meta already known, without asking the store (undefined before charge or meta()). */

@@ -7,6 +7,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from '@fastify/type-provider-zod';
+import { AccountError } from '../accounts/account-error.js';
 import type { AuthenticationResult, Issuer } from '../accounts/credentials.js';
 import type { Config } from '../config/config.js';
 import type { OperationCost } from '../quota/quota-costs.js';
@@ -253,6 +254,19 @@ export function dataEnvelopeJson(meta: ApiMeta, dataJson: string): string {
   return `{"meta":${metaJson(meta)},"data":${dataJson}}`;
 }
 
+/** The accounts domain's refusals as API errors (a scope beyond the user's is a bad parameter). */
+function accountApiError(error: AccountError): ApiError {
+  switch (error.code) {
+    case 'username_taken':
+      return new ApiError('username_taken', error.message);
+    case 'user_not_found':
+    case 'credential_not_found':
+      return new ApiError('not_found', error.message);
+    default:
+      return new ApiError('invalid_param', error.message);
+  }
+}
+
 /** "date: ...; limit: ..." from a validation failure: every message names its parameter. */
 function validationMessage(error: FastifyError): string {
   const parts = (error.validation ?? []).map((v) => {
@@ -265,6 +279,7 @@ function validationMessage(error: FastifyError): string {
 /** What a failure is reported as; unexpected errors are logged here and told as `internal`. */
 export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof AccountError) return accountApiError(error);
   if (hasZodFastifySchemaValidationErrors(error) || error.validation) {
     return new ApiError('invalid_param', validationMessage(error));
   }
@@ -320,7 +335,11 @@ export async function answerError(
   if (!isV2(request)) return reply.code(apiError.statusCode).send({ error: error_ });
   const quota = quotaOf(request);
   await quota.release();
-  const meta = await quota.meta();
+  let meta = await quota.meta();
+  // A refusal decided outside the quota (sign-in attempts) still says how long to wait.
+  if (apiError.code === 'rate_limited' && apiError.retryAfter !== undefined) {
+    meta = { ...meta, retryAfter: Math.max(meta.retryAfter ?? 0, apiError.retryAfter) };
+  }
   setQuotaHeaders(reply, meta);
   const body: ErrorEnvelope = { meta, error: error_ };
   return reply.code(apiError.statusCode).send(body);

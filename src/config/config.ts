@@ -173,6 +173,8 @@ const envSchema = z.object({
    * within this time; keep it under 1,000.
    */
   CREDENTIAL_CACHE_MS: int(500, 0, 1_000),
+  /** Cost of GetAuthMe (the session check). */
+  QUOTA_COST_AUTH_ME: cost(1),
 
   // Operations: metrics, database timeouts, stalled-job recovery (src/metrics, src/ops, src/queue).
   /** Bearer token GET /metrics requires; unset = /metrics is off (404). */

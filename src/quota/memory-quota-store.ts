@@ -38,6 +38,9 @@ export class MemoryQuotaStore implements QuotaStore {
       cost: outcome.charged,
       retryAfterMs: outcome.retryAfterMs,
       via: 'memory',
+      ...(outcome.state && this.options.refill.refillAmount > 0
+        ? { nextRefillAtMs: outcome.state.anchorMs + this.options.refill.refillIntervalMs }
+        : {}),
       ...(outcome.allowed
         ? {}
         : { limitedBy: 'limitedBy' in outcome ? (outcome.limitedBy ?? 'bucket') : 'bucket' }),

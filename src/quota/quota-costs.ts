@@ -35,6 +35,7 @@ export interface QuotaCosts {
   circulationImageRendered: OperationCost;
   circulationImageFailed: OperationCost;
   prediction: OperationCost;
+  authMe: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -58,5 +59,6 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     circulationImageRendered: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_RENDERED),
     circulationImageFailed: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_FAILED),
     prediction: new OperationCost(config.QUOTA_COST_PREDICTION),
+    authMe: new OperationCost(config.QUOTA_COST_AUTH_ME),
   };
 }

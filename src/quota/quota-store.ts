@@ -31,6 +31,8 @@ export interface QuotaDecision {
   retryAfterMs: number;
   /** Which store decided: a refund must go back to the same one. */
   via: 'redis' | 'memory';
+  /** When the bucket next gains tokens (ms); absent when it is full or refill is off. */
+  nextRefillAtMs?: number;
   /** When refused: which limit refused it (the bucket, or the daily limit of BucketRef.daily). */
   limitedBy?: 'bucket' | 'daily';
 }

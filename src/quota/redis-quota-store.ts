@@ -11,7 +11,8 @@ import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from '
  * spent in the period, expiring when it ends): applyBucketAndDaily's rules.
  * ARGV capacity, refillAmount, refillIntervalMs, "take" | "refund", cost or amount, now ms or "",
  *   then with KEYS[2]: daily limit, period end ms
- * returns {allowed 0/1, remain, charged, retry-after ms, limited by (0 none, 1 bucket, 2 daily)}
+ * returns {allowed 0/1, remain, charged, retry-after ms, limited by (0 none, 1 bucket, 2 daily),
+ *   next refill ms (0 when full or refill is off)}
  */
 export const TOKEN_BUCKET_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
@@ -104,7 +105,9 @@ else
 end
 local remain = tokens
 if daily then remain = math.min(tokens, math.max(0, limit - spent)) end
-return {allowed, remain, charged, retry, limitedBy}
+local nextRefill = 0
+if amount > 0 and tokens < capacity then nextRefill = anchor + interval end
+return {allowed, remain, charged, retry, limitedBy, nextRefill}
 `;
 
 const COMMAND = 'emutrackTokenBucket';
@@ -113,7 +116,7 @@ const COMMAND = 'emutrackTokenBucket';
 type BucketCommand = (
   numberOfKeys: 1 | 2,
   ...keysAndArgs: (string | number)[]
-) => Promise<[number, number, number, number, number]>;
+) => Promise<[number, number, number, number, number, number]>;
 
 export interface RedisQuotaStoreOptions {
   redis: Redis;
@@ -138,7 +141,7 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async take(bucket: BucketRef, cost: number): Promise<QuotaDecision> {
-    const [allowed, remain, charged, retryAfterMs, limitedBy] = await this.call(
+    const [allowed, remain, charged, retryAfterMs, limitedBy, nextRefill] = await this.call(
       bucket,
       'take',
       cost,
@@ -149,6 +152,7 @@ export class RedisQuotaStore implements QuotaStore {
       cost: charged,
       retryAfterMs,
       via: 'redis',
+      ...(nextRefill > 0 ? { nextRefillAtMs: nextRefill } : {}),
       ...(limitedBy === 1 ? { limitedBy: 'bucket' as const } : {}),
       ...(limitedBy === 2 ? { limitedBy: 'daily' as const } : {}),
     };

@@ -8,6 +8,7 @@ import {
 } from '../../src/accounts/credentials.js';
 import { hashPassword, verifyPassword } from '../../src/accounts/passwords.js';
 import {
+  scopesOfRole,
   ALL_SCOPES,
   ANONYMOUS_SCOPES,
   AUTH_ME_SCOPE,
@@ -45,7 +46,9 @@ describe('scopes', () => {
   it('describe every scope in words; anonymous callers hold all but the session', () => {
     for (const s of SCOPE_CATALOGUE) expect(s.description.length).toBeGreaterThan(10);
     expect(ANONYMOUS_SCOPES).not.toContain(AUTH_ME_SCOPE);
-    expect(ANONYMOUS_SCOPES.length).toBe(ALL_SCOPES.length - 1);
+    expect(ANONYMOUS_SCOPES.length).toBe(ALL_SCOPES.length - 2);
+    expect(scopesOfRole('admin')).toEqual(ALL_SCOPES);
+    expect(scopesOfRole('user')).not.toContain('api.admin.oauth.clients.review');
   });
 });
 
@@ -89,19 +92,19 @@ describe('users', () => {
     const s1 = await issueCredential(db, {
       userId: u.userId,
       issuer: 'webapp',
-      scopes: ALL_SCOPES,
+      scopes: scopesOfRole('user'),
       dailyTokenLimit: 10,
     });
     const s2 = await issueCredential(db, {
       userId: u.userId,
       issuer: 'webapp',
-      scopes: ALL_SCOPES,
+      scopes: scopesOfRole('user'),
       dailyTokenLimit: 10,
     });
     const key = await issueCredential(db, {
       userId: u.userId,
       issuer: 'api',
-      scopes: ALL_SCOPES,
+      scopes: scopesOfRole('user'),
       dailyTokenLimit: 10,
     });
     expect(

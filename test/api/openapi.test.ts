@@ -9,7 +9,10 @@ interface Operation {
   security: Record<string, string[]>[];
   'x-scope': string;
   parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: object }>;
+  responses: Record<
+    string,
+    { description?: string; content?: Record<string, { schema: unknown }>; headers?: object }
+  >;
 }
 
 describe('OpenAPI document and docs', () => {

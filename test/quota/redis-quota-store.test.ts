@@ -71,7 +71,14 @@ describe('RedisQuotaStore (the Lua script)', () => {
       capacity: 30,
       daily: { key: `daily-parity-${key}:${resetAtMs}`, limit: 40, resetAtMs },
     });
-    const pick = (d: QuotaDecision) => [d.allowed, d.remain, d.cost, d.retryAfterMs, d.limitedBy];
+    const pick = (d: QuotaDecision) => [
+      d.allowed,
+      d.remain,
+      d.cost,
+      d.retryAfterMs,
+      d.limitedBy,
+      d.nextRefillAtMs,
+    ];
     for (let i = 0; i < 400; i++) {
       now += next(4) === 0 ? next(20_000) : next(500);
       if (now >= resetAtMs) resetAtMs += 60_000; // a new period: a new counter key

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { buildApp, type AppDeps, type ApiApp } from '../../../src/api/app.js';
 import { loadConfig, type Config } from '../../../src/config/config.js';
 import type { Db } from '../../../src/db/db.js';
-import type { Logger } from '../../../src/log/logger.js';
+import { LOG_REDACT_PATHS, type Logger } from '../../../src/log/logger.js';
 import { TEST_REDIS_URL } from '../../helpers/test-env.js';
 
 /** A config as the environment would give it, with this test's own quota key prefix. */
@@ -26,7 +26,10 @@ export function capturingLogger(): { logger: Logger; lines: () => Record<string,
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, sink), lines: () => lines };
+  return {
+    logger: pino({ level: 'info', redact: LOG_REDACT_PATHS }, sink),
+    lines: () => lines,
+  };
 }
 
 export function silentLogger(): Logger {

@@ -1,0 +1,209 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import { z } from 'zod';
+import { revokeCredential } from '../../accounts/credentials.js';
+import { AUTH_ME_SCOPE } from '../../accounts/scopes.js';
+import { register, signIn } from '../../accounts/sign-in.js';
+import { changePassword } from '../../accounts/users.js';
+import { accountSettingsFromConfig } from '../account-settings.js';
+import {
+  apiKeySummaryOf,
+  credentialsBodySchema,
+  sessionSchema,
+  webSessionOf,
+  webSessionSchema,
+} from '../account-schemas.js';
+import { ApiError } from '../api-error.js';
+import type { RouteOptions } from '../services.js';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../web-session.js';
+import { callerOf, clientAddress, quotaOf } from '../v2-edge.js';
+import { authQuota } from './auth-quota.js';
+
+/** Bodies of account operations are small: anything larger is refused (413) unread. */
+export const ACCOUNT_BODY_LIMIT = 16 * 1024;
+
+/**
+ * Registration, sign-in, sign-out, password change and the session check (GetAuthMe). Sign-in
+ * and registration answer the new web session's public fields and set the `token` cookie.
+ */
+export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
+  const { db, config, costs } = services;
+  const settings = accountSettingsFromConfig(config);
+  const credentials = app.emutrackEdge.credentials;
+
+  app.post(
+    '/api/v2/auth/register',
+    {
+      bodyLimit: ACCOUNT_BODY_LIMIT,
+      config: {
+        v2: {
+          operationId: 'Register',
+          tag: 'Auth',
+          summary: 'Creates an account and signs it in',
+          description:
+            'JSON `{username, password}`: 3-32 characters of `[A-Za-z0-9_.-]`, unique regardless of case (409 username_taken); at least 8 characters. Answers the new web session (issuer webapp) and sets the `token` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over https). Free of quota.',
+          auth: 'none',
+          cost: { free: true },
+          errorStatuses: [409, 413],
+        },
+      },
+      schema: { body: credentialsBodySchema, response: { 200: webSessionSchema } },
+    },
+    async (request, reply) => {
+      const signedIn = await register(db, request.body, settings);
+      setSessionCookie(request, reply, signedIn.secret, signedIn.session.expiresAt);
+      return webSessionOf(signedIn.user.username, signedIn.session);
+    },
+  );
+
+  app.post(
+    '/api/v2/auth/login',
+    {
+      bodyLimit: ACCOUNT_BODY_LIMIT,
+      config: {
+        v2: {
+          operationId: 'Login',
+          tag: 'Auth',
+          summary: 'Signs in with a username and password',
+          description: `JSON \`{username, password}\`. A wrong username and a wrong password get the same 401 invalid_credentials; a banned user 403 account_banned. After ${config.SIGN_IN_MAX_FAILURES} failures in ${config.SIGN_IN_WINDOW_SECONDS} s for one account or from one address, attempts are refused with 429 rate_limited and Retry-After. Answers the new web session and sets the \`token\` cookie. Free of quota.`,
+          auth: 'none',
+          cost: { free: true },
+          errorStatuses: [413],
+        },
+      },
+      schema: { body: credentialsBodySchema, response: { 200: webSessionSchema } },
+    },
+    async (request, reply) => {
+      const result = await signIn(
+        db,
+        { ...request.body, address: clientAddress(request) },
+        settings,
+      );
+      if (!result.ok) {
+        if (result.reason === 'throttled') {
+          throw new ApiError(
+            'rate_limited',
+            `too many failed sign-ins for this account or from this address; retry in ${result.retryAfterSeconds} s`,
+            result.retryAfterSeconds,
+          );
+        }
+        if (result.reason === 'banned')
+          throw new ApiError('account_banned', 'the account is banned');
+        throw new ApiError('invalid_credentials', 'wrong username or password');
+      }
+      setSessionCookie(request, reply, result.secret, result.session.expiresAt);
+      return webSessionOf(result.user.username, result.session);
+    },
+  );
+
+  app.post(
+    '/api/v2/auth/logout',
+    {
+      bodyLimit: ACCOUNT_BODY_LIMIT,
+      config: {
+        v2: {
+          operationId: 'Logout',
+          tag: 'Auth',
+          summary: 'Signs out: revokes the web session of the `token` cookie and clears it',
+          description:
+            'Always succeeds (a missing or stale cookie is simply cleared). API keys are not touched: revoke them with DELETE /auth/api-keys/{revokeId}. Free of quota.',
+          auth: 'none',
+          cost: { free: true },
+        },
+      },
+      schema: {
+        response: {
+          200: z
+            .object({ signedOut: z.boolean().describe('Whether a live session was revoked.') })
+            .meta({ id: 'LogoutData' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const secret = request.cookies[SESSION_COOKIE];
+      let signedOut = false;
+      if (secret) {
+        const result = await credentials.authenticate(secret);
+        if (result.ok && result.credential.issuer === 'webapp') {
+          await revokeCredential(db, result.credential.revokeId);
+          credentials.clear();
+          signedOut = true;
+        }
+      }
+      clearSessionCookie(request, reply);
+      return { signedOut };
+    },
+  );
+
+  app.patch(
+    '/api/v2/auth/password',
+    {
+      bodyLimit: ACCOUNT_BODY_LIMIT,
+      config: {
+        v2: {
+          operationId: 'ChangePassword',
+          tag: 'Auth',
+          summary: "Changes the signed-in user's password and ends their other web sessions",
+          description:
+            'JSON `{currentPassword, newPassword}` (at least 8 characters), with a web session (cookie). A wrong currentPassword is 401 invalid_credentials. The session making the change stays signed in; every other web session of the user is revoked. API keys stay. Free of quota.',
+          auth: 'required',
+          issuers: ['webapp'],
+          cost: { free: true },
+          errorStatuses: [413],
+        },
+      },
+      schema: {
+        body: z.strictObject({
+          currentPassword: z.string().max(1024),
+          newPassword: z.string().max(1024),
+        }),
+        response: {
+          200: z.object({ otherSessionsEnded: z.literal(true) }).meta({ id: 'ChangePasswordData' }),
+        },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
+      const changed = await changePassword(
+        db,
+        {
+          userId: caller.user.userId,
+          currentPassword: request.body.currentPassword,
+          newPassword: request.body.newPassword,
+          keepCredentialId: caller.credential.credentialId,
+        },
+        { scrypt: settings.scrypt },
+      );
+      if (!changed) throw new ApiError('invalid_credentials', 'currentPassword is wrong');
+      credentials.clear();
+      return { otherSessionsEnded: true as const };
+    },
+  );
+
+  app.get(
+    '/api/v2/auth/me',
+    {
+      config: {
+        v2: {
+          operationId: 'GetAuthMe',
+          tag: 'Auth',
+          summary: 'The caller: user, credential and quota',
+          description: `Checks a credential (bearer API key or OAuth access token, or the \`token\` cookie) and reports the quota: the user's bucket (shared by all their credentials) and, in \`remain\`, the smaller of what is left in it and of this credential's daily limit. Quota: ${costs.authMe.of()} per request.`,
+          scope: AUTH_ME_SCOPE,
+          auth: 'required',
+          cost: { fixed: costs.authMe },
+        },
+      },
+      schema: { response: { 200: sessionSchema } },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
+      return {
+        user: { userId: caller.user.userId },
+        apiKey: apiKeySummaryOf(caller.credential),
+        quota: await authQuota(quotaOf(request), config),
+      };
+    },
+  );
+};

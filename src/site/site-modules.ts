@@ -1,9 +1,14 @@
 import { contentModule } from './content/content-module.js';
 import { createMediaModule } from './media/media-module.js';
+import { createOembedModule } from './oembed/oembed-module.js';
 import type { SiteModule } from './site-kit.js';
 
 /**
  * The site's modules in registration order (route order matters: the first matching route
  * wins). Media, templates and oEmbed (src/site/media, templates, oembed) add theirs here.
  */
-export const siteModules: readonly SiteModule[] = [contentModule, createMediaModule()];
+export const siteModules: readonly SiteModule[] = [
+  contentModule,
+  createMediaModule(),
+  createOembedModule(),
+];

@@ -7,14 +7,18 @@ export interface PageCacheOptions {
   maxBytes?: number;
 }
 
-interface Entry {
-  version: number;
+/** A rendered page: its body (JSON text) and how many records it holds (for per-record costs). */
+export interface RenderedPage {
   body: string;
+  records: number;
 }
 
-/** A page as served: its rendered body and whether it came from the cache. */
-export interface ServedPage {
-  body: string;
+interface Entry extends RenderedPage {
+  version: number;
+}
+
+/** A page as served, and whether it came from the cache. */
+export interface ServedPage extends RenderedPage {
   cached: boolean;
 }
 
@@ -29,7 +33,7 @@ export class PageCache {
   private readonly pages: LRUCache<string, Entry>;
   private readonly versions: PageVersionReader;
   /** Renders in progress: concurrent misses of one page and version share one render. */
-  private readonly rendering = new Map<string, Promise<string>>();
+  private readonly rendering = new Map<string, Promise<RenderedPage>>();
 
   constructor(db: Queryable, options: PageCacheOptions = {}) {
     this.versions = new PageVersionReader(db);
@@ -43,30 +47,46 @@ export class PageCache {
   async page(
     key: string,
     depends: PageVersionKey,
-    render: () => Promise<string>,
+    render: () => Promise<RenderedPage>,
   ): Promise<ServedPage> {
     const version = await this.versions.read(depends);
     const kept = this.pages.get(key);
-    if (kept && kept.version === version) return { body: kept.body, cached: true };
+    if (kept && kept.version === version)
+      return { body: kept.body, records: kept.records, cached: true };
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
       rendering = render();
       this.rendering.set(renderKey, rendering);
       rendering
-        .then((body) => {
+        .then((page) => {
           // Never replace a page of a later version by one of an earlier (a slow render).
-          const now = this.pages.get(key, { updateAgeOnGet: false });
-          if (!now || now.version <= version) this.pages.set(key, { version, body });
+          const now = this.pages.peek(key);
+          if (!now || now.version <= version) this.pages.set(key, { version, ...page });
         })
         .catch(() => {})
         .finally(() => this.rendering.delete(renderKey));
     }
-    return { body: await rendering, cached: false };
+    return { ...(await rendering), cached: false };
   }
 
   /** Pages kept, and their size. */
   stats(): { pages: number; bytes: number } {
     return { pages: this.pages.size, bytes: this.pages.calculatedSize };
   }
+}
+
+const shared = new WeakMap<object, PageCache>();
+
+/**
+ * The page cache of a database handle: one per process and database, made on first use, so
+ * that every route of an app (and every app on the same handle) shares one bound.
+ */
+export function pageCacheOf(db: Queryable, options: PageCacheOptions = {}): PageCache {
+  let cache = shared.get(db);
+  if (!cache) {
+    cache = new PageCache(db, options);
+    shared.set(db, cache);
+  }
+  return cache;
 }

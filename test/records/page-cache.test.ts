@@ -36,14 +36,14 @@ describe('page cache: kept pages follow the version the build bumps', () => {
       const get = (cache: PageCache, db: typeof other) =>
         cache.page(`records:${day}:first`, recordsVersionKey(day), () => {
           renders++;
-          return renderDay(db, day);
+          return renderDay(db, day).then((body) => ({ body, records: 1 }));
         });
 
       const first = await get(here, t.current.db);
       expect(first.cached).toBe(false);
-      expect(await get(here, t.current.db)).toEqual({ body: first.body, cached: true });
+      expect(await get(here, t.current.db)).toMatchObject({ body: first.body, cached: true });
       expect((await get(there, other)).body).toBe(first.body);
-      expect(await get(there, other)).toEqual({ body: first.body, cached: true });
+      expect(await get(there, other)).toMatchObject({ body: first.body, cached: true });
       expect(renders).toBe(2);
 
       // A rebuild that changes nothing keeps the version: both keep serving their page.
@@ -51,8 +51,8 @@ describe('page cache: kept pages follow the version the build bumps', () => {
         inserted: 0,
         updated: 0,
       });
-      expect(await get(here, t.current.db)).toEqual({ body: first.body, cached: true });
-      expect(await get(there, other)).toEqual({ body: first.body, cached: true });
+      expect(await get(here, t.current.db)).toMatchObject({ body: first.body, cached: true });
+      expect(await get(there, other)).toMatchObject({ body: first.body, cached: true });
 
       // New sightings, a rebuild that changes the day: the very next request, in either
       // process, gets the new bytes.
@@ -61,9 +61,9 @@ describe('page cache: kept pages follow the version the build bumps', () => {
       expect(rebuilt.inserted).toBe(1);
       const fresh = await renderDay(t.current.db, day);
       expect(fresh).not.toBe(first.body);
-      expect(await get(here, t.current.db)).toEqual({ body: fresh, cached: false });
-      expect(await get(there, other)).toEqual({ body: fresh, cached: false });
-      expect(await get(there, other)).toEqual({ body: fresh, cached: true });
+      expect(await get(here, t.current.db)).toMatchObject({ body: fresh, cached: false });
+      expect(await get(there, other)).toMatchObject({ body: fresh, cached: false });
+      expect(await get(there, other)).toMatchObject({ body: fresh, cached: true });
     } finally {
       await other.close();
     }

@@ -3,11 +3,12 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Queryable } from '../../db/db.js';
 import { dailyExportIndex } from '../../exports/daily-export-csv.js';
+import { pageCacheOf } from '../../records/page-cache.js';
 import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
 import type { RouteOptions } from '../services.js';
-import { quotaOf } from '../v2-edge.js';
+import { quotaOf, sendDataJson } from '../v2-edge.js';
 
 export const dailyExportIndexDataSchema = z
   .object({
@@ -110,7 +111,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         response: { 200: dailyExportIndexDataSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { year, month } = request.query;
       if ((year === undefined) !== (month === undefined)) {
         const missing = year === undefined ? 'year' : 'month';
@@ -119,14 +120,23 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           `${missing} is required when ${missing === 'year' ? 'month' : 'year'} is given (or omit both for the latest month)`,
         );
       }
-      const index = await dailyExportIndex(db, year, month);
-      return {
-        selectedYear: index.selectedYear,
-        selectedMonth: index.selectedMonth,
-        availableYears: index.availableYears,
-        availableMonths: index.availableMonths,
-        items: index.serviceDays.map((serviceDay) => ({ serviceDay })),
-      };
+      // Rendered once per change of the days listed (page_versions 'exports', page-cache.ts).
+      const page = await pageCacheOf(db).page(
+        `exports-index:${year ?? ''}:${month ?? ''}`,
+        'exports',
+        async () => {
+          const index = await dailyExportIndex(db, year, month);
+          const data = {
+            selectedYear: index.selectedYear,
+            selectedMonth: index.selectedMonth,
+            availableYears: index.availableYears,
+            availableMonths: index.availableMonths,
+            items: index.serviceDays.map((serviceDay) => ({ serviceDay })),
+          };
+          return { body: JSON.stringify(data), records: data.items.length };
+        },
+      );
+      return sendDataJson(request, reply, page.body);
     },
   );
 

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
+import { pageCacheOf } from '../../records/page-cache.js';
+import { recordsVersionKey } from '../../records/page-versions.js';
 import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { dailyRecordsDataJson, recordItems } from '../daily-records-json.js';
@@ -45,26 +47,35 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           `cursor ${JSON.stringify(cursor.text)} belongs to service day ${cursor.serviceDay}, not to date ${ymdOfServiceDay(serviceDay)} (service day ${serviceDay})`,
         );
       }
-      const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
-      const items = recordItems(serviceDay, lines);
-      await emuCodes.load(items.map((item) => item.emuId));
-      const timetableIds = items.flatMap((item) =>
-        item.timetableId === null ? [] : [item.timetableId],
-      );
-      if (timetableIds.length > 0) await timetables.load(timetableIds);
-      const last = items[items.length - 1];
-      const json = dailyRecordsDataJson(
-        {
-          serviceDay,
-          cursor: cursor?.text ?? '',
-          limit,
-          nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
-          items,
+      // A page is rendered once per version of its day (page-cache.ts): the build bumps it in
+      // the transaction that changes the day, so a kept page is never stale.
+      const page = await pageCacheOf(db).page(
+        `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`,
+        recordsVersionKey(serviceDay),
+        async () => {
+          const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
+          const items = recordItems(serviceDay, lines);
+          await emuCodes.load(items.map((item) => item.emuId));
+          const timetableIds = items.flatMap((item) =>
+            item.timetableId === null ? [] : [item.timetableId],
+          );
+          if (timetableIds.length > 0) await timetables.load(timetableIds);
+          const last = items[items.length - 1];
+          const json = dailyRecordsDataJson(
+            {
+              serviceDay,
+              cursor: cursor?.text ?? '',
+              limit,
+              nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
+              items,
+            },
+            { emuCodes, timetables },
+          );
+          return { body: json, records: items.length };
         },
-        { emuCodes, timetables },
       );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
-      return sendDataJson(request, reply, json, { records: items.length });
+      return sendDataJson(request, reply, page.body, { records: page.records });
     },
   );
 };

@@ -4,6 +4,7 @@ import {
   readReferenceModels,
   referenceModelsOfTrain,
 } from '../../records/read-reference-models.js';
+import { pageCacheOf } from '../../records/page-cache.js';
 import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
 import {
   readTimetableCoverage,
@@ -17,7 +18,7 @@ import type { RouteOptions } from '../services.js';
 import { trainCirculationSchema } from '../train-circulation-schema.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
 import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';
-import { quotaOf } from '../v2-edge.js';
+import { quotaOf, sendDataJson } from '../v2-edge.js';
 
 const currentStopSchema = z
   .object({
@@ -240,30 +241,40 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       },
       schema: { params, response: { 200: trainTimetableHistoryDataSchema } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { trainCode } = request.params;
-      const coverage = await readTimetableCoverage(db, trainCode);
-      if (coverage.length === 0) {
-        throw new ApiError('not_found', `no timetable of ${trainCode} is known`);
-      }
-      await quotaOf(request).charge(costs.timetableHistory.of(coverage.length));
-      const timetables = await readTimetables(
-        db,
-        coverage.map((c) => c.timetableId),
+      // Rendered once per change of timetable coverage (timetable_changes, page-cache.ts).
+      const page = await pageCacheOf(db).page(
+        `timetable-history:${trainCode}`,
+        'timetables',
+        async () => {
+          const coverage = await readTimetableCoverage(db, trainCode);
+          if (coverage.length === 0) {
+            throw new ApiError('not_found', `no timetable of ${trainCode} is known`);
+          }
+          const timetables = await readTimetables(
+            db,
+            coverage.map((c) => c.timetableId),
+          );
+          const timetableMappings: Record<string, HistoricalTimetableContent> = {};
+          for (const t of timetables.values())
+            timetableMappings[t.timetableId] = historicalContent(t);
+          const requested = trainCodeOf(trainCode);
+          const data = {
+            ...(requested ? { trainCode: requested } : {}),
+            items: coverage.map((c) => ({
+              coverageId: c.coverageId,
+              timetableId: c.timetableId,
+              serviceDayStart: c.serviceDayStart,
+              serviceDayEndExclusive: c.serviceDayEndExclusive ?? 0,
+            })),
+            timetableMappings,
+          };
+          return { body: JSON.stringify(data), records: coverage.length };
+        },
       );
-      const timetableMappings: Record<string, HistoricalTimetableContent> = {};
-      for (const t of timetables.values()) timetableMappings[t.timetableId] = historicalContent(t);
-      const requested = trainCodeOf(trainCode);
-      return {
-        ...(requested ? { trainCode: requested } : {}),
-        items: coverage.map((c) => ({
-          coverageId: c.coverageId,
-          timetableId: c.timetableId,
-          serviceDayStart: c.serviceDayStart,
-          serviceDayEndExclusive: c.serviceDayEndExclusive ?? 0,
-        })),
-        timetableMappings,
-      };
+      await quotaOf(request).charge(costs.timetableHistory.of(page.records));
+      return sendDataJson(request, reply, page.body);
     },
   );
 };

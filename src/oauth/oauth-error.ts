@@ -30,6 +30,8 @@ export class OAuthError extends EmutrackError {
   constructor(
     readonly error: OAuthErrorValue,
     readonly description: string,
+    /** Access tokens were revoked on the way (a replayed code): caches of credentials are stale. */
+    readonly tokensRevoked = false,
   ) {
     super(`oauth_${error}`, `${error}: ${description}`);
   }

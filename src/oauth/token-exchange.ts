@@ -137,6 +137,7 @@ export async function exchangeAuthorizationCode(
         new OAuthError(
           'invalid_grant',
           'the code was already used; the access token it gave has been revoked',
+          row.credential_id !== null,
         ),
       );
     }

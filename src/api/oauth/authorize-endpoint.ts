@@ -1,5 +1,6 @@
+import type { ApiApp } from '../services.js';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   hasRememberedConsent,
   issueAuthorizationCode,
@@ -110,7 +111,7 @@ function queryOf(request: FastifyRequest): string {
  * error page, never a redirect; every other refusal: a redirect with error, state and iss.
  */
 export async function registerAuthorizeEndpoint(
-  app: FastifyInstance,
+  app: ApiApp,
   edge: OAuthEdge,
   session: PageSession,
 ): Promise<void> {

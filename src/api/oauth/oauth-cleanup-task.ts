@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ApiApp } from '../services.js';
 import { deleteExpiredOAuthRows } from '../../oauth/cleanup.js';
 import { IntervalTask } from '../../queue/interval-task.js';
 import type { OAuthEdge } from './oauth-edge.js';
@@ -9,7 +9,7 @@ import type { OAuthEdge } from './oauth-edge.js';
  * only injected into, as in tests, run no timer). Each run is one indexed DELETE per table, so
  * several API processes running it is harmless.
  */
-export function scheduleOAuthCleanup(app: FastifyInstance, edge: OAuthEdge): void {
+export function scheduleOAuthCleanup(app: ApiApp, edge: OAuthEdge): void {
   const seconds = edge.config.OAUTH_CLEANUP_INTERVAL_SECONDS;
   if (seconds === 0) return;
   const task = new IntervalTask(

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/db.js';
@@ -31,6 +32,11 @@ export interface OAuthEdge {
   authorizeLimit: OAuthRateLimiter;
   tokenLimit: OAuthRateLimiter;
   now(): Date;
+  /**
+   * Call after revoking tokens from a request: the API's short credential cache forgets what it
+   * knew, so that the revoked tokens fail from the next request on.
+   */
+  credentialsChanged(request: FastifyRequest): void;
 }
 
 export function createOAuthEdge(deps: OAuthEdgeDeps): OAuthEdge {
@@ -55,5 +61,6 @@ export function createOAuthEdge(deps: OAuthEdgeDeps): OAuthEdge {
     authorizeLimit: limiter('authorize', config.OAUTH_AUTHORIZE_RATE_PER_MINUTE),
     tokenLimit: limiter('token', config.OAUTH_TOKEN_RATE_PER_MINUTE),
     now: () => new Date(clock()),
+    credentialsChanged: (request) => request.server.emutrackEdge?.credentials.clear(),
   };
 }

@@ -1,5 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { ApiApp } from '../services.js';
+import { webPageSession } from '../web-session.js';
+import { oauthAccountPanels, registerAccountOAuthForms } from './account-oauth-panel.js';
+import { adminOAuthClientRoutes } from './admin-client-routes.js';
+import { registerAdminReviewPage } from './admin-review-page.js';
+import { authorizationRoutes } from './authorization-routes.js';
 import { registerAuthorizeEndpoint } from './authorize-endpoint.js';
+import { oauthClientRoutes } from './client-routes.js';
 import { createOAuthEdge, type OAuthEdge, type OAuthEdgeDeps } from './oauth-edge.js';
 import { scheduleOAuthCleanup } from './oauth-cleanup-task.js';
 import type { PageSession } from './page-session.js';
@@ -8,24 +14,29 @@ import { registerUserInfoEndpoint } from './userinfo-endpoint.js';
 import { registerWellKnownEndpoints } from './well-known-endpoints.js';
 
 export interface RegisterOAuthDeps extends OAuthEdgeDeps {
-  /** The accounts' web sign-in as the OAuth pages use it. */
-  session: PageSession;
+  /** The web sign-in as the consent page uses it. Default: the accounts' (web-session.ts). */
+  session?: PageSession;
 }
 
 /**
- * The OAuth 2.0 authorization server on the API app: /oauth/authorize, /oauth/token,
- * /oauth/userinfo, the discovery document and the JWKS, and the clean-up of expired rows.
- * Returns the edge (issuer, keys) for the caller's use.
+ * The OAuth 2.0 authorization server on the API app (after the v2 edge and the cookie plugin):
+ * /oauth/authorize (and its consent page), /oauth/token, /oauth/userinfo, discovery and JWKS;
+ * the v2 operations on clients (/api/v2/oauth/clients, /api/v2/admin/oauth/clients) and
+ * authorizations (/api/v2/auth/authorizations); the admin review page; the account page's
+ * OAuth panels; the clean-up of expired rows. Returns the edge (issuer, keys).
  */
-export async function registerOAuth(
-  app: FastifyInstance,
-  deps: RegisterOAuthDeps,
-): Promise<OAuthEdge> {
+export async function registerOAuth(app: ApiApp, deps: RegisterOAuthDeps): Promise<OAuthEdge> {
   const edge = createOAuthEdge(deps);
   registerWellKnownEndpoints(app, edge);
   await registerTokenEndpoint(app, edge);
   await registerUserInfoEndpoint(app, edge);
-  await registerAuthorizeEndpoint(app, edge, deps.session);
+  await registerAuthorizeEndpoint(app, edge, deps.session ?? webPageSession);
+  await app.register(oauthClientRoutes, { edge });
+  await app.register(adminOAuthClientRoutes, { edge });
+  await app.register(authorizationRoutes, { edge });
+  await registerAdminReviewPage(app, edge);
+  await registerAccountOAuthForms(app, edge);
+  for (const panel of oauthAccountPanels(edge)) app.accountPanels.add(panel);
   scheduleOAuthCleanup(app, edge);
   return edge;
 }

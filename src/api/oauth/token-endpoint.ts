@@ -1,5 +1,6 @@
+import type { ApiApp } from '../services.js';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../oauth/oauth-error.js';
 import { OAUTH_PATHS } from '../../oauth/discovery.js';
 import { exchangeAuthorizationCode } from '../../oauth/token-exchange.js';
@@ -34,9 +35,9 @@ export function rateLimited(limit: OAuthEdge['tokenLimit']) {
   };
 }
 
-/** The dailyTokenLimit of an access token: what a signed-in user's bucket holds. */
+/** The dailyTokenLimit of an access token: the same as an API key's (API_KEY_DAILY_TOKEN_LIMIT). */
 function dailyTokenLimit(edge: OAuthEdge): number {
-  return edge.config.QUOTA_USER_CAPACITY;
+  return edge.config.API_KEY_DAILY_TOKEN_LIMIT;
 }
 
 /**
@@ -44,14 +45,17 @@ function dailyTokenLimit(edge: OAuthEdge): number {
  * every answer carries Cache-Control: no-store; errors are `{error, error_description}`, 400 or
  * 401 for invalid_client. Rate-limited per address. Readable from any origin (browser apps).
  */
-export async function registerTokenEndpoint(app: FastifyInstance, edge: OAuthEdge): Promise<void> {
+export async function registerTokenEndpoint(app: ApiApp, edge: OAuthEdge): Promise<void> {
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const { status, error: oauthError } = toOAuthError(error, request);
+      if (oauthError.tokensRevoked) edge.credentialsChanged(request);
       return sendOAuthError(reply, status, oauthError);
     });
-    scope.options(OAUTH_PATHS.token, async (_request, reply) => preflight(reply, 'POST'));
+    scope.options(OAUTH_PATHS.token, { schema: { hide: true } }, async (_request, reply) =>
+      preflight(reply, 'POST'),
+    );
     scope.post(
       OAUTH_PATHS.token,
       { bodyLimit: BODY_LIMIT, onRequest: rateLimited(edge.tokenLimit), schema: { hide: true } },

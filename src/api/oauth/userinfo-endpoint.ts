@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiApp } from '../services.js';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../oauth/discovery.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
 import { userInfoFor } from '../../oauth/userinfo.js';
@@ -38,10 +39,7 @@ function refuse(reply: FastifyReply, status: number, error?: OAuthError): Fastif
  * api.auth.me.read. Errors per RFC 6750 3: 401 with WWW-Authenticate (invalid_token, or no
  * error code when no token was sent), 400 invalid_request for a malformed Authorization.
  */
-export async function registerUserInfoEndpoint(
-  app: FastifyInstance,
-  edge: OAuthEdge,
-): Promise<void> {
+export async function registerUserInfoEndpoint(app: ApiApp, edge: OAuthEdge): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const { status, error: oauthError } = toOAuthError(error, request);
@@ -62,7 +60,9 @@ export async function registerUserInfoEndpoint(
       const info = await userInfoFor(edge.db, token, edge.now());
       return noStore(allowAnyOrigin(reply)).type('application/json; charset=utf-8').send(info);
     };
-    scope.options(OAUTH_PATHS.userinfo, async (_request, reply) => preflight(reply, 'GET, POST'));
+    scope.options(OAUTH_PATHS.userinfo, { schema: { hide: true } }, async (_request, reply) =>
+      preflight(reply, 'GET, POST'),
+    );
     scope.get(OAUTH_PATHS.userinfo, { schema: { hide: true } }, handler);
     scope.post(OAUTH_PATHS.userinfo, { schema: { hide: true } }, handler);
   });

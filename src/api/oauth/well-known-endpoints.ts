@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ApiApp } from '../services.js';
 import { discoveryDocument, OAUTH_PATHS } from '../../oauth/discovery.js';
 import type { OAuthEdge } from './oauth-edge.js';
 import { allowAnyOrigin } from './oauth-json.js';
@@ -9,7 +9,7 @@ import { allowAnyOrigin } from './oauth-json.js';
  * from any origin. The key set is cached for a minute only: after a rotation the new kid must be
  * found soon (clients refetch on an unknown kid anyway).
  */
-export function registerWellKnownEndpoints(app: FastifyInstance, edge: OAuthEdge): void {
+export function registerWellKnownEndpoints(app: ApiApp, edge: OAuthEdge): void {
   const discovery = discoveryDocument(edge.issuer);
   app.get(OAUTH_PATHS.discovery, { schema: { hide: true } }, async (_request, reply) =>
     allowAnyOrigin(reply).header('cache-control', 'public, max-age=3600').send(discovery),

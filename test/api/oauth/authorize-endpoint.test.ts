@@ -6,26 +6,31 @@ import { reviewClient } from '../../../src/oauth/client-review.js';
 import { s256Challenge } from '../../../src/oauth/pkce.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
-import { form, FORM_HEADERS, oauthApp, oauthConfig, VERIFIER } from './oauth-harness.js';
-import { TEST_CSRF, testSession } from './test-session.js';
+import {
+  CSRF_FIELD,
+  form,
+  FORM_HEADERS,
+  oauthApp,
+  oauthConfig,
+  signIn,
+  VERIFIER,
+  type TestBrowser,
+} from './oauth-harness.js';
 
 const database = useTestDatabase();
 const ISSUER = 'http://127.0.0.1:3000';
 let app: Awaited<ReturnType<typeof oauthApp>>;
-let session: ReturnType<typeof testSession>;
 let owner: User;
 let other: User;
 let admin: User;
 let approved: OAuthClient;
 let pending: OAuthClient;
-let ownerCookie: string;
-let otherCookie: string;
+let ownerCookie: TestBrowser;
+let otherCookie: TestBrowser;
 
 beforeAll(async () => {
   const { db } = database.current;
-  session = testSession(db);
   app = await oauthApp(db, {
-    session,
     config: oauthConfig({ OAUTH_AUTHORIZE_RATE_PER_MINUTE: '10000' }),
   });
   owner = await makeUser(db);
@@ -39,8 +44,8 @@ beforeAll(async () => {
     admin.userId,
   );
   pending = await makeClient(db, owner, { name: 'Pending App' });
-  ownerCookie = await session.signIn(owner);
-  otherCookie = await session.signIn(other);
+  ownerCookie = await signIn(db, owner);
+  otherCookie = await signIn(db, other);
 });
 afterAll(async () => app?.close());
 
@@ -60,15 +65,15 @@ function query(client: OAuthClient, extra: Record<string, string | undefined> = 
   return q.toString();
 }
 
-const authorize = (q: string, cookie?: string) =>
-  app.inject({ url: `/oauth/authorize?${q}`, headers: cookie ? { cookie } : {} });
+const authorize = (q: string, browser?: TestBrowser) =>
+  app.inject({ url: `/oauth/authorize?${q}`, headers: browser ? { cookie: browser.cookie } : {} });
 
-const decide = (q: string, decision: string, cookie: string, csrf = TEST_CSRF) =>
+const decide = (q: string, decision: string, browser: TestBrowser, csrf = browser.csrf) =>
   app.inject({
     method: 'POST',
     url: '/oauth/authorize',
-    headers: { ...FORM_HEADERS, cookie },
-    payload: form({ csrf, request: q, decision }),
+    headers: { ...FORM_HEADERS, cookie: browser.cookie },
+    payload: form({ [CSRF_FIELD]: csrf, request: q, decision }),
   });
 
 /** The redirect to the client, its parameters checked to carry iss (RFC 9207). */
@@ -273,7 +278,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(body).toMatch(/<form method="post" action="\/oauth\/authorize">/);
     expect(body).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
     expect(body).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
-    expect(body).toContain(`name="csrf" value="${TEST_CSRF}"`);
+    expect(body).toContain(`name="_csrf" value="${otherCookie.csrf}"`);
   });
 
   it('RFC 6749 4.1.2.1: Deny sends access_denied with state and iss', async () => {
@@ -288,7 +293,11 @@ describe('GET /oauth/authorize: signing in and consent', () => {
       method: 'POST',
       url: '/oauth/authorize',
       headers: FORM_HEADERS,
-      payload: form({ csrf: TEST_CSRF, request: query(approved), decision: 'allow' }),
+      payload: form({
+        [CSRF_FIELD]: otherCookie.csrf,
+        request: query(approved),
+        decision: 'allow',
+      }),
     });
     expect(signedOut.statusCode).toBe(403);
   });
@@ -296,7 +305,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
   it('RFC 6749 4.1.2 / RFC 9207 2: Allow sends code, state and iss; the consent is remembered; prompt=consent asks again', async () => {
     const { db } = database.current;
     const user = await makeUser(db);
-    const cookie = await session.signIn(user);
+    const cookie = await signIn(db, user);
     const q = query(approved, { nonce: 'abc' });
     expect((await authorize(q, cookie)).statusCode).toBe(200);
     const params = callback(await decide(q, 'allow', cookie));
@@ -321,7 +330,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
   it('a revoked authorization asks for consent again', async () => {
     const { db } = database.current;
     const user = await makeUser(db);
-    const cookie = await session.signIn(user);
+    const cookie = await signIn(db, user);
     callback(await decide(query(approved), 'allow', cookie));
     callback(await authorize(query(approved), cookie));
     await revokeAuthorization(db, user.userId, approved.clientId);
@@ -330,7 +339,6 @@ describe('GET /oauth/authorize: signing in and consent', () => {
 
   it('issue 9 item 8: authorization requests are rate-limited per address (429 page)', async () => {
     const limited = await oauthApp(database.current.db, {
-      session,
       config: oauthConfig({ OAUTH_AUTHORIZE_RATE_PER_MINUTE: '2' }),
     });
     try {

@@ -5,8 +5,7 @@ import { reviewClient } from '../../../src/oauth/client-review.js';
 import { s256Challenge } from '../../../src/oauth/pkce.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
-import { oauthApp, VERIFIER } from './oauth-harness.js';
-import { testSession } from './test-session.js';
+import { oauthApp, signIn, VERIFIER } from './oauth-harness.js';
 
 // Today every role holds every scope of the catalogue; this file gives ordinary users one scope
 // less, to show what happens the day a user does not hold a scope a client asks for.
@@ -23,14 +22,12 @@ vi.mock('../../../src/accounts/scopes.js', async (importOriginal) => {
 
 const database = useTestDatabase();
 let app: Awaited<ReturnType<typeof oauthApp>>;
-let session: ReturnType<typeof testSession>;
 let client: OAuthClient;
 let user: User;
 
 beforeAll(async () => {
   const { db } = database.current;
-  session = testSession(db);
-  app = await oauthApp(db, { session });
+  app = await oauthApp(db);
   const admin = await makeUser(db, 'admin');
   client = await makeClient(db, admin);
   await reviewClient(db, client.clientId, {}, admin.userId);
@@ -40,7 +37,7 @@ afterAll(async () => app?.close());
 
 describe('GET /oauth/authorize: the user must hold every scope', () => {
   it('spec Authentication 9: a scope the signed-in user does not hold is access_denied', async () => {
-    const cookie = await session.signIn(user);
+    const { cookie } = await signIn(database.current.db, user);
     const q = new URLSearchParams({
       response_type: 'code',
       client_id: client.clientId,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { ApiApp } from '../../../src/api/app.js';
 
 /**
  * Starts an app on a free loopback port whose PUBLIC_URL (the issuer, fixed when the app is
@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
  * port the URL names. A port taken between choosing and listening is simply tried again.
  */
 export async function listenOnLoopback(
-  build: (publicUrl: string) => Promise<FastifyInstance>,
-): Promise<{ app: FastifyInstance; publicUrl: string }> {
+  build: (publicUrl: string) => Promise<ApiApp>,
+): Promise<{ app: ApiApp; publicUrl: string }> {
   const net = await import('node:net');
   for (let attempt = 0; ; attempt++) {
     const port = await new Promise<number>((resolve, reject) => {

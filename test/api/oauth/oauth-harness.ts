@@ -1,13 +1,12 @@
-import fastifyCookie from '@fastify/cookie';
-import Fastify from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { issueCredential } from '../../../src/accounts/credentials.js';
+import type { User } from '../../../src/accounts/users.js';
+import { buildApp } from '../../../src/api/app.js';
+import type { Config } from '../../../src/config/config.js';
+import type { Db } from '../../../src/db/db.js';
 import { issueAuthorizationCode } from '../../../src/oauth/authorization-grant.js';
 import { parseAuthorizationRequest } from '../../../src/oauth/authorization-request.js';
 import { s256Challenge } from '../../../src/oauth/pkce.js';
-import type { User } from '../../../src/accounts/users.js';
-import type { Db } from '../../../src/db/db.js';
-import type { Config } from '../../../src/config/config.js';
-import { registerOAuth } from '../../../src/api/oauth/register-oauth.js';
-import type { PageSession } from '../../../src/api/oauth/page-session.js';
 import { silentLogger, testConfig } from '../helpers/api-harness.js';
 
 export const KEY_SECRET = 'oauth tests: a secret of thirty-two characters or more';
@@ -21,28 +20,35 @@ export function oauthConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
-/** A session port that knows nobody (for tests of the JSON endpoints). */
-export const NO_SESSION: PageSession = {
-  signedIn: async () => undefined,
-  loginUrl: (next) => `/login?next=${encodeURIComponent(next)}`,
-  csrfField: async () => ({ field: 'csrf', token: 'x' }),
-  csrfValid: async () => false,
-};
-
-export async function oauthApp(
-  db: Db,
-  options: { config?: Config; clock?: () => number; session?: PageSession } = {},
-) {
-  const app = Fastify({ loggerInstance: silentLogger() });
-  await app.register(fastifyCookie);
-  await registerOAuth(app, {
+/** The whole API app (buildApp), as production builds it, with an OAuth test config. */
+export async function oauthApp(db: Db, options: { config?: Config; clock?: () => number } = {}) {
+  return buildApp({
     db,
     config: options.config ?? oauthConfig(),
     logger: silentLogger(),
     clock: options.clock,
-    session: options.session ?? NO_SESSION,
   });
-  return app;
+}
+
+/** The CSRF field of forms (web-session.ts: double submit of the `csrf` cookie). */
+export const CSRF_FIELD = '_csrf';
+
+/** A signed-in browser: a web session for the user, and its cookies (session and CSRF). */
+export interface TestBrowser {
+  cookie: string;
+  csrf: string;
+}
+
+/** Signs a user in as the web sign-in does (a webapp credential in the `token` cookie). */
+export async function signIn(db: Db, user: User): Promise<TestBrowser> {
+  const { secret } = await issueCredential(db, {
+    userId: user.userId,
+    issuer: 'webapp',
+    scopes: ['api.auth.me.read'],
+    dailyTokenLimit: 1000,
+  });
+  const csrf = randomBytes(24).toString('base64url');
+  return { cookie: `token=${secret}; csrf=${csrf}`, csrf };
 }
 
 export const VERIFIER = 'verifier-0123456789-0123456789-0123456789-abcdef';

@@ -7,21 +7,18 @@ import type { OAuthClient } from '../../../src/oauth/client-records.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';
-import { oauthApp, oauthConfig } from './oauth-harness.js';
-import { testSession } from './test-session.js';
+import { CSRF_FIELD, oauthApp, oauthConfig, signIn } from './oauth-harness.js';
 
 const database = useTestDatabase();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 let server: Awaited<ReturnType<typeof listenOnLoopback>>;
-let session: ReturnType<typeof testSession>;
 let user: User;
 let registered: OAuthClient;
 
 beforeAll(async () => {
   const { db } = database.current;
-  session = testSession(db);
   server = await listenOnLoopback((publicUrl) =>
-    oauthApp(db, { session, config: oauthConfig({ PUBLIC_URL: publicUrl }) }),
+    oauthApp(db, { config: oauthConfig({ PUBLIC_URL: publicUrl }) }),
   );
   user = await makeUser(db);
   // The owner may use scopes still waiting for review: enough for a developer's first run.
@@ -74,7 +71,7 @@ describe('the whole flow, driven by oauth4webapi against a server on loopback', 
     }).toString();
 
     // The browser: signed in, sees the consent page, allows.
-    const cookie = await session.signIn(user);
+    const { cookie } = await signIn(database.current.db, user);
     const consent = await browserGet(authorizationUrl.href, cookie);
     expect(consent.status).toBe(200);
     const page = await consent.text();
@@ -83,7 +80,7 @@ describe('the whole flow, driven by oauth4webapi against a server on loopback', 
       redirect: 'manual',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
-        csrf: hidden(page, 'csrf'),
+        [CSRF_FIELD]: hidden(page, CSRF_FIELD),
         request: hidden(page, 'request'),
         decision: 'allow',
       }),

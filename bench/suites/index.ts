@@ -3,6 +3,7 @@ import { apiSuite } from './api.js';
 import { circulationSuite } from './circulation.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
+import { siteSuite } from './site.js';
 
 /** Every benchmark suite, in the order they run. */
 export const suites: readonly BenchSuite[] = [
@@ -10,4 +11,5 @@ export const suites: readonly BenchSuite[] = [
   apiSuite,
   circulationSuite,
   historySuite,
+  siteSuite,
 ];

@@ -66,6 +66,7 @@ export class PostLinks {
 
 /** Rendered content kept by item and modification (not for content that includes reusable blocks). */
 const renderedCache = new LRUCache<string, string>({ max: 5000 });
+const excerptCache = new LRUCache<string, string>({ max: 5000 });
 
 export interface PresenterDeps {
   db: Db;
@@ -208,7 +209,12 @@ export class PostPresenter {
         if (post.excerpt !== '') rendered = texturize(autop(post.excerpt));
         else {
           const length = Number(request.get('excerpt_length') ?? 55);
-          rendered = generatedExcerpt(await this.renderedContent(post), length);
+          const key = `${post.id}:${post.modifiedGmt.getTime()}:${length}`;
+          const cached = post.content.includes('<!-- wp:block ')
+            ? undefined
+            : excerptCache.get(key);
+          rendered = cached ?? generatedExcerpt(await this.renderedContent(post), length);
+          if (cached === undefined) excerptCache.set(key, rendered);
         }
       }
       data.excerpt = { raw: post.excerpt, rendered, protected: isProtected };

@@ -247,32 +247,38 @@ export class RestServer {
   private async embedLinks(
     response: RestResponse,
     parent: RestRequest,
-    rels: string[] | undefined,
+    wanted: string[] | undefined,
   ): Promise<void> {
     const cache = new Map<string, Promise<unknown>>();
-    const items = Array.isArray(response.data) ? response.data : [response.data];
-    for (const item of items) {
-      if (typeof item !== 'object' || item === null) continue;
-      const links = (item as { _links?: Record<string, RestLink[]> })._links;
-      if (!links) continue;
-      const embedded: Record<string, unknown[]> = {};
-      for (const [rel, list] of Object.entries(links)) {
-        if (rels && !rels.includes(rel)) continue;
-        if (!list.some((l) => l.embeddable)) continue;
-        const results: unknown[] = [];
-        for (const link of list) {
-          if (!link.embeddable) continue;
-          let pending = cache.get(link.href);
-          if (!pending) {
-            pending = this.embedOne(link.href, parent);
-            cache.set(link.href, pending);
-          }
-          results.push(await pending);
-        }
-        embedded[rel] = results;
+    const fetchLink = (href: string) => {
+      let pending = cache.get(href);
+      if (!pending) {
+        pending = this.embedOne(href, parent);
+        cache.set(href, pending);
       }
-      if (Object.keys(embedded).length > 0) (item as Record<string, unknown>)._embedded = embedded;
-    }
+      return pending;
+    };
+    const items = Array.isArray(response.data) ? response.data : [response.data];
+    // Every embeddable link of every item is dispatched at once (same link once), then placed.
+    await Promise.all(
+      items.map(async (item) => {
+        if (typeof item !== 'object' || item === null) return;
+        const links = (item as { _links?: Record<string, RestLink[]> })._links;
+        if (!links) return;
+        const rels = Object.entries(links).filter(
+          ([rel, list]) => (!wanted || wanted.includes(rel)) && list.some((l) => l.embeddable),
+        );
+        if (rels.length === 0) return;
+        const embedded: Record<string, unknown[]> = {};
+        const results = await Promise.all(
+          rels.map(([, list]) =>
+            Promise.all(list.filter((l) => l.embeddable).map((l) => fetchLink(l.href))),
+          ),
+        );
+        rels.forEach(([rel], i) => (embedded[rel] = results[i]!));
+        (item as Record<string, unknown>)._embedded = embedded;
+      }),
+    );
   }
 
   private async embedOne(href: string, parent: RestRequest): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { isScope } from '../accounts/scopes.js';
+import { isScope, scopeInfo } from '../accounts/scopes.js';
 import { OAuthInputError } from './oauth-input-error.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
 
@@ -63,6 +63,12 @@ export function checkRequestedScopes(value: unknown): string[] {
     if (typeof scope !== 'string') throw new OAuthInputError(field, 'must be a string');
     if (!isScope(scope))
       throw new OAuthInputError(field, `unknown scope ${JSON.stringify(scope.slice(0, 100))}`);
+    // Administrators' powers are never delegated to a third-party app.
+    if (scopeInfo(scope)?.adminOnly)
+      throw new OAuthInputError(
+        field,
+        `${scope} is for administrators and cannot be requested by an app`,
+      );
     seen.add(scope);
   });
   return [...seen];

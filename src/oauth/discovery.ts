@@ -1,4 +1,4 @@
-import { ALL_SCOPES } from '../accounts/scopes.js';
+import { SCOPE_CATALOGUE } from '../accounts/scopes.js';
 
 /** The scope an OpenID Connect client adds; accepted, never reviewed (an id_token is always issued). */
 export const OPENID_SCOPE = 'openid';
@@ -49,7 +49,11 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     token_endpoint: issuer + OAUTH_PATHS.token,
     userinfo_endpoint: issuer + OAUTH_PATHS.userinfo,
     jwks_uri: issuer + OAUTH_PATHS.jwks,
-    scopes_supported: [OPENID_SCOPE, ...ALL_SCOPES],
+    // What an app may ask for: not the administrators' scopes.
+    scopes_supported: [
+      OPENID_SCOPE,
+      ...SCOPE_CATALOGUE.filter((s) => !s.adminOnly).map((s) => s.name),
+    ],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],

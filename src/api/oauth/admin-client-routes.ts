@@ -12,6 +12,9 @@ import { asApiError, clientIdParams, clientJson, oauthClientSchema } from './cli
 import { signedIn } from './client-routes.js';
 import type { OAuthRouteOptions } from './oauth-route-options.js';
 
+/** The administrators' scope of the review operations (the accounts' catalogue). */
+const ADMIN_REVIEW_SCOPE = 'api.admin.oauth.clients.review';
+
 function adminOperation(
   operationId: string,
   summary: string,
@@ -22,9 +25,12 @@ function adminOperation(
       operationId,
       tag: 'OAuth administration',
       summary,
-      description: `${description} Administrators only (403 forbidden otherwise), signed in on the web.`,
+      description: `${description} Administrators only (scope ${ADMIN_REVIEW_SCOPE}; 403 otherwise): their web session or an API key of theirs carrying the scope.`,
+      // Administrators signed in on the web, or their API keys carrying the review scope;
+      // never an OAuth token (an app does not review apps).
+      scope: ADMIN_REVIEW_SCOPE,
       auth: 'required',
-      issuers: ['webapp'],
+      issuers: ['webapp', 'api'],
       cost: { free: true },
     },
   };

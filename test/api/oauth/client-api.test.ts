@@ -129,10 +129,32 @@ describe("/api/v2/oauth/clients (the signed-in user's clients)", () => {
 });
 
 describe('/api/v2/admin/oauth/clients (review)', () => {
-  it('is for administrators only', async () => {
+  it('is for administrators only: their web session, or an API key of theirs with the review scope', async () => {
+    const { db } = database.current;
     const r = await call('GET', '/api/v2/admin/oauth/clients', aliceBrowser);
     expect(r.status).toBe(403);
-    expect((r.body.error as { code: string }).code).toBe('forbidden');
+    expect((r.body.error as { code: string }).code).toBe('insufficient_scope');
+    expect((await call('GET', '/api/v2/admin/oauth/clients', adminBrowser)).status).toBe(200);
+    const key = await issueCredential(db, {
+      userId: admin.userId,
+      issuer: 'api',
+      scopes: ['api.admin.oauth.clients.review'],
+      dailyTokenLimit: 100,
+    });
+    expect(
+      (await call('GET', '/api/v2/admin/oauth/clients?status=all', { bearer: key.secret })).status,
+    ).toBe(200);
+  });
+
+  it("refuses to let an app request an administrators' scope", async () => {
+    const r = await call('POST', '/api/v2/oauth/clients', adminBrowser, {
+      ...registration,
+      requestedScopes: ['api.admin.oauth.clients.review'],
+    });
+    expect(r.status).toBe(400);
+    expect((r.body.error as { message: string }).message).toMatch(
+      /^requestedScopes\[0\]: .*administrators/,
+    );
   });
 
   it('lists pending clients, approves and rejects scopes, disables, revokes tokens', async () => {

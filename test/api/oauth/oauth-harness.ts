@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { issueCredential } from '../../../src/accounts/credentials.js';
+import { scopesOfRole } from '../../../src/accounts/scopes.js';
 import type { User } from '../../../src/accounts/users.js';
 import { buildApp } from '../../../src/api/app.js';
 import type { Config } from '../../../src/config/config.js';
@@ -44,7 +45,8 @@ export async function signIn(db: Db, user: User): Promise<TestBrowser> {
   const { secret } = await issueCredential(db, {
     userId: user.userId,
     issuer: 'webapp',
-    scopes: ['api.auth.me.read'],
+    // What the web sign-in gives a session: every scope of the user's role.
+    scopes: scopesOfRole(user.role),
     dailyTokenLimit: 1000,
   });
   const csrf = randomBytes(24).toString('base64url');

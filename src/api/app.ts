@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { createQuotaStore } from '../quota/create-quota-store.js';
 import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, QuotaStore } from '../quota/quota-store.js';
+import { accountPages } from '../account-pages/account-pages.js';
 import { AccountPanels } from '../account-pages/account-panels.js';
 import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
@@ -134,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(predictionRoutes, routes);
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
+  await app.register(accountPages, routes);
   await registerOAuth(app, {
     db,
     config,

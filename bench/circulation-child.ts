@@ -20,8 +20,10 @@ const referenceMs: number[] = [];
 const asOf = Number(asOfArg);
 for (let i = 0; i < 3; i++) {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const result = await inferCirculations(db, { asOf, windowDays: Number(windowArg) });
-  runs.push({ ms: performance.now() - started, result });
+  const used = process.cpuUsage(cpu);
+  runs.push({ ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, result });
   const refStarted = performance.now();
   let bytes = 0;
   for await (const chunk of db.copyTo(
@@ -39,6 +41,7 @@ await db.close();
 process.stdout.write(
   JSON.stringify({
     ms: runs.map((r) => r.ms),
+    cpuMs: runs.map((r) => r.cpuMs),
     referenceMs,
     result: runs[0]!.result,
     peakRssBytes: await peakRssBytes(),

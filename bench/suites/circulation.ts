@@ -20,6 +20,8 @@ const WINDOW_DAYS = 14;
 interface ChildResult {
   /** Three runs, the first on a cold process. */
   ms: number[];
+  /** CPU time of this process (user + system) in each run: what the run costs the Node side, whatever the load. */
+  cpuMs: number[];
   /** The bare streamed read of the window's records after each run (see circulation-child.ts). */
   referenceMs: number[];
   result: InferCirculationsResult;
@@ -168,6 +170,12 @@ async function scoreSetting(ctx: BenchContext, setting: AccuracySetting): Promis
         unit: 'ms',
         reference: Math.round(reference),
         ratio: Math.round((reference / sorted[1]!) * 100) / 100,
+      },
+      {
+        suite,
+        metric: `${tag} inference CPU time of the Node process (median of 3; the database's is not in it)`,
+        value: Math.round([...r.cpuMs].sort((a, b) => a - b)[1]!),
+        unit: 'ms',
       },
       {
         suite,

@@ -91,7 +91,7 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
           </p>
           <fieldset>
             <legend>Requested scopes</legend>
-            ${SCOPE_CATALOGUE.map(
+            ${SCOPE_CATALOGUE.filter((s) => !s.adminOnly).map(
               (s) =>
                 html`<div>
                   <label

@@ -2,34 +2,28 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
-import { importFleet, FleetFileError } from '../emus/import-fleet.js';
-import { CoachLayoutFileError, importCoachLayouts } from '../emus/import-coach-layouts.js';
+import { importFleet } from '../emus/import-fleet.js';
+import { importCoachLayouts } from '../emus/import-coach-layouts.js';
+import { isEmutrackError } from '../errors/emutrack-error.js';
 import { renderDailyExport, getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
 import { migrate } from '../db/migrate.js';
-import {
-  serviceDayFromYmd,
-  ymdOfServiceDay,
-  InvalidServiceDateError,
-} from '../time/service-day.js';
-import {
-  importOfficialCirculations,
-  UnreadableOfficialFileError,
-} from '../circulation/import-official.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../time/service-day.js';
+import { importOfficialCirculations } from '../circulation/import-official.js';
 import { inferCirculationsJob } from '../../jobs/index.js';
 import { runInProcess } from '../queue/in-process-runner.js';
 import { CliError, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';
 import { printStatus } from './print-status.js';
 import { registerOAuthCommands } from './commands-oauth.js';
+import { registerSiteCommands } from './commands-site.js';
 
 function ymdArgument(value: string): number {
-import { registerSiteCommands } from './commands-site.js';
   try {
     return serviceDayFromYmd(value);
   } catch (err) {
-    if (err instanceof InvalidServiceDateError) throw new InvalidArgumentError(err.message);
+    if (isEmutrackError(err, 'invalid_service_date')) throw new InvalidArgumentError(err.message);
     throw err;
   }
 }
@@ -148,7 +142,7 @@ export function buildCli(): Command {
           }
         });
       } catch (err) {
-        if (err instanceof FleetFileError || err instanceof CoachLayoutFileError)
+        if (isEmutrackError(err, 'fleet_file_invalid', 'coach_layout_file_invalid'))
           throw new CliError(err.message);
         throw err;
       }
@@ -231,7 +225,7 @@ export function buildCli(): Command {
       try {
         r = await withAppContext((ctx) => importOfficialCirculations(ctx.db, file));
       } catch (err) {
-        if (err instanceof UnreadableOfficialFileError) throw new CliError(err.message);
+        if (isEmutrackError(err, 'official_file_unreadable')) throw new CliError(err.message);
         throw err;
       }
       if (opts.json) {
@@ -286,10 +280,9 @@ export function buildCli(): Command {
     });
 
   registerOAuthCommands(program);
+  registerSiteCommands(program);
   return program;
 }
-
-  registerSiteCommands(program);
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildCli();
   try {

@@ -1,3 +1,4 @@
+import { EmutrackError } from '../errors/emutrack-error.js';
 /**
  * Canonical EMU codes. Sightings write the same unit in several ways (compatibility.md):
  * CR400AF-2001, CR400AF2001, cr400af-2001, CR400BF-A-5156, CR400BFA5156, and travel-code QR
@@ -33,12 +34,12 @@ export interface ParsedEmuCode {
   writtenUnit: string;
 }
 
-export class MalformedEmuCodeError extends Error {
+export class MalformedEmuCodeError extends EmutrackError {
   constructor(readonly input: string) {
     super(
+      'malformed_emu_code',
       `malformed EMU code ${JSON.stringify(input)}: expected letters, digits and dashes such as CR400AF-2001`,
     );
-    this.name = 'MalformedEmuCodeError';
   }
 }
 

@@ -44,12 +44,37 @@ export class PageCache {
   }
 
   /** The page `key` at the current version of `depends`, from the cache or from `render`. */
+  /**
+   * Starts reading the current version of `depends`, to hand to page() later: a caller can
+   * overlap the read with other work of the request (its quota check, say). The read begins now,
+   * after the request arrived, so it is as good as one begun later.
+   */
+  version(depends: PageVersionKey): Promise<number> {
+    const read = this.versions.read(depends);
+    // Awaited by page(); this only keeps a request that ends before then from leaving it unhandled.
+    read.catch(() => {});
+    return read;
+  }
+
+  /**
+   * The page `key` at the current version of `depends` (or at `version`, a read of it begun by
+   * version() during this request), from the cache or from `render`.
+   */
   async page(
     key: string,
     depends: PageVersionKey,
     render: () => Promise<RenderedPage>,
+    version: Promise<number> = this.versions.read(depends),
   ): Promise<ServedPage> {
-    const version = await this.versions.read(depends);
+    const current = await version;
+    return this.pageAt(key, current, render);
+  }
+
+  private async pageAt(
+    key: string,
+    version: number,
+    render: () => Promise<RenderedPage>,
+  ): Promise<ServedPage> {
     const kept = this.pages.get(key);
     if (kept && kept.version === version)
       return { body: kept.body, records: kept.records, cached: true };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { pageCacheOf } from '../../records/page-cache.js';
 import { recordsVersionKey } from '../../records/page-versions.js';
-import { ymdOfServiceDay } from '../../time/service-day.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { dailyRecordsDataJson, recordItems } from '../daily-records-json.js';
 import { dailyRecordsPage } from '../daily-records-page.js';
@@ -11,12 +12,27 @@ import { dailyRecordsDataSchema } from '../schemas.js';
 import type { RouteOptions } from '../services.js';
 import { queryLimit, sendDataJson } from '../v2-edge.js';
 
+/** Version reads begun before validation, by request (see preValidation below). */
+const versionReads = new WeakMap<FastifyRequest, { day: number; version: Promise<number> }>();
+
+/** The service day the raw query names, or undefined (validation will say what is wrong). */
+function rawServiceDay(query: unknown): number | undefined {
+  const date = (query as { date?: unknown } | undefined)?.date;
+  if (typeof date !== 'string' || !/^\d{8}$/.test(date)) return undefined;
+  try {
+    return serviceDayFromYmd(date);
+  } catch {
+    return undefined;
+  }
+}
+
 /** GET /api/v2/records/daily: one page of a service day's records. */
 export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
   const { config, db, costs, emuCodes, timetables } = services;
+  const pages = pageCacheOf(db);
   app.get(
     '/api/v2/records/daily',
     {
@@ -29,6 +45,12 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           description: `Items are ordered by descending id. Page with \`cursor\` = the previous page's \`nextCursor\` until it is "" (the last page). Quota: ${config.QUOTA_COST_RECORDS_DAILY} per request + ${config.QUOTA_COST_RECORDS_DAILY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available and is charged for the records it returns.`,
           cost: { perRecord: costs.recordsDaily, reserveRecords: queryLimit },
         },
+      },
+      // The day's version is read while the edge checks the quota (preHandler), not after it.
+      preValidation: async (request) => {
+        const day = rawServiceDay(request.query);
+        if (day !== undefined)
+          versionReads.set(request, { day, version: pages.version(recordsVersionKey(day)) });
       },
       schema: {
         querystring: z.object({
@@ -49,7 +71,8 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       }
       // A page is rendered once per version of its day (page-cache.ts): the build bumps it in
       // the transaction that changes the day, so a kept page is never stale.
-      const page = await pageCacheOf(db).page(
+      const early = versionReads.get(request);
+      const page = await pages.page(
         `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`,
         recordsVersionKey(serviceDay),
         async () => {
@@ -73,6 +96,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           );
           return { body: json, records: items.length };
         },
+        early?.day === serviceDay ? early.version : undefined,
       );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
       return sendDataJson(request, reply, page.body, { records: page.records });

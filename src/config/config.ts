@@ -1,14 +1,14 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** A configuration value that failed validation; names the variable so start-up can say which. */
-export class ConfigError extends Error {
+export class ConfigError extends EmutrackError {
   constructor(
     readonly variable: string,
     detail: string,
   ) {
-    super(`configuration: ${variable}: ${detail}`);
-    this.name = 'ConfigError';
+    super('config_invalid', `configuration: ${variable}: ${detail}`);
   }
 }
 

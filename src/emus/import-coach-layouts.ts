@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../db/db.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
 import { readJsonEntries, UnreadableJsonEntriesError } from '../io/json-entries.js';
 import { parseEmuCode } from './normalize-emu-code.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * Coach layouts (the allocation's coachLayouts) come in a file of entries, each naming units by
@@ -35,10 +36,9 @@ export interface CoachLayoutImportResult {
   unmatchedModels: string[];
 }
 
-export class CoachLayoutFileError extends Error {
+export class CoachLayoutFileError extends EmutrackError {
   constructor(file: string, reason: string) {
-    super(`${file}: ${reason}`);
-    this.name = 'CoachLayoutFileError';
+    super('coach_layout_file_invalid', `${file}: ${reason}`);
   }
 }
 

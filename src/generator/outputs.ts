@@ -4,6 +4,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Circulation, Train } from './network.js';
 import type { StationNetwork } from './stations.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * Output layout of a generated dataset (under the output directory):
@@ -31,15 +32,15 @@ const OWN_ENTRIES = new Set([
   'truth',
 ]);
 
-export class OutputDirectoryInUseError extends Error {
+export class OutputDirectoryInUseError extends EmutrackError {
   constructor(
     readonly dir: string,
     readonly entry: string,
   ) {
     super(
+      'generator_output_in_use',
       `${dir} holds ${JSON.stringify(entry)}, which a generated dataset does not: choose an empty or new directory`,
     );
-    this.name = 'OutputDirectoryInUseError';
   }
 }
 

@@ -1,3 +1,4 @@
+import { EmutrackError } from '../errors/emutrack-error.js';
 /**
  * Train numbers. A number is an optional letter prefix and up to five digits (G1234, D3125,
  * C5503, S1, 1461). A paired run, one service carrying two numbers because the number changes
@@ -9,12 +10,12 @@ export interface TrainCode {
   number: number;
 }
 
-export class MalformedTrainCodeError extends Error {
+export class MalformedTrainCodeError extends EmutrackError {
   constructor(readonly input: string) {
     super(
+      'malformed_train_code',
       `expected a train number such as G1234, G4340/37 or G4340/G4337, got ${JSON.stringify(input)}`,
     );
-    this.name = 'MalformedTrainCodeError';
   }
 }
 

@@ -16,6 +16,7 @@ import { runInProcess } from '../queue/in-process-runner.js';
 import { CliError, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';
 import { printStatus } from './print-status.js';
+import { registerAccountsCommands } from './commands-accounts.js';
 import { registerOAuthCommands } from './commands-oauth.js';
 import { registerSiteCommands } from './commands-site.js';
 
@@ -279,10 +280,12 @@ export function buildCli(): Command {
       );
     });
 
+  registerAccountsCommands(program);
   registerOAuthCommands(program);
   registerSiteCommands(program);
   return program;
 }
+
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildCli();
   try {

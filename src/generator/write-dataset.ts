@@ -19,6 +19,7 @@ import {
 import { Rng } from './rng.js';
 import { SightingMaker, type SightingRates, type TimedLine } from './sightings.js';
 import { buildStationNetwork } from './stations.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 export interface GenerateOptions {
   /** Units in the fleet, 1 to 10,000 (the G/D/C number space runs out beyond). */
@@ -89,13 +90,12 @@ export interface GeneratedManifest {
   files: { path: string; lines: number }[];
 }
 
-export class InvalidGenerateOptionError extends Error {
+export class InvalidGenerateOptionError extends EmutrackError {
   constructor(
     readonly option: string,
     reason: string,
   ) {
-    super(`${option}: ${reason}`);
-    this.name = 'InvalidGenerateOptionError';
+    super('generator_option_invalid', `${option}: ${reason}`);
   }
 }
 

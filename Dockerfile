@@ -20,6 +20,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The documentation site's block theme (templates and parts read at start).
+COPY --from=build /app/src/templates/theme ./src/templates/theme
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations

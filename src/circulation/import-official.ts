@@ -12,6 +12,7 @@ import {
   type OfficialEntry,
 } from './official-entry.js';
 import { readJsonEntries, UnreadableJsonEntriesError, type JsonEntry } from '../io/json-entries.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** Where an entry is in the file: its index in a JSON array (from 0), else its line. */
 export interface OfficialEntryPlace {
@@ -34,10 +35,9 @@ export interface RejectedOfficialEntry extends OfficialEntryPlace {
 }
 
 /** The file cannot be read at all (missing, a directory, unreadable). */
-export class UnreadableOfficialFileError extends Error {
+export class UnreadableOfficialFileError extends EmutrackError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UnreadableOfficialFileError';
+    super('official_file_unreadable', message);
   }
 }
 

@@ -1,3 +1,4 @@
+import { EmutrackError } from '../errors/emutrack-error.js';
 /**
  * The inference rule: which observed links between train runs are kept. Defaults (brackets) are
  * the live service's (compatibility.md), overridable by CIRCULATION_* variables.
@@ -104,10 +105,9 @@ export function keptLinks(
   return kept;
 }
 
-export class InvalidInferenceRuleError extends Error {
+export class InvalidInferenceRuleError extends EmutrackError {
   constructor(field: string, reason: string) {
-    super(`${field}: ${reason}`);
-    this.name = 'InvalidInferenceRuleError';
+    super('inference_rule_invalid', `${field}: ${reason}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidServiceDateError, serviceDayFromYmd } from '../time/service-day.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * One entry of an official circulation table in the community format (compatibility.md):
@@ -39,13 +40,12 @@ export interface OfficialEntry {
 }
 
 /** An entry that cannot be read; names the field. */
-export class MalformedOfficialEntryError extends Error {
+export class MalformedOfficialEntryError extends EmutrackError {
   constructor(
     readonly field: string | null,
     reason: string,
   ) {
-    super(field ? `${field}: ${reason}` : reason);
-    this.name = 'MalformedOfficialEntryError';
+    super('official_entry_malformed', field ? `${field}: ${reason}` : reason);
   }
 }
 

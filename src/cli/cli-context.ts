@@ -1,15 +1,15 @@
 import { openAppContext, type AppContext } from '../app/app-context.js';
 import { ConfigError } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** A failure the CLI reports as one line and a non-zero exit, without a stack trace. */
-export class CliError extends Error {
+export class CliError extends EmutrackError {
   constructor(
     message: string,
     readonly exitCode = 1,
   ) {
-    super(message);
-    this.name = 'CliError';
+    super('cli_failed', message);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Rng } from './rng.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 export type TrainPrefix = 'G' | 'D' | 'C';
 
@@ -32,10 +33,12 @@ const FALLBACK_PREFIXES: Record<TrainPrefix, readonly TrainPrefix[]> = {
   C: ['C', 'D', 'G'],
 };
 
-export class TrainNumbersExhaustedError extends Error {
+export class TrainNumbersExhaustedError extends EmutrackError {
   constructor() {
-    super('no train numbers left (G, D and C all used up): generate a smaller network');
-    this.name = 'TrainNumbersExhaustedError';
+    super(
+      'generator_train_numbers_exhausted',
+      'no train numbers left (G, D and C all used up): generate a smaller network',
+    );
   }
 }
 

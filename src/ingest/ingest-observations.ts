@@ -12,6 +12,7 @@ import {
   UnreadableFileError,
 } from './read-observation-lines.js';
 import { writeObservationChunk } from './write-observation-chunk.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 export interface IngestTotals {
   /** Non-blank data lines read (a CSV header is not counted). */
@@ -58,10 +59,9 @@ export interface IngestOptions {
 }
 
 /** The file or directory given to ingest does not exist. */
-export class InputNotFoundError extends Error {
+export class InputNotFoundError extends EmutrackError {
   constructor(readonly target: string) {
-    super(`${target}: no such file or directory`);
-    this.name = 'InputNotFoundError';
+    super('input_not_found', `${target}: no such file or directory`);
   }
 }
 

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** One line of an input file: its 1-based line number, raw text, and parsed value or parse error. */
 export type InputLine =
@@ -11,13 +12,12 @@ export type InputLine =
 export type InputFormat = 'ndjson' | 'csv';
 
 /** A file that cannot be read as observations at all (as opposed to a bad line in it). */
-export class UnreadableFileError extends Error {
+export class UnreadableFileError extends EmutrackError {
   constructor(
     readonly file: string,
     reason: string,
   ) {
-    super(`${file}: ${reason}`);
-    this.name = 'UnreadableFileError';
+    super('ingest_unreadable_file', `${file}: ${reason}`);
   }
 }
 

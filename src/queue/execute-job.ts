@@ -1,12 +1,12 @@
 import type { AppContext } from '../app/app-context.js';
 import type { JobDefinition, JobRunInfo } from '../../jobs/job-definition.js';
 import type { z } from 'zod';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** A payload that does not match its job's schema; names the field. */
-export class InvalidJobPayloadError extends Error {
+export class InvalidJobPayloadError extends EmutrackError {
   constructor(job: string, detail: string) {
-    super(`${job}: invalid payload: ${detail}`);
-    this.name = 'InvalidJobPayloadError';
+    super('job_payload_invalid', `${job}: invalid payload: ${detail}`);
   }
 }
 

@@ -12,6 +12,7 @@ import { parseJobPayload } from './execute-job.js';
 import { nightlyPlan } from './nightly-plan.js';
 import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
 import { closeRedisConnection } from './redis-connection.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /** Any job definition, whatever its payload and result (for lists of them). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -48,10 +49,9 @@ export interface EnqueueResult {
 }
 
 /** A job name no queue was opened for. */
-export class UnknownQueueError extends Error {
+export class UnknownQueueError extends EmutrackError {
   constructor(name: string) {
-    super(`no queue for job "${name}"`);
-    this.name = 'UnknownQueueError';
+    super('unknown_queue', `no queue for job "${name}"`);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   getPost,
   insertPost,
   listPosts,
+  publishDuePosts,
   saveRevision,
   updatePost,
   type PostListQuery,
@@ -321,6 +322,7 @@ export class PostsController {
 
   /** The item of this type named by the `id` URL parameter, or 404 rest_post_invalid_id. */
   async itemOf(request: RestRequest, param = 'id'): Promise<SitePost> {
+    await this.publishDue();
     const post = await getPost(this.db, Number(request.get(param)));
     if (!post || post.type !== this.type.type) {
       throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
@@ -457,7 +459,13 @@ export class PostsController {
     return true;
   }
 
+  /** Scheduled items whose time has come are published before anyone reads them. */
+  private async publishDue(): Promise<void> {
+    await publishDuePosts(this.db, this.type.type, new Date(this.kit.clock()));
+  }
+
   async list(request: RestRequest): Promise<RestResponse> {
+    await this.publishDue();
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
     const statuses = request.get<string[]>('status');

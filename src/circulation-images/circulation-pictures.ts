@@ -8,6 +8,7 @@ import {
   type PictureFormat,
   type PictureRenderer,
 } from './render-picture.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * Circulation pictures, cached by what they show: a request lays the picture out (cheap), finds
@@ -36,12 +37,15 @@ export interface PreparedPicture {
 }
 
 /** Drawing failed (the renderer threw); the cause is kept for the log. */
-export class PictureRenderError extends Error {
+export class PictureRenderError extends EmutrackError {
   constructor(cause: unknown) {
-    super(`the circulation picture could not be rendered: ${(cause as Error)?.message ?? cause}`, {
-      cause,
-    });
-    this.name = 'PictureRenderError';
+    super(
+      'picture_render_failed',
+      `the circulation picture could not be rendered: ${(cause as Error)?.message ?? cause}`,
+      {
+        cause,
+      },
+    );
   }
 }
 

@@ -1,7 +1,6 @@
 import { openAppContext, type AppContext } from '../app/app-context.js';
-import { ConfigError } from '../config/config.js';
 import { createLogger } from '../log/logger.js';
-import { EmutrackError } from '../errors/emutrack-error.js';
+import { EmutrackError, isEmutrackError } from '../errors/emutrack-error.js';
 
 /** A failure the CLI reports as one line and a non-zero exit, without a stack trace. */
 export class CliError extends EmutrackError {
@@ -22,7 +21,7 @@ export async function withAppContext<T>(fn: (ctx: AppContext) => Promise<T>): Pr
   try {
     ctx = await openAppContext({ logger: createLogger(process.env.LOG_LEVEL ?? 'warn') });
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message);
+    if (isEmutrackError(err, 'config_invalid')) throw new CliError(err.message);
     throw err;
   }
   try {

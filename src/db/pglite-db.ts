@@ -2,6 +2,7 @@ import { PGlite, types as pgliteTypes, type Transaction } from '@electric-sql/pg
 import { mkdir } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 const parsers = { [pgliteTypes.INT8]: (v: string) => Number(v) };
 
@@ -45,13 +46,13 @@ export interface PgliteDbOptions {
 }
 
 /** A second process opening the same PGlite directory would corrupt it; it gets this instead. */
-export class EmbeddedDatabaseBusyError extends Error {
+export class EmbeddedDatabaseBusyError extends EmutrackError {
   constructor(dataDir: string) {
     super(
+      'embedded_database_busy',
       `the embedded database at ${dataDir} is in use by another emutrack process (API, worker or CLI); ` +
         'stop it, or set DATABASE_URL to share a Postgres server',
     );
-    this.name = 'EmbeddedDatabaseBusyError';
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type FleetValue,
 } from './fleet-columns.js';
 import { MalformedEmuCodeError, parseEmuCode } from './normalize-emu-code.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 export interface FleetImportResult {
   batchId: number;
@@ -26,10 +27,9 @@ export interface FleetImportResult {
   ignoredColumns: string[];
 }
 
-export class FleetFileError extends Error {
+export class FleetFileError extends EmutrackError {
   constructor(file: string, reason: string) {
-    super(`${file}: ${reason}`);
-    this.name = 'FleetFileError';
+    super('fleet_file_invalid', `${file}: ${reason}`);
   }
 }
 

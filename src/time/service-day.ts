@@ -1,4 +1,5 @@
 import { fromZonedTime, getTimezoneOffset } from 'date-fns-tz';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * Service days: whole days since 1970-01-01 counted in Asia/Shanghai local time.
@@ -12,13 +13,12 @@ export const SERVICE_TIME_ZONE = 'Asia/Shanghai';
 const MS_PER_DAY = 86_400_000;
 
 /** A date string, day number or timestamp that does not name a real service day. */
-export class InvalidServiceDateError extends Error {
+export class InvalidServiceDateError extends EmutrackError {
   constructor(
     readonly input: string,
     reason: string,
   ) {
-    super(`invalid date ${JSON.stringify(input)}: ${reason}`);
-    this.name = 'InvalidServiceDateError';
+    super('invalid_service_date', `invalid date ${JSON.stringify(input)}: ${reason}`);
   }
 }
 

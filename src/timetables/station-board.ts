@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * A station's board for one service day: every timetable in force that day (for any of its
@@ -96,13 +97,12 @@ export async function stationBoard(
 }
 
 /** Thrown when a cursor names a timetable that has no stop at the station. */
-export class StationCursorError extends Error {
+export class StationCursorError extends EmutrackError {
   constructor(
     readonly stationName: string,
     readonly timetableId: number,
   ) {
-    super(`timetable ${timetableId} does not stop at ${stationName}`);
-    this.name = 'StationCursorError';
+    super('station_cursor_invalid', `timetable ${timetableId} does not stop at ${stationName}`);
   }
 }
 

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { PictureRenderError } from '../../src/circulation-images/circulation-pictures.js';
+import { UnreadableOfficialFileError } from '../../src/circulation/import-official.js';
+import { InvalidInferenceRuleError } from '../../src/circulation/inference-rule.js';
+import { MalformedOfficialEntryError } from '../../src/circulation/official-entry.js';
+import { CliError } from '../../src/cli/cli-context.js';
+import { ConfigError } from '../../src/config/config.js';
+import { EmbeddedDatabaseBusyError } from '../../src/db/pglite-db.js';
+import { CoachLayoutFileError } from '../../src/emus/import-coach-layouts.js';
+import { FleetFileError } from '../../src/emus/import-fleet.js';
+import { MalformedEmuCodeError } from '../../src/emus/normalize-emu-code.js';
+import { EmutrackError, isEmutrackError } from '../../src/errors/emutrack-error.js';
+import { ExportStorageFullError } from '../../src/exports/export-storage-error.js';
+import { OutputDirectoryInUseError } from '../../src/generator/outputs.js';
+import { TrainNumbersExhaustedError } from '../../src/generator/train-numbers.js';
+import { InvalidGenerateOptionError } from '../../src/generator/write-dataset.js';
+import { InputNotFoundError } from '../../src/ingest/ingest-observations.js';
+import { UnreadableFileError } from '../../src/ingest/read-observation-lines.js';
+import { InvalidJobPayloadError } from '../../src/queue/execute-job.js';
+import { UnknownQueueError } from '../../src/queue/job-queues.js';
+import { NightlyIncompleteError } from '../../src/queue/nightly-plan.js';
+import { InvalidServiceDateError } from '../../src/time/service-day.js';
+import { StationCursorError } from '../../src/timetables/station-board.js';
+import { MalformedTrainCodeError } from '../../src/trains/train-code.js';
+
+const day = 20_675; // 2026-08-10
+
+/** [class name, an instance, its stable code, its message]: a code never changes once shipped. */
+const cases: [string, EmutrackError, string, string][] = [
+  [
+    'ConfigError',
+    new ConfigError('PORT', 'not a number'),
+    'config_invalid',
+    'configuration: PORT: not a number',
+  ],
+  ['CliError', new CliError('--to is before --from'), 'cli_failed', '--to is before --from'],
+  [
+    'MalformedEmuCodeError',
+    new MalformedEmuCodeError('CR 400'),
+    'malformed_emu_code',
+    'malformed EMU code "CR 400": expected letters, digits and dashes such as CR400AF-2001',
+  ],
+  [
+    'FleetFileError',
+    new FleetFileError('fleet.csv', 'line 3: model: required'),
+    'fleet_file_invalid',
+    'fleet.csv: line 3: model: required',
+  ],
+  [
+    'CoachLayoutFileError',
+    new CoachLayoutFileError('layouts.json', 'entry 2: coaches: required'),
+    'coach_layout_file_invalid',
+    'layouts.json: entry 2: coaches: required',
+  ],
+  [
+    'MalformedTrainCodeError',
+    new MalformedTrainCodeError('X1'),
+    'malformed_train_code',
+    'expected a train number such as G1234, G4340/37 or G4340/G4337, got "X1"',
+  ],
+  [
+    'InvalidServiceDateError',
+    new InvalidServiceDateError('20260230', 'day 30 does not exist in 2026-02'),
+    'invalid_service_date',
+    'invalid date "20260230": day 30 does not exist in 2026-02',
+  ],
+  [
+    'InputNotFoundError',
+    new InputNotFoundError('/no/such'),
+    'input_not_found',
+    '/no/such: no such file or directory',
+  ],
+  [
+    'UnreadableFileError',
+    new UnreadableFileError('a.ndjson', 'not UTF-8'),
+    'ingest_unreadable_file',
+    'a.ndjson: not UTF-8',
+  ],
+  [
+    'InvalidJobPayloadError',
+    new InvalidJobPayloadError('build-daily-records', 'serviceDay: expected number'),
+    'job_payload_invalid',
+    'build-daily-records: invalid payload: serviceDay: expected number',
+  ],
+  ['UnknownQueueError', new UnknownQueueError('frob'), 'unknown_queue', 'no queue for job "frob"'],
+  [
+    'MalformedOfficialEntryError',
+    new MalformedOfficialEntryError('trains', 'must not be empty'),
+    'official_entry_malformed',
+    'trains: must not be empty',
+  ],
+  [
+    'UnreadableOfficialFileError',
+    new UnreadableOfficialFileError('official.json: not JSON'),
+    'official_file_unreadable',
+    'official.json: not JSON',
+  ],
+  [
+    'InvalidInferenceRuleError',
+    new InvalidInferenceRuleError('threshold', 'must be in (0, 1]'),
+    'inference_rule_invalid',
+    'threshold: must be in (0, 1]',
+  ],
+  [
+    'EmbeddedDatabaseBusyError',
+    new EmbeddedDatabaseBusyError('/data/pglite'),
+    'embedded_database_busy',
+    'the embedded database at /data/pglite is in use by another emutrack process (API, worker or CLI); stop it, or set DATABASE_URL to share a Postgres server',
+  ],
+  [
+    'PictureRenderError',
+    new PictureRenderError(new Error('font missing')),
+    'picture_render_failed',
+    'the circulation picture could not be rendered: font missing',
+  ],
+  [
+    'StationCursorError',
+    new StationCursorError('北京南', 42),
+    'station_cursor_invalid',
+    'timetable 42 does not stop at 北京南',
+  ],
+  [
+    'OutputDirectoryInUseError',
+    new OutputDirectoryInUseError('/out', 'notes.txt'),
+    'generator_output_in_use',
+    '/out holds "notes.txt", which a generated dataset does not: choose an empty or new directory',
+  ],
+  [
+    'InvalidGenerateOptionError',
+    new InvalidGenerateOptionError('--days', 'at least 1'),
+    'generator_option_invalid',
+    '--days: at least 1',
+  ],
+  [
+    'TrainNumbersExhaustedError',
+    new TrainNumbersExhaustedError(),
+    'generator_train_numbers_exhausted',
+    'no train numbers left (G, D and C all used up): generate a smaller network',
+  ],
+  [
+    'ExportStorageFullError',
+    new ExportStorageFullError(day, new Error('No space left on device')),
+    'export_storage_full',
+    'export of 20260810 not stored: the database has no room left (No space left on device); the stored export of that day is unchanged',
+  ],
+  [
+    'NightlyIncompleteError',
+    new NightlyIncompleteError(day, [{ serviceDay: day - 1, error: new Error('boom') }]),
+    'nightly_incomplete',
+    'nightly of 20260810: 20260809 failed: boom; the other days and the reference models ran',
+  ],
+];
+
+describe('the product’s errors', () => {
+  it.each(cases)('%s has its stable code and message', (name, error, code, message) => {
+    expect(error).toBeInstanceOf(EmutrackError);
+    expect(error.name).toBe(name);
+    expect(error.code).toBe(code);
+    expect(error.message).toBe(message);
+    expect(isEmutrackError(error, code)).toBe(true);
+  });
+
+  it('gives every class its own code', () => {
+    expect(new Set(cases.map(([, , code]) => code)).size).toBe(cases.length);
+  });
+});

@@ -4,6 +4,8 @@ import { createBenchDatabase } from './bench-db.js';
 import { formatBenchTable } from './bench-table.js';
 import type { BenchContext, BenchRow, BenchSuite } from './bench-types.js';
 import { suites } from './suites/index.js';
+// Ten minutes long: run only when named (--only soak), never in the default run.
+import { soakSuite } from './suites/soak.js';
 
 /**
  * `npm run bench`: runs every suite against local Postgres/Redis (BENCH_DATABASE_URL,
@@ -22,8 +24,9 @@ const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const selected: BenchSuite[] = opts.only
   ? opts.only.split(',').map((n) => {
-      const s = suites.find((x) => x.name === n.trim());
-      if (!s) throw new Error(`unknown suite ${n}; known: ${suites.map((x) => x.name).join(', ')}`);
+      const known = [...suites, soakSuite];
+      const s = known.find((x) => x.name === n.trim());
+      if (!s) throw new Error(`unknown suite ${n}; known: ${known.map((x) => x.name).join(', ')}`);
       return s;
     })
   : [...suites];

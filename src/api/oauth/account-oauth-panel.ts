@@ -13,7 +13,9 @@ import type { OAuthEdge } from './oauth-edge.js';
 const FORM = 'application/x-www-form-urlencoded';
 /** Where the account page shows this panel. */
 const PANEL_ID = 'oauth-clients';
-const BACK = `/account#${PANEL_ID}`;
+/** The Development tab of the account page, where the panels are. */
+const DEVELOPMENT_TAB = '/account?tab=development';
+const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
 
 const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
 
@@ -168,7 +170,7 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
     ) => {
       return async (request: FastifyRequest, reply: FastifyReply) => {
         const browser = await signedInBrowser(request);
-        if (!browser) return reply.redirect(loginUrl(BACK.split('#')[0]!), 303);
+        if (!browser) return reply.redirect(loginUrl(DEVELOPMENT_TAB), 303);
         if (!csrfValid(request, request.body as Record<string, unknown>)) {
           return reply
             .code(403)
@@ -180,7 +182,7 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
         } catch (err) {
           if (isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found')) {
             return reply.redirect(
-              `/account?oauth_error=${encodeURIComponent(err.message)}#${PANEL_ID}`,
+              `${DEVELOPMENT_TAB}&oauth_error=${encodeURIComponent(err.message)}#${PANEL_ID}`,
               303,
             );
           }

@@ -148,6 +148,28 @@ describe('the flow in real Chromium', () => {
       expect(claims.sub).toBe(user.userId);
       expect(claims.preferred_username).toBe(user.username);
       expect(tokens.scope).toBe('api.auth.me.read api.history.train.read openid');
+      const me = () =>
+        fetch(new URL('/api/v2/auth/me', issuer), {
+          headers: { authorization: `Bearer ${tokens.access_token}` },
+        });
+      expect((await me()).status).toBe(200);
+
+      // The account page lists the app among the authorized ones; Revoke ends its access at once.
+      await page.goto(new URL('/account?tab=development', issuer).href);
+      const panel = page.locator('#oauth-authorizations');
+      expect(await panel.innerText()).toContain('Train Board');
+      await page.screenshot({
+        path: path.join(SCREENSHOTS, '4-account-development.png'),
+        fullPage: true,
+      });
+      await Promise.all([
+        page.waitForURL((url) => url.hash === '#oauth-clients'),
+        panel.locator('button', { hasText: 'Revoke' }).click(),
+      ]);
+      expect(await page.locator('#oauth-authorizations').innerText()).toContain(
+        'You have not authorized any app.',
+      );
+      expect((await me()).status).toBe(401);
     } finally {
       await context.close();
     }

@@ -157,7 +157,7 @@ describe("the account page's OAuth panels", () => {
       homepageUrl: '',
     });
     expect(created.statusCode).toBe(303);
-    expect(created.headers.location).toBe('/account#oauth-clients');
+    expect(created.headers.location).toBe('/account?tab=development#oauth-clients');
     const [client] = await listOwnClients(db, owner.userId);
     expect(client).toMatchObject({
       name: 'Form App',

@@ -192,6 +192,9 @@ export class JobQueues {
     if (await this.isPending(exportQueue, exportId)) {
       return { outcome: 'already-pending', jobId: exportId };
     }
+    // Pending or not, the build goes in as the export's child: a pending lone build of the day
+    // becomes that child (BullMQ re-parents a job added again under a parent), and a finished
+    // one is removed here so that its id can be added afresh. Only the removal matters here.
     await this.isPending(buildQueue, buildId);
     return {
       outcome: 'new',

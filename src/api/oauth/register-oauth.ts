@@ -38,5 +38,17 @@ export async function registerOAuth(app: ApiApp, deps: RegisterOAuthDeps): Promi
   await registerAccountOAuthForms(app, edge);
   for (const panel of oauthAccountPanels(edge)) app.accountPanels.add(panel);
   scheduleOAuthCleanup(app, edge);
+  if (deps.config.OAUTH_KEY_SECRET !== undefined) {
+    // With a configured secret the first signing key is made when the server starts, so that the
+    // JWKS is ready before the first token. Without one it waits for first use: a generated
+    // secret file should only appear where OAuth is actually used.
+    app.addHook('onListen', async () => {
+      await edge.keys
+        .current()
+        .catch((err: unknown) =>
+          edge.logger.error({ err }, 'the OAuth signing key could not be loaded or made'),
+        );
+    });
+  }
   return edge;
 }

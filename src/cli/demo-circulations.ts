@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppContext } from '../app/app-context.js';
+import type { Db } from '../db/db.js';
 import { currentCirculation } from '../circulation/current-circulation.js';
 import { importOfficialCirculations } from '../circulation/import-official.js';
 import { inferCirculations } from '../circulation/infer-circulations.js';
@@ -98,14 +98,17 @@ function sightingLines(today: number): string[] {
   return lines;
 }
 
+/**
+ * Writes, ingests, builds and infers the demo's circulations on `db` (see above), relative to
+ * `today` (default: the service day of now); the sightings file and picture go under `dataDir`.
+ */
 export async function demoCirculations(
-  ctx: AppContext,
+  db: Db,
   fixtures: string,
   dataDir: string,
   say: (line: string) => void,
+  today: number = serviceDayOf(Date.now() / 1000),
 ): Promise<DemoCirculations> {
-  const db = ctx.db;
-  const today = serviceDayOf(Date.now() / 1000);
   const timetables = await ingestTimetables(db, path.join(fixtures, 'timetables.ndjson'));
   say(`circulations: timetables of ${timetables.read} trains (${timetables.accepted} accepted)`);
   const dir = path.resolve(dataDir, 'demo-circulations');

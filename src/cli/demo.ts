@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     });
     say(`reference models: ${models.trains} trains, ${models.rows} (train, model) shares`);
     const circ = await demoCirculations(
-      ctx,
+      ctx.db,
       path.join(fixtures, 'circulations'),
       config.DATA_DIR,
       say,

@@ -215,3 +215,77 @@ describe('/api/v2/admin/oauth/clients (review)', () => {
     ).toBe(404);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes the client operations with their bodies, answers and auth', async () => {
+    const doc = (await app.inject('/api/v2/openapi.json')).json() as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: {
+        schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+      };
+    };
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => [
+        method.toUpperCase(),
+        path,
+        op.operationId,
+        (op.tags as string[] | undefined)?.[0],
+      ]),
+    );
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        ['POST', '/api/v2/oauth/clients', 'CreateOAuthClient', 'OAuth'],
+        ['GET', '/api/v2/oauth/clients', 'ListOAuthClients', 'OAuth'],
+        ['GET', '/api/v2/oauth/clients/{clientId}', 'GetOAuthClient', 'OAuth'],
+        ['PATCH', '/api/v2/oauth/clients/{clientId}', 'UpdateOAuthClient', 'OAuth'],
+        ['DELETE', '/api/v2/oauth/clients/{clientId}', 'DeleteOAuthClient', 'OAuth'],
+        ['GET', '/api/v2/admin/oauth/clients', 'ListOAuthClientsForReview', 'OAuth administration'],
+        [
+          'PATCH',
+          '/api/v2/admin/oauth/clients/{clientId}',
+          'ReviewOAuthClient',
+          'OAuth administration',
+        ],
+        [
+          'POST',
+          '/api/v2/admin/oauth/clients/{clientId}/revoke-tokens',
+          'RevokeOAuthClientTokens',
+          'OAuth administration',
+        ],
+        ['GET', '/api/v2/auth/authorizations', 'ListAuthorizations', 'Auth'],
+        ['DELETE', '/api/v2/auth/authorizations/{clientId}', 'RevokeAuthorization', 'Auth'],
+      ]),
+    );
+    const create = doc.paths['/api/v2/oauth/clients']!.post!;
+    const body = (
+      create.requestBody as {
+        content: Record<string, { schema: { properties: object; required: string[] } }>;
+      }
+    ).content['application/json']!.schema;
+    expect(Object.keys(body.properties).sort()).toEqual([
+      'description',
+      'homepageUrl',
+      'name',
+      'redirectUris',
+      'requestedScopes',
+    ]);
+    expect(body.required.sort()).toEqual(['name', 'redirectUris', 'requestedScopes']);
+    expect(JSON.stringify((create.responses as Record<string, unknown>)['200'])).toContain(
+      '#/components/schemas/OAuthClient',
+    );
+    expect(doc.components.schemas.OAuthClient!.required).toEqual(
+      expect.arrayContaining([
+        'clientId',
+        'name',
+        'redirectUris',
+        'requestedScopes',
+        'scopes',
+        'status',
+      ]),
+    );
+    expect(create.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }]);
+    expect(doc.paths['/api/v2/admin/oauth/clients']!.get!['x-scope']).toBe(
+      'api.admin.oauth.clients.review',
+    );
+  });
+});

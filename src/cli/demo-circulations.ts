@@ -20,7 +20,7 @@ import { ingestTimetables } from '../timetables/ingest-timetables.js';
  * prediction, need recent sightings). Two circulations with timetables in
  * fixtures/circulations/timetables.ndjson:
  *
- * - one unit, CR400AF-2301, running G7301 .. G7306 every day (a one-day loop: inferred);
+ * - one unit, CR400AF-2301, running G7361 .. G7366 every day (a one-day loop: inferred);
  * - three units, CR400BF-5401..5403, rotating over D7401 D7402 | D7403 D7404 | D7405 D7406 (a
  *   three-day loop), whose official table fixtures/circulations/official.json is imported and
  *   confirmed by the inference (raw_official).
@@ -31,7 +31,7 @@ import { ingestTimetables } from '../timetables/ingest-timetables.js';
  */
 const ONE_DAY = {
   unit: 'CR400AF-2301',
-  days: [['G7301', 'G7302', 'G7303', 'G7304', 'G7305', 'G7306']],
+  days: [['G7361', 'G7362', 'G7363', 'G7364', 'G7365', 'G7366']],
 };
 const THREE_DAY = {
   units: ['CR400BF-5401', 'CR400BF-5402', 'CR400BF-5403'],
@@ -43,12 +43,12 @@ const THREE_DAY = {
 };
 /** Departure and arrival (minutes from midnight) of each train, as in the fixture timetables. */
 const TIMES: Record<string, [number, number]> = {
-  G7301: [404, 481],
-  G7302: [503, 581],
-  G7303: [605, 708],
-  G7304: [730, 815],
-  G7305: [839, 942],
-  G7306: [980, 1065],
+  G7361: [404, 481],
+  G7362: [503, 581],
+  G7363: [605, 708],
+  G7364: [730, 815],
+  G7365: [839, 942],
+  G7366: [980, 1065],
   D7401: [420, 490],
   D7402: [840, 1040],
   D7403: [450, 520],
@@ -132,7 +132,7 @@ export async function demoCirculations(
   say(
     `circulations: official table imported (${imported.imported} new), D7404's is ${official?.metadata?.validationState ?? 'missing'}`,
   );
-  const inferred = await currentCirculation(db, { trainCode: 'G7303', serviceDay: today });
+  const inferred = await currentCirculation(db, { trainCode: 'G7363', serviceDay: today });
   const picture = path.join(dir, 'D7404.png');
   if (official) await writeFile(picture, await renderPng(layoutCirculation(official, ['D7404'])));
   const prediction = await predictTrain(db, {

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
         ? new Set(c.nodes.filter((n) => n.startAt > 0).map((n) => serviceDayOf(n.startAt))).size
         : 0;
     say(
-      `  G7303 today: ${circ.inferred ? `${circ.inferred.source} circulation of ${circ.inferred.nodes.length} trains on ${daysOf(circ.inferred)} day(s)` : 'no circulation'}`,
+      `  G7363 today: ${circ.inferred ? `${circ.inferred.source} circulation of ${circ.inferred.nodes.length} trains on ${daysOf(circ.inferred)} day(s)` : 'no circulation'}`,
     );
     say(
       `  D7404 today: ${circ.official ? `${circ.official.source} circulation (${circ.official.metadata?.validationState}) of ${circ.official.nodes.length} trains on ${daysOf(circ.official)} days` : 'no circulation'}`,
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     );
     const api = `http://localhost:${config.PORT}/api/v2`;
     say(`  circulations (today, ${ymdOfServiceDay(circ.today)}):`);
-    say(`    inferred:       curl '${api}/timetable/train/G7303/current'`);
+    say(`    inferred:       curl '${api}/timetable/train/G7363/current'`);
     say(`    official table: curl '${api}/timetable/train/D7404/current'`);
     say(
       `    its picture:    curl -o D7404.png '${api}/timetable/train/D7404/circulation/image?binary=true'  (drawn here too: ${circ.picture})`,

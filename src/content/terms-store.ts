@@ -105,15 +105,21 @@ export async function listTerms(
               : q.orderby === 'count'
                 ? 'x.count'
                 : 'lower(x.name)';
-  const total = await db.query<{ n: string | number }>(
-    `SELECT count(*) AS n FROM (${base}) AS c`,
-    countParams,
-  );
-  const rows = await db.query<Row>(
-    `${base} ORDER BY ${order} ${dir}, x.id ${dir} LIMIT ${p(q.limit)} OFFSET ${p(q.offset)}`,
+  // One round trip: the page with the total alongside; a count of its own only past the end.
+  const withTotal = base.replace(/^SELECT \*/, 'SELECT x.*, count(*) OVER () AS total');
+  const rows = await db.query<Row & { total: string | number }>(
+    `${withTotal} ORDER BY ${order} ${dir}, x.id ${dir} LIMIT ${p(q.limit)} OFFSET ${p(q.offset)}`,
     params,
   );
-  return { total: Number(total.rows[0]!.n), items: rows.rows.map(toTerm) };
+  let total = rows.rows[0] ? Number(rows.rows[0].total) : 0;
+  if (rows.rows.length === 0 && q.offset > 0) {
+    const c = await db.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM (${base}) AS c`,
+      countParams,
+    );
+    total = Number(c.rows[0]!.n);
+  }
+  return { total, items: rows.rows.map(toTerm) };
 }
 
 export async function getTerm(

@@ -224,6 +224,9 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
   return args;
 }
 
+/** The item a request named, kept between its permission check and its callback. */
+const itemCache = new WeakMap<RestRequest, { key: string; post: SitePost }>();
+
 type TaxParam =
   number[] | { terms?: number[]; include_children?: boolean; operator?: 'AND' | 'OR' };
 
@@ -322,11 +325,20 @@ export class PostsController {
 
   /** The item of this type named by the `id` URL parameter, or 404 rest_post_invalid_id. */
   async itemOf(request: RestRequest, param = 'id'): Promise<SitePost> {
-    await this.publishDue();
-    const post = await getPost(this.db, Number(request.get(param)));
+    // The permission check and the callback read the same item: once per request.
+    const key = `${this.type.type}:${String(request.get(param))}`;
+    const cached = itemCache.get(request);
+    if (cached?.key === key) return cached.post;
+    let post = await getPost(this.db, Number(request.get(param)));
     if (!post || post.type !== this.type.type) {
       throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
     }
+    const now = new Date(this.kit.clock());
+    if (post.status === 'future' && post.dateGmt && post.dateGmt <= now) {
+      await publishDuePosts(this.db, this.type.type, now);
+      post = { ...post, status: 'publish' };
+    }
+    itemCache.set(request, { key, post });
     return post;
   }
 
@@ -466,6 +478,7 @@ export class PostsController {
 
   async list(request: RestRequest): Promise<RestResponse> {
     await this.publishDue();
+    itemCache.delete(request);
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
     const statuses = request.get<string[]>('status');

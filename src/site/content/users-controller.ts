@@ -137,7 +137,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
     return r.rowCount > 0;
   };
 
+  const accounts = new WeakMap<RestRequest, SiteAccount>();
   const accountOf = async (request: RestRequest): Promise<SiteAccount> => {
+    const known = accounts.get(request);
+    if (known) return known;
     const a = await findSiteAccount(kit.db, Number(request.get('id')));
     if (!a) throw new RestError('rest_user_invalid_id', 'Invalid user ID.', 404);
     return a;
@@ -145,6 +148,7 @@ export function registerUsersRoutes(kit: SiteKit): void {
 
   const itemPermission = async (request: RestRequest, a: SiteAccount): Promise<boolean> => {
     const self = request.user?.id === a.id;
+    accounts.set(request, a);
     if (request.get('context') === 'edit' && !self && !request.can('list_users')) {
       throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
     }

@@ -231,6 +231,18 @@ describe('POST /oauth/token: refusals', () => {
     expect(after.headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
 
+  it('RFC 6749 4.1.2: two exchanges of one code at once: one token, the other refused, and that token revoked', async () => {
+    const code = await freshCode();
+    const [a, b] = await Promise.all([exchange(goodFields(code)), exchange(goodFields(code))]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([200, 400]);
+    const token = ((a.statusCode === 200 ? a : b).json() as { access_token: string }).access_token;
+    const info = await app.inject({
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(info.statusCode).toBe(401);
+  });
+
   it('RFC 6749 4.1.3: a redirect_uri different from the authorization request is invalid_grant', async () => {
     const code = await freshCode();
     const response = await exchange({ ...goodFields(code), redirect_uri: `${CALLBACK}/` });

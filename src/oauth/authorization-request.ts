@@ -149,6 +149,17 @@ export async function parseAuthorizationRequest(
   }
 
   const prompts = (value('prompt') ?? '').split(' ').filter((w) => w !== '');
+  // OIDC Core 3.1.2.1: what the server cannot do for a prompt value is told with its error.
+  if (prompts.includes('login'))
+    return fail(
+      'login_required',
+      'prompt=login is not supported: the user cannot be asked to sign in again here',
+    );
+  if (prompts.includes('select_account'))
+    return fail(
+      'account_selection_required',
+      'prompt=select_account is not supported: one account per browser',
+    );
   const unknownPrompt = prompts.find((p) => !PROMPTS.has(p));
   if (unknownPrompt !== undefined)
     return fail('invalid_request', 'prompt may only be "none" or "consent"');

@@ -18,6 +18,7 @@ export type OAuthErrorValue =
   | 'invalid_token'
   | 'login_required'
   | 'consent_required'
+  | 'account_selection_required'
   | 'request_not_supported'
   | 'request_uri_not_supported';
 

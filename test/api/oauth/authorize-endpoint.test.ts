@@ -260,6 +260,21 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     );
   });
 
+  it('OIDC Core 3.1.2.1: prompt=login and select_account are answered with their errors', async () => {
+    expectRedirectError(
+      await authorize(query(approved, { prompt: 'login' }), otherCookie),
+      'login_required',
+    );
+    expectRedirectError(
+      await authorize(query(approved, { prompt: 'select_account' }), otherCookie),
+      'account_selection_required',
+    );
+    expectRedirectError(
+      await authorize(query(approved, { prompt: 'bogus' }), otherCookie),
+      'invalid_request',
+    );
+  });
+
   it('shows the consent page: client, owner, homepage, each scope in words, one POST form with Allow and Deny', async () => {
     const r = await authorize(
       query(approved, { scope: 'api.auth.me.read api.records.daily.read' }),

@@ -4,6 +4,7 @@ import { circulationSuite } from './circulation.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
 import { siteSuite } from './site.js';
+import { uploadsSuite } from './uploads.js';
 
 /** Every benchmark suite, in the order they run. */
 export const suites: readonly BenchSuite[] = [
@@ -12,4 +13,5 @@ export const suites: readonly BenchSuite[] = [
   circulationSuite,
   historySuite,
   siteSuite,
+  uploadsSuite,
 ];

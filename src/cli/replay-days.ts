@@ -58,11 +58,9 @@ export async function replayDays(
       records += r.build.records;
       if (!bar) {
         stream.write(
-          `${ymd} ok: ${r.build.records} records ` +
-            (r.build.skipped
-              ? '(inputs unchanged, skipped), '
-              : `(+${r.build.inserted} ~${r.build.updated} -${r.build.deleted}), `) +
-            `export ${r.export.rowCount} rows${r.export.changed ? '' : ' (unchanged)'}\n`,
+          `${ymd} ok: ${r.build.records} records (+${r.build.inserted} ~${r.build.updated} -${r.build.deleted}), ` +
+            `export ${r.export.rowCount} rows${r.export.changed ? '' : ' (unchanged)'}` +
+            `${r.build.skipped ? ', build skipped (inputs unchanged)' : ''}\n`,
         );
       }
     } catch (err) {

@@ -112,8 +112,8 @@ const SELECT_WANTED = `
  * changes nothing the second time.
  *
  * A day whose inputs (day-build-inputs.ts: its sightings, those moved across its midnights, the
- * timetables in force, the rule) are those of its last build is skipped: nothing is written and
- * its version stays. `force` builds it anyway (an unchanged result still keeps the version).
+ * timetables in force, the rule) are those of its last build, and whose records still number
+ * what that build left, is skipped: nothing is written and its version stays. `force` builds it anyway (an unchanged result still keeps the version).
  */
 export async function buildDailyRecords(
   db: Db,
@@ -141,15 +141,17 @@ export async function buildDailyRecords(
     const state = await readDayBuildState(tx, serviceDay);
     phase('inputs');
     const observations = stored - moved.out.length + moved.in.length;
-    if (!options.force && state?.inputs === inputs) {
-      const count = await tx.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
-        [serviceDay],
-      );
-      phase('count');
+    // The records as they stand count too: a day whose records were changed by anything but a
+    // build (restored, deleted by hand) is built again, not skipped.
+    const before = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
+      [serviceDay],
+    );
+    phase('count');
+    if (!options.force && state?.inputs === `${inputs} ${before.rows[0]!.n}`) {
       return {
         serviceDay,
-        records: count.rows[0]!.n,
+        records: before.rows[0]!.n,
         inserted: 0,
         updated: 0,
         deleted: 0,
@@ -217,7 +219,12 @@ export async function buildDailyRecords(
       [serviceDay],
     );
     const changed = deleted.rowCount + updated.rowCount + inserted.rowCount > 0;
-    const version = await saveDayBuildState(tx, serviceDay, inputs, changed);
+    const version = await saveDayBuildState(
+      tx,
+      serviceDay,
+      `${inputs} ${count.rows[0]!.n}`,
+      changed,
+    );
     phase('save');
     return {
       serviceDay,

@@ -12,6 +12,7 @@ export const BUILD_LOGIC_VERSION = 1;
 /** What a day's stored build state says about its last build. */
 export interface DayBuildState {
   version: number;
+  /** The digest of dayBuildInputs, a space, and the number of records the build left. */
   inputs: string;
 }
 

@@ -73,6 +73,20 @@ describe('buildDailyRecords: unchanged days, --force and the day version', () =>
     expect((await readDayBuildState(t.current.db, day))?.version).toBe(4);
   });
 
+  it('builds a day again whose records were changed by anything but a build', async () => {
+    const day = serviceDayFromYmd('20261105');
+    await ingestSightings(t.current.db, sightings('20261105', 'G55', 'CR400AF-2351', 2));
+    await buildDailyRecords(t.current.db, day);
+    await t.current.db.query('DELETE FROM daily_records WHERE service_day = $1', [day]);
+    expect(await buildDailyRecords(t.current.db, day)).toMatchObject({
+      skipped: false,
+      inserted: 1,
+      records: 1,
+      version: 2,
+    });
+    expect(await buildDailyRecords(t.current.db, day)).toMatchObject({ skipped: true });
+  });
+
   it('a timetable of another day, or of a number not in force here, leaves the day skipped', async () => {
     const day = serviceDayFromYmd('20261103');
     await ingestSightings(t.current.db, sightings('20261103', 'G50', 'CR400AF-2301', 2));

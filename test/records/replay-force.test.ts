@@ -36,7 +36,9 @@ describe('replay: unchanged days skipped through the job, --force builds them', 
       [true, 0],
       [false, 1],
     ]);
-    expect(out.text()).toMatch(/^2026-?12-?01 ok: 1 records \(inputs unchanged, skipped\)/m);
+    expect(out.text()).toMatch(
+      /^20261201 ok: 1 records \(\+0 ~0 -0\), export 1 rows \(unchanged\), build skipped \(inputs unchanged\)$/m,
+    );
 
     const forced = await replayDays(ctx, from, to, { stream: lines().stream, force: true });
     expect(forced.succeeded.map((d) => [d.build.skipped, d.build.version])).toEqual([

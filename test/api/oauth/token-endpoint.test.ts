@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/accounts/users.js';
+import { banUser, type User } from '../../../src/accounts/users.js';
 import { accessTokenHash } from '../../../src/oauth/id-token.js';
 import type { OAuthClient } from '../../../src/oauth/client-records.js';
 import { reviewClient } from '../../../src/oauth/client-review.js';
@@ -279,6 +279,14 @@ describe('POST /oauth/token: refusals', () => {
       code_verifier: rows[0]!.code_challenge,
     });
     await expectOAuthError(response, 400, 'invalid_grant');
+  });
+
+  it('a user banned between consent and exchange gets no token (invalid_grant)', async () => {
+    const { db } = database.current;
+    const banned = await makeUser(db);
+    const code = await codeFor(db, banned, authorizeQuery(), { now: new Date(clock()) });
+    await banUser(db, banned.username);
+    await expectOAuthError(await exchange(goodFields(code)), 400, 'invalid_grant');
   });
 
   it('a disabled client is refused at the token endpoint (401 invalid_client)', async () => {

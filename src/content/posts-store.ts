@@ -188,20 +188,23 @@ export async function listPosts(
   const countParams = [...params];
   const order = orderOf(q, params);
   params.push(q.limit, q.offset);
-  const [count, rows] = await Promise.all([
-    db.query<{ n: string | number }>(
+  // One round trip: the page with the total alongside; a count of its own only past the end.
+  const rows = await db.query<SitePostRow & { total: string | number }>(
+    `SELECT ${SITE_POST_COLUMNS.split(', ')
+      .map((c) => `p.${c}`)
+      .join(', ')}, count(*) OVER () AS total
+       FROM site_posts p WHERE ${sql} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+    params,
+  );
+  let total = rows.rows[0] ? Number(rows.rows[0].total) : 0;
+  if (rows.rows.length === 0 && q.offset > 0) {
+    const count = await db.query<{ n: string | number }>(
       `SELECT count(*) AS n FROM site_posts p WHERE ${sql}`,
       countParams,
-    ),
-    db.query<SitePostRow>(
-      `SELECT ${SITE_POST_COLUMNS.split(', ')
-        .map((c) => `p.${c}`)
-        .join(', ')}
-         FROM site_posts p WHERE ${sql} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    ),
-  ]);
-  return { total: Number(count.rows[0]!.n), items: rows.rows.map(sitePostOf) };
+    );
+    total = Number(count.rows[0]!.n);
+  }
+  return { total, items: rows.rows.map(sitePostOf) };
 }
 
 export async function getPost(db: Queryable, id: number): Promise<SitePost | undefined> {

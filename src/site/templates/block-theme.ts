@@ -3,6 +3,7 @@ import type { ParsedBlock } from '../../content/block-render.js';
 import type { BlockTemplates } from '../../templates/block-templates.js';
 import { templateHierarchy } from '../../templates/template-hierarchy.js';
 import { escapeHtml } from '../theme/escape-html.js';
+import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
 import type {
   NavLink,
   ThemeContext,
@@ -11,7 +12,9 @@ import type {
   ThemeView,
 } from '../theme/site-theme.js';
 
-const STYLE = `body{margin:0;font:16px/1.7 system-ui,"Noto Sans SC","PingFang SC",sans-serif;color:#1d2327}
+// The theme's own Noto Sans SC first: readers' machines often have no CJK font.
+const STYLE = `${CJK_FONT_FACE}
+body{margin:0;font:16px/1.7 "Noto Sans SC",system-ui,"PingFang SC",sans-serif;color:#1d2327}
 header,main,footer{max-width:52rem;margin:0 auto;padding:0 1.25rem}
 header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 .wp-block-site-title a{font-size:1.4rem;font-weight:700;text-decoration:none;color:inherit}

@@ -22,7 +22,8 @@ header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 .wp-block-navigation ul{list-style:none;margin:0;padding:0 0 .6rem;display:flex;gap:1.2rem}
 .wp-block-post{margin:2rem 0;border-bottom:1px solid #f0f0f1}
 img{max-width:100%;height:auto}a{color:#2271b1}
-footer{color:#787c82;font-size:.85rem;padding:2rem 1.25rem}`;
+footer{color:#787c82;font-size:.85rem;padding:2rem 1.25rem}
+footer .wp-block-site-title a{font-size:.85rem;font-weight:400}`;
 
 interface RenderState {
   view: ThemeView;

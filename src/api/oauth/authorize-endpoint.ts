@@ -23,6 +23,8 @@ import type { PageSession, SignedInBrowser } from './page-session.js';
 import { html, page } from './html.js';
 
 const FORM = 'application/x-www-form-urlencoded';
+/** The longest `next` the sign-in page returns to (web-session.ts safeNextPath). */
+const SIGN_IN_NEXT_MAX_LENGTH = 2000;
 
 /** Headers of every page of the authorization endpoint. */
 function pageHeaders(reply: FastifyReply): FastifyReply {
@@ -191,9 +193,17 @@ export async function registerAuthorizeEndpoint(
               'the user is not signed in',
               issuer,
             );
-          return reply
-            .header('cache-control', 'no-store')
-            .redirect(session.loginUrl(`${OAUTH_PATHS.authorize}?${query}`), 302);
+          const back = `${OAUTH_PATHS.authorize}?${query}`;
+          // The sign-in page keeps `next` paths up to this length; a longer request would be lost.
+          if (back.length > SIGN_IN_NEXT_MAX_LENGTH)
+            return redirectError(
+              reply,
+              request,
+              'invalid_request',
+              `the authorization request is longer than ${SIGN_IN_NEXT_MAX_LENGTH} characters`,
+              issuer,
+            );
+          return reply.header('cache-control', 'no-store').redirect(session.loginUrl(back), 302);
         }
         const refusal = userRefusal(request, browser.user);
         if (refusal)

@@ -252,6 +252,12 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(location.searchParams.get('next')).toBe(`/oauth/authorize?${q}`);
   });
 
+  it('refuses a request too long to come back from the sign-in page, instead of losing it', async () => {
+    const long = query(approved, { state: 'x'.repeat(1990) });
+    const d = expectRedirectError(await authorize(long), 'invalid_request', 'x'.repeat(1990));
+    expect(d).toMatch(/longer than 2000/);
+  });
+
   it('OIDC Core 3.1.2.6: prompt=none answers login_required / consent_required instead of a page', async () => {
     expectRedirectError(await authorize(query(approved, { prompt: 'none' })), 'login_required');
     expectRedirectError(

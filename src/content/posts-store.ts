@@ -403,7 +403,14 @@ export async function saveAutosave(
   db: Queryable,
   parent: SitePost,
   author: number,
-  fields: { title: string; content: string; excerpt: string; meta?: Record<string, unknown> },
+  fields: {
+    title: string;
+    content: string;
+    excerpt: string;
+    meta?: Record<string, unknown>;
+    /** The type's own fields (menu items: url, object, ...). */
+    extra?: Record<string, unknown>;
+  },
   now: Date,
 ): Promise<SitePost> {
   const existing = await db.query<{ id: string | number }>(
@@ -425,6 +432,7 @@ export async function saveAutosave(
     dateGmt: now,
     modifiedGmt: now,
     meta: fields.meta ?? {},
+    extra: fields.extra ?? {},
     title: fields.title,
     content: fields.content,
     excerpt: fields.excerpt,

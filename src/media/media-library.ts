@@ -122,7 +122,7 @@ export class MediaLibrary {
       const fields = input.fields ?? {};
       const title =
         fields.title ?? stripExtension(input.fileName.split(/[\\/]/).pop() ?? name.stem);
-      const post = await insertPost(this.db, {
+      const post = await insertAttachment(this.db, {
         ...postFields(fields),
         type: ATTACHMENT_TYPE,
         status: fields.status ?? 'inherit',
@@ -238,7 +238,7 @@ export class MediaLibrary {
       );
       const fields = input.fields ?? {};
       const title = fields.title ?? source.post.title;
-      const post = await insertPost(this.db, {
+      const post = await insertAttachment(this.db, {
         ...postFields(fields),
         type: ATTACHMENT_TYPE,
         status: 'inherit',
@@ -272,6 +272,22 @@ export class MediaLibrary {
       throw err;
     } finally {
       await local.release();
+    }
+  }
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * insertPost, retried further on a slug taken meanwhile: many uploads of one name at once all
+ * start from the same slug, and each round only one of them wins it.
+ */
+async function insertAttachment(db: Db, fields: Parameters<typeof insertPost>[1]) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await insertPost(db, fields);
+    } catch (err) {
+      if (attempt >= 20 || (err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
     }
   }
 }

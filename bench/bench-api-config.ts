@@ -11,6 +11,7 @@ export function benchApiConfig(databaseUrl: string, redisUrl: string): Config {
     REDIS_URL: redisUrl,
     LOG_LEVEL: 'warn',
     QUOTA_ANONYMOUS_CAPACITY: '1000000000',
+    QUOTA_USER_CAPACITY: '1000000000',
     QUOTA_KEY_PREFIX: `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`,
   });
 }

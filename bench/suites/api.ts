@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { issueCredential } from '../../src/accounts/credentials.js';
+import { scopesOfRole } from '../../src/accounts/scopes.js';
+import { createUser } from '../../src/accounts/users.js';
 import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { benchApiConfig } from '../bench-api-config.js';
@@ -32,12 +35,14 @@ async function load(
   seconds: number,
   connections: number,
   paths?: string[],
+  headers?: Record<string, string>,
 ): Promise<Load> {
   const result = await autocannon({
     url,
     connections,
     duration: seconds,
     workers: 1,
+    ...(headers ? { headers } : {}),
     // Each connection walks through these requests in turn, and starts over.
     ...(paths ? { requests: paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
   });
@@ -163,20 +168,35 @@ export const apiSuite: BenchSuite = {
         if (res.status !== 200) throw new Error(`GET ${page}: ${res.status}`);
       }
 
+      // The same pages with an API key (issue 8): authentication, the per-user bucket and the
+      // key's daily limit in the one quota script.
+      const owner = await createUser(bench.db, { username: 'bench', password: 'bench-password' });
+      const { secret } = await issueCredential(bench.db, {
+        userId: owner.userId,
+        issuer: 'api',
+        scopes: scopesOfRole('user'),
+        dailyTokenLimit: 2 ** 31 - 1,
+      });
+      const withKey = { authorization: `Bearer ${secret}` };
+
       ctx.log(`api: ${RECORDS} records, payload ${payload.length} bytes; warming up`);
       await load(app.url, 2, connections, pages);
+      await load(app.url, 2, connections, pages, withKey);
       await load(bare.url + '/bare', 2, connections);
       ctx.log(`api: ${rounds} x ${seconds} s each, alternating, ${connections} connections`);
       const apiRounds: Load[] = [];
       const bareRounds: Load[] = [];
+      const keyRounds: Load[] = [];
       for (let round = 0; round < rounds; round++) {
         apiRounds.push(await load(app.url, seconds, connections, pages));
+        keyRounds.push(await load(app.url, seconds, connections, pages, withKey));
         bareRounds.push(await load(bare.url + '/bare', seconds, connections));
       }
-      const failures = apiRounds.reduce((n, l) => n + l.non2xx + l.errors, 0);
+      const failures = [...apiRounds, ...keyRounds].reduce((n, l) => n + l.non2xx + l.errors, 0);
       if (failures > 0) throw new Error(`records/daily under load: ${failures} failures`);
       const apiRate = median(apiRounds.map((l) => l.requestsPerSecond));
       const bareRate = median(bareRounds.map((l) => l.requestsPerSecond));
+      const keyRate = median(keyRounds.map((l) => l.requestsPerSecond));
       const apiP99 = median(apiRounds.map((l) => l.p99Ms));
       const bareP99 = median(bareRounds.map((l) => l.p99Ms));
       const memory = await rssOf(app.pid);
@@ -192,6 +212,15 @@ export const apiSuite: BenchSuite = {
           ratio,
           target: '>= 4,000 req/s, >= 0.5x bare',
           pass: apiRate >= 4_000 && ratio >= 0.5,
+        }),
+        row({
+          metric: `records/daily limit=200 with a bearer API key: throughput (${of}; reference: anonymous)`,
+          value: Math.round(keyRate),
+          unit: 'req/s',
+          reference: Math.round(apiRate),
+          ratio: keyRate / apiRate,
+          target: '>= 0.9x anonymous',
+          pass: keyRate >= 0.9 * apiRate,
         }),
         row({
           metric: `records/daily limit=200, paging a 12k-record day: p99 latency (${of})`,

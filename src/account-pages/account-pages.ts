@@ -28,6 +28,9 @@ import {
 } from './account-page-views.js';
 import { renderPage } from './page-layout.js';
 
+/** Pages are not API operations: kept out of the OpenAPI document. */
+const HIDDEN = { hide: true };
+
 /** Form posts are small; anything larger is refused unread. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -94,13 +97,13 @@ export async function accountPages(
     );
 
   for (const mode of ['login', 'register'] as const) {
-    app.get(`/${mode}`, async (request, reply) => {
+    app.get(`/${mode}`, { schema: HIDDEN }, async (request, reply) => {
       const next = safeNextPath((request.query as Form).next);
       if (await signedInBrowser(request)) return reply.redirect(next, 303);
       return signInPage(request, reply, mode, 200, { next });
     });
 
-    app.post(`/${mode}`, { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+    app.post(`/${mode}`, { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN }, async (request, reply) => {
       const form = (request.body ?? {}) as Form;
       if (!csrfValid(request, form)) return refuseForgery(request, reply);
       const next = safeNextPath(form.next);
@@ -144,7 +147,7 @@ export async function accountPages(
     });
   }
 
-  app.post('/logout', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+  app.post('/logout', { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN }, async (request, reply) => {
     if (!csrfValid(request, (request.body ?? {}) as Form)) return refuseForgery(request, reply);
     const secret = request.cookies[SESSION_COOKIE];
     if (secret) {
@@ -217,7 +220,7 @@ export async function accountPages(
     return signedIn;
   };
 
-  app.get('/account', async (request, reply) => {
+  app.get('/account', { schema: HIDDEN }, async (request, reply) => {
     const query = request.query as Form;
     const tab = query.tab === 'development' ? 'development' : 'profile';
     const signedIn = await requireSignIn(request, reply, `/account?tab=${tab}`);
@@ -226,53 +229,57 @@ export async function accountPages(
     return accountPage(request, reply, signedIn, { tab, notice });
   });
 
-  app.post('/account/keys', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    if (!csrfValid(request, form)) return refuseForgery(request, reply);
-    const signedIn = await requireSignIn(request, reply, '/account?tab=development');
-    if (!signedIn) return reply;
-    const { user } = signedIn;
-    const scopes =
-      form.scopes === undefined ? [] : [form.scopes].flat().filter((s) => s !== undefined);
-    const days = Number(field(form, 'expiresInDays') || config.API_KEY_DEFAULT_LIFETIME_DAYS);
-    const name = field(form, 'name').trim();
-    const fail = (error: string) =>
-      accountPage(request, reply, signedIn, { tab: 'development', status: 400, error });
-    if (name === '' || name.length > 100)
-      return fail('Give the key a name (at most 100 characters).');
-    if (scopes.length === 0) return fail('Choose at least one scope.');
-    if (
-      !(KEY_LIFETIMES as readonly number[]).includes(days) ||
-      days > config.API_KEY_MAX_LIFETIME_DAYS
-    ) {
-      return fail('Choose one of the offered lifetimes.');
-    }
-    try {
-      const { secret, credential } = await issueCredential(
-        db,
-        {
-          userId: user.userId,
-          issuer: 'api',
-          name,
-          scopes,
-          expiresAt: new Date(Date.now() + days * 86_400_000),
-          dailyTokenLimit: settings.dailyTokenLimit,
-        },
-        { maxLifetimeSeconds: settings.maxLifetimeSeconds },
-      );
-      return accountPage(request, reply, signedIn, {
-        tab: 'development',
-        newKey: { secret, name: credential.name },
-      });
-    } catch (err) {
-      if (!(err instanceof AccountError)) throw err;
-      return fail(err.message);
-    }
-  });
+  app.post(
+    '/account/keys',
+    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Form;
+      if (!csrfValid(request, form)) return refuseForgery(request, reply);
+      const signedIn = await requireSignIn(request, reply, '/account?tab=development');
+      if (!signedIn) return reply;
+      const { user } = signedIn;
+      const scopes =
+        form.scopes === undefined ? [] : [form.scopes].flat().filter((s) => s !== undefined);
+      const days = Number(field(form, 'expiresInDays') || config.API_KEY_DEFAULT_LIFETIME_DAYS);
+      const name = field(form, 'name').trim();
+      const fail = (error: string) =>
+        accountPage(request, reply, signedIn, { tab: 'development', status: 400, error });
+      if (name === '' || name.length > 100)
+        return fail('Give the key a name (at most 100 characters).');
+      if (scopes.length === 0) return fail('Choose at least one scope.');
+      if (
+        !(KEY_LIFETIMES as readonly number[]).includes(days) ||
+        days > config.API_KEY_MAX_LIFETIME_DAYS
+      ) {
+        return fail('Choose one of the offered lifetimes.');
+      }
+      try {
+        const { secret, credential } = await issueCredential(
+          db,
+          {
+            userId: user.userId,
+            issuer: 'api',
+            name,
+            scopes,
+            expiresAt: new Date(Date.now() + days * 86_400_000),
+            dailyTokenLimit: settings.dailyTokenLimit,
+          },
+          { maxLifetimeSeconds: settings.maxLifetimeSeconds },
+        );
+        return accountPage(request, reply, signedIn, {
+          tab: 'development',
+          newKey: { secret, name: credential.name },
+        });
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        return fail(err.message);
+      }
+    },
+  );
 
   app.post<{ Params: { revokeId: string } }>(
     '/account/keys/:revokeId/revoke',
-    { bodyLimit: FORM_BODY_LIMIT },
+    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
     async (request, reply) => {
       if (!csrfValid(request, (request.body ?? {}) as Form)) return refuseForgery(request, reply);
       const signedIn = await requireSignIn(request, reply, '/account?tab=development');
@@ -292,41 +299,45 @@ export async function accountPages(
     },
   );
 
-  app.post('/account/password', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    if (!csrfValid(request, form)) return refuseForgery(request, reply);
-    const signedIn = await requireSignIn(request, reply, '/account');
-    if (!signedIn) return reply;
-    try {
-      const changed = await changePassword(
-        db,
-        {
-          userId: signedIn.user.userId,
-          currentPassword: field(form, 'currentPassword'),
-          newPassword: field(form, 'newPassword'),
-          keepCredentialId: signedIn.session.credentialId,
-        },
-        { scrypt: settings.scrypt },
-      );
-      if (!changed) {
+  app.post(
+    '/account/password',
+    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Form;
+      if (!csrfValid(request, form)) return refuseForgery(request, reply);
+      const signedIn = await requireSignIn(request, reply, '/account');
+      if (!signedIn) return reply;
+      try {
+        const changed = await changePassword(
+          db,
+          {
+            userId: signedIn.user.userId,
+            currentPassword: field(form, 'currentPassword'),
+            newPassword: field(form, 'newPassword'),
+            keepCredentialId: signedIn.session.credentialId,
+          },
+          { scrypt: settings.scrypt },
+        );
+        if (!changed) {
+          return accountPage(request, reply, signedIn, {
+            tab: 'profile',
+            status: 401,
+            error: 'The current password is wrong.',
+          });
+        }
+        credentials.clear();
         return accountPage(request, reply, signedIn, {
           tab: 'profile',
-          status: 401,
-          error: 'The current password is wrong.',
+          notice: 'Password changed. Your other browsers are signed out.',
+        });
+      } catch (err) {
+        if (!(err instanceof AccountError)) throw err;
+        return accountPage(request, reply, signedIn, {
+          tab: 'profile',
+          status: 400,
+          error: err.message,
         });
       }
-      credentials.clear();
-      return accountPage(request, reply, signedIn, {
-        tab: 'profile',
-        notice: 'Password changed. Your other browsers are signed out.',
-      });
-    } catch (err) {
-      if (!(err instanceof AccountError)) throw err;
-      return accountPage(request, reply, signedIn, {
-        tab: 'profile',
-        status: 400,
-        error: err.message,
-      });
-    }
-  });
+    },
+  );
 }

@@ -58,6 +58,8 @@ export class CredentialCache {
   private readonly clock: Clock;
   /** Bumped by clear(): lookups started before a clear may not fill the cache. */
   private generation = 0;
+  /** Lookups under way: concurrent requests with one key wait for the same query. */
+  private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
 
   constructor(
     private readonly db: Queryable,
@@ -73,16 +75,24 @@ export class CredentialCache {
     const now = this.clock();
     const hit = this.cache.get(key);
     if (hit && now - hit.at < this.ttlMs) return recheckTimes(hit.result, now);
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
     const generation = this.generation;
-    const result = await authenticateSecret(this.db, secret, new Date(now));
-    if (generation === this.generation) this.cache.set(key, { result, at: now });
-    return result;
+    const lookup = authenticateSecret(this.db, secret, new Date(now))
+      .then((result) => {
+        if (generation === this.generation) this.cache.set(key, { result, at: now });
+        return result;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, lookup);
+    return lookup;
   }
 
   /** Forgets every answer: called after a revocation or ban made through this process. */
   clear(): void {
     this.generation++;
     this.cache.clear();
+    this.inflight.clear();
   }
 }
 

@@ -19,7 +19,7 @@ type Cookies = Record<string, string>;
 /** A browser's cookie jar over inject(). */
 function browser() {
   const jar: Cookies = {};
-  const keep = (res: { cookies: { name: string; value: string }[] }) => {
+  const keep = <R extends { cookies: { name: string; value: string }[] }>(res: R): R => {
     for (const c of res.cookies) {
       if (c.value === '') delete jar[c.name];
       else jar[c.name] = c.value;

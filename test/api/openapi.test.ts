@@ -41,6 +41,7 @@ describe('OpenAPI document and docs', () => {
       .map(([path, item]) => [path, item.get.operationId, item.get.tags, item.get['x-scope']]);
     expect(ops).toEqual(
       expect.arrayContaining([
+        ['/api/v2/auth/me', 'GetAuthMe', ['Auth'], 'api.auth.me.read'],
         ['/api/v2/records/daily', 'GetDailyRecords', ['Records'], 'api.records.daily.read'],
         ['/api/v2/exports/daily', 'GetDailyExportIndex', ['Exports'], 'api.exports.daily.read'],
         ['/api/v2/exports/daily/{date}', 'GetDailyExport', ['Exports'], 'api.exports.daily.read'],
@@ -82,8 +83,15 @@ describe('OpenAPI document and docs', () => {
       '/api/v2/admin/oauth/clients/{clientId}',
       '/api/v2/admin/oauth/clients/{clientId}/revoke-tokens',
       '/api/v2/allocation/emu/{emuCode}',
+      '/api/v2/auth/api-keys',
+      '/api/v2/auth/api-keys/{revokeId}',
       '/api/v2/auth/authorizations',
       '/api/v2/auth/authorizations/{clientId}',
+      '/api/v2/auth/login',
+      '/api/v2/auth/logout',
+      '/api/v2/auth/me',
+      '/api/v2/auth/password',
+      '/api/v2/auth/register',
       '/api/v2/circulation-images/{file}',
       '/api/v2/exports/daily',
       '/api/v2/exports/daily/{date}',

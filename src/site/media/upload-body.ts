@@ -61,6 +61,16 @@ async function readRawBody(
       400,
     );
   }
+  // A raw body's length is the file's: refuse an announced oversize before reading any of it.
+  const announced = Number(request.headers['content-length'] ?? NaN);
+  if (announced > library.options.maxUploadBytes) {
+    drain(body);
+    throw new RestError(
+      'rest_upload_file_too_big',
+      `the file is larger than the upload limit of ${library.options.maxUploadBytes} bytes`,
+      413,
+    );
+  }
   const received = await library
     .receive(body, request.headers['content-md5']?.trim())
     .catch((err) => {

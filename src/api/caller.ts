@@ -37,14 +37,22 @@ export function anonymousCaller(address: string): Caller {
 
 export interface CredentialCacheOptions {
   /**
-   * How long an answer (good or bad) is reused, in ms. Default 500: a revocation or a ban made
-   * anywhere (another API process, the CLI) is seen within this time, well inside the promised
-   * second, while a client's burst of requests costs one query.
+   * How long an answer (good or bad) is used as it is, in ms. Default 500. Between this and
+   * twice it (at most 950 ms), the answer is still used while one query refreshes it in the
+   * background; past that, requests wait for a fresh one. So a revocation or ban made anywhere
+   * (another API process, the CLI) is seen within a second, and a client's steady stream of
+   * requests never waits on the database.
    */
   ttlMs?: number;
   /** Answers kept. Default 10,000. */
   max?: number;
   clock?: Clock;
+}
+
+interface CachedAnswer {
+  result: AuthenticationResult;
+  /** When the query that gave it started (ms). */
+  at: number;
 }
 
 /**
@@ -53,19 +61,21 @@ export interface CredentialCacheOptions {
  * again on every hit, so a cached credential expires on the second.
  */
 export class CredentialCache {
-  private readonly cache: LRUCache<string, { result: AuthenticationResult; at: number }>;
-  private readonly ttlMs: number;
+  private readonly cache: LRUCache<string, CachedAnswer>;
+  private readonly freshMs: number;
+  private readonly usableMs: number;
   private readonly clock: Clock;
   /** Bumped by clear(): lookups started before a clear may not fill the cache. */
   private generation = 0;
-  /** Lookups under way: concurrent requests with one key wait for the same query. */
+  /** Lookups under way: concurrent requests with one key share one query. */
   private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
 
   constructor(
     private readonly db: Queryable,
     options: CredentialCacheOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? 500;
+    this.freshMs = options.ttlMs ?? 500;
+    this.usableMs = Math.min(2 * this.freshMs, 950);
     this.clock = options.clock ?? Date.now;
     this.cache = new LRUCache({ max: options.max ?? 10_000 });
   }
@@ -74,7 +84,17 @@ export class CredentialCache {
     const key = createHash('sha256').update(secret).digest('base64');
     const now = this.clock();
     const hit = this.cache.get(key);
-    if (hit && now - hit.at < this.ttlMs) return recheckTimes(hit.result, now);
+    const age = hit ? now - hit.at : Infinity;
+    if (hit && age < this.freshMs) return recheckTimes(hit.result, now);
+    if (hit && age < this.usableMs) {
+      // Refresh behind the answer: errors leave the old one until it is no longer usable.
+      this.lookup(key, secret, now).catch(() => undefined);
+      return recheckTimes(hit.result, now);
+    }
+    return this.lookup(key, secret, now);
+  }
+
+  private lookup(key: string, secret: string, now: number): Promise<AuthenticationResult> {
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const generation = this.generation;
@@ -83,7 +103,9 @@ export class CredentialCache {
         if (generation === this.generation) this.cache.set(key, { result, at: now });
         return result;
       })
-      .finally(() => this.inflight.delete(key));
+      .finally(() => {
+        if (this.inflight.get(key) === lookup) this.inflight.delete(key);
+      });
     this.inflight.set(key, lookup);
     return lookup;
   }

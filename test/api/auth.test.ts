@@ -8,10 +8,10 @@ import { makeApp, testConfig } from './helpers/api-harness.js';
 
 const t = useTestDatabase();
 let app: ApiApp;
-/** Added to the app's clock: moving it past the credential cache's 500 ms shows what others see. */
+/** Added to the app's clock: moving it past the credential cache's 950 ms shows what others see. */
 let clockOffset = 0;
 const pastTheCredentialCache = () => {
-  clockOffset += 501;
+  clockOffset += 951;
 };
 
 beforeAll(async () => {
@@ -513,8 +513,13 @@ describe('credentials on every operation', () => {
       expect(
         (await clocked.inject({ url: '/api/v2/auth/me', headers: bearer(secret) })).statusCode,
       ).toBe(200);
-      // ...and refused once 0.5 s have passed: well within the second.
+      // ...still used after 0.5 s while a refresh runs behind it...
       offset += 501;
+      expect(
+        (await clocked.inject({ url: '/api/v2/auth/me', headers: bearer(secret) })).statusCode,
+      ).toBe(200);
+      // ...and refused once 0.95 s have passed since the answer was read: within the second.
+      offset += 450;
       const res = await clocked.inject({ url: '/api/v2/auth/me', headers: bearer(secret) });
       expect(res.statusCode).toBe(401);
       expect(res.json().error.message).toContain('revoked');

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createLogger, type Logger } from '../log/logger.js';
 import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
+import { isConnectionLoss, ReachabilityGate } from './reachability-gate.js';
 
 // int8 (ids, Unix seconds) as JS numbers: every value we keep is far below 2^53.
 const types = {
@@ -26,13 +27,38 @@ export interface PostgresDbOptions {
   connectTimeoutMs?: number;
   /** Where lost idle connections and failed rollbacks are reported. Default a logger on stderr. */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * Once the database is found unreachable, queries fail at once (DatabaseUnreachableError)
+   * but for one probe every this many ms (see ReachabilityGate). Default 1 000.
+   */
+  reconnectProbeMs?: number;
 }
 
-type Checkout = () => Promise<{ client: pg.PoolClient; release(): void }>;
+interface CheckedOut {
+  client: pg.PoolClient;
+  /** Tells what failed a query: after a lost connection the client is destroyed, not pooled. */
+  failed(err: unknown): void;
+  release(): void;
+}
+type Checkout = () => Promise<CheckedOut>;
 
 function clientQueryable(client: pg.PoolClient | pg.Pool, checkout?: Checkout): Queryable {
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+      if (client instanceof pg.Pool) {
+        // Through checkout (as pool.query would connect, query and release), so that the
+        // reachability gate sees every connection attempt.
+        const c = await checkout!();
+        try {
+          const r = await c.client.query(sql, params as unknown[] | undefined);
+          return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+        } catch (err) {
+          c.failed(err);
+          throw err;
+        } finally {
+          c.release();
+        }
+      }
       const r = await client.query(sql, params as unknown[] | undefined);
       return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
     },
@@ -65,22 +91,23 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
   });
   const logger = options.logger ?? createLogger();
+  const gate = new ReachabilityGate({ retryMs: options.reconnectProbeMs ?? 1_000 });
   // An idle client losing its server must not crash the process (an 'error' event without a
   // listener would); the pool drops that client and the next query connects afresh.
-  pool.on('error', (err) =>
+  pool.on('error', (err) => {
     logger.warn(
       { err: err.message, code: (err as { code?: string }).code },
       'postgres: idle connection lost',
-    ),
-  );
+    );
+  });
   /**
    * A client of its own for a transaction, a session or a COPY. pg-pool listens for a client's
    * errors only while it is idle in the pool: one checked out here that loses its server between
    * two queries would emit 'error' with no listener and crash the process. So it gets a listener
    * until released, and a client that lost its connection is destroyed, not pooled again.
    */
-  const checkout = async (): Promise<{ client: pg.PoolClient; release(): void }> => {
-    const client = await pool.connect();
+  const checkout = async (): Promise<CheckedOut> => {
+    const client = await gate.connect(() => pool.connect());
     let lost: Error | undefined;
     const onError = (err: Error) => {
       lost = err;
@@ -89,6 +116,11 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
     client.on('error', onError);
     return {
       client,
+      // A lost connection is not yet a lost database (a backend can be ended alone): the next
+      // connection attempt, through the gate, tells.
+      failed: (err) => {
+        if (isConnectionLoss(err)) lost ??= err as Error;
+      },
       release: () => {
         client.removeListener('error', onError);
         client.release(lost);
@@ -101,13 +133,14 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
     query: base.query,
     copyFrom: base.copyFrom,
     async transaction(fn) {
-      const { client, release } = await checkout();
+      const { client, failed, release } = await checkout();
       try {
         await client.query('BEGIN');
         const result = await fn(clientQueryable(client, checkout));
         await client.query('COMMIT');
         return result;
       } catch (err) {
+        failed(err);
         // The error that failed the transaction is the one to throw; a rollback failing too
         // (the connection is gone, and the server rolls back on its own) is only logged.
         await client

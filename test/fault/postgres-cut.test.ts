@@ -110,6 +110,14 @@ describe('Postgres cut for 10 s under API load and a building worker', () => {
       answers: answers.length,
       'answers during the cut': `${during.length} (${during.filter((a) => a.status === 503).length} x 503 unavailable, ${during.filter((a) => a.status === 200).length} x 200)`,
       'longest answer (ms)': longest,
+      'slowest answers': [...answers]
+        .sort((a, b) => took(b) - took(a))
+        .slice(0, 3)
+        .map(
+          (a) =>
+            `${took(a)} ms ${a.status} ${a.url} (started ${a.startedAt - cutAt} ms after the cut)`,
+        )
+        .join('; '),
       'time to the first 200 after the cut (ms)': recoveryMs,
       'other answers (not 200, not 503 unavailable with Retry-After)': bad.length,
       'build attempts': buildJob?.attemptsMade,

@@ -4,7 +4,16 @@ import type { SiteAuthenticator } from '../auth/site-authenticator.js';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import { RestError } from '../rest/rest-error.js';
 import { RestRequest } from '../rest/rest-request.js';
-import type { RestServer } from '../rest/rest-server.js';
+import type { RestReply, RestServer } from '../rest/rest-server.js';
+import { publishDuePosts } from '../../content/posts-store.js';
+import {
+  anonymousResponseKey,
+  SiteResponseCache,
+  siteResponseCacheOf,
+  type PreparedResponse,
+} from '../cache/site-response-cache.js';
+import type { SiteContentState } from '../cache/site-content-version.js';
+import type { SiteKit } from '../site-kit.js';
 
 const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const OVERRIDABLE = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -55,6 +64,23 @@ export function registerRestEdge(
       if (override && OVERRIDABLE.has(override.toUpperCase())) method = override.toUpperCase();
     }
     const headers = lowerHeaders(request);
+    // Anonymous reads are served from prepared responses while the site content is unchanged.
+    const kit = (app as FastifyInstance & { site?: SiteKit }).site;
+    let cached: { cache: SiteResponseCache; state: SiteContentState; key: string } | undefined;
+    if (kit && isAnonymousRead(request.method, method, headers, query, request)) {
+      const cache = siteResponseCacheOf(kit.db, { logger: kit.logger });
+      const state = await cache.state();
+      const now = kit.clock();
+      if (SiteResponseCache.due(state, now)) {
+        // A scheduled item came due: publish it (its writer bumps the version) and render afresh.
+        await publishDuePosts(kit.db, state.nextPublishType ?? 'post', new Date(now));
+      } else {
+        const key = anonymousResponseKey(normalizePath(path), query);
+        const kept = cache.get(key, state);
+        if (kept) return sendPrepared(reply, server, kept);
+        cached = { cache, state, key };
+      }
+    }
     const { body, bodyStream, invalidJson } = bodyOf(request);
     const nonce =
       headers['x-wp-nonce'] ?? (typeof query._wpnonce === 'string' ? query._wpnonce : undefined);
@@ -80,23 +106,23 @@ export function registerRestEdge(
         ? new RestError('rest_invalid_json', 'Invalid JSON body passed.', 400)
         : undefined);
     const result = await server.serve(restRequest, error);
-    reply.header('content-type', 'application/json; charset=UTF-8');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-robots-tag', 'noindex');
-    reply.header('link', `<${server.urls.restRoot}>; rel="https://api.w.org/"`);
-    reply.header('access-control-expose-headers', 'X-WP-Total, X-WP-TotalPages, Link');
-    reply.header(
-      'access-control-allow-headers',
-      'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    );
+    const prepared: PreparedResponse = {
+      status: result.status,
+      headers: result.headers,
+      body: JSON.stringify(result.body),
+    };
+    if (
+      cached &&
+      !who.user &&
+      !who.error &&
+      keepable(result, prepared.body, '_envelope' in query)
+    ) {
+      cached.cache.set(cached.key, cached.state, prepared);
+    }
     if (who.session && who.via === 'cookie') {
       reply.header('x-wp-nonce', auth.nonces.create(who.session.user.id, who.session.sessionId));
     }
-    for (const [k, v] of Object.entries(result.headers)) {
-      if (k.toLowerCase() === 'link') reply.header('link', [reply.getHeader('link') as string, v]);
-      else reply.header(k, v);
-    }
-    return reply.code(result.status).send(JSON.stringify(result.body));
+    return sendPrepared(reply, server, prepared);
   };
 
   app.route({
@@ -118,6 +144,54 @@ export function registerRestEdge(
   };
   app.route({ method: [...REST_METHODS], url: '/', handler: restRouteOr });
   app.route({ method: [...REST_METHODS], url: '/index.php', handler: restRouteOr });
+}
+
+/** Sends a REST response with the edge's standard headers and the endpoint's own. */
+function sendPrepared(reply: FastifyReply, server: RestServer, response: PreparedResponse) {
+  reply.header('content-type', 'application/json; charset=UTF-8');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('x-robots-tag', 'noindex');
+  reply.header('link', `<${server.urls.restRoot}>; rel="https://api.w.org/"`);
+  reply.header('access-control-expose-headers', 'X-WP-Total, X-WP-TotalPages, Link');
+  reply.header(
+    'access-control-allow-headers',
+    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
+  );
+  for (const [k, v] of Object.entries(response.headers)) {
+    if (k.toLowerCase() === 'link') reply.header('link', [reply.getHeader('link') as string, v]);
+    else reply.header(k, v);
+  }
+  return reply.code(response.status).send(response.body);
+}
+
+/**
+ * A read whose answer depends only on the path, the query and the site's content: GET or HEAD
+ * (not overridden), and no credentials of any kind (Basic, session cookie, nonce), so that
+ * every such caller has the same capabilities (none: `context=edit` is refused).
+ */
+function isAnonymousRead(
+  httpMethod: string,
+  method: string,
+  headers: Record<string, string>,
+  query: Record<string, unknown>,
+  request: FastifyRequest,
+): boolean {
+  if (httpMethod !== 'GET' && httpMethod !== 'HEAD') return false;
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (headers.authorization !== undefined || headers['x-wp-nonce'] !== undefined) return false;
+  if (query._wpnonce !== undefined || query.password !== undefined) return false;
+  return request.cookies?.[SESSION_COOKIE] === undefined;
+}
+
+/**
+ * Only successful answers are kept (an `_envelope` one by its inner status), and never one
+ * showing a password-protected item (its answer depends on a password, WordPress keeps those
+ * out of caches too).
+ */
+function keepable(result: RestReply, text: string, enveloped: boolean): boolean {
+  if (result.status !== 200) return false;
+  if (enveloped && (result.body as { status?: unknown }).status !== 200) return false;
+  return !text.includes('"protected":true');
 }
 
 /** `/wp/v2/posts/` and `wp/v2/posts` both name `/wp/v2/posts`. */

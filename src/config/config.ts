@@ -176,19 +176,6 @@ const envSchema = z.object({
   /** Cost of GetAuthMe (the session check). */
   QUOTA_COST_AUTH_ME: cost(1),
 
-  // Operations: metrics, database timeouts, stalled-job recovery (src/metrics, src/ops, src/queue).
-  /** Bearer token GET /metrics requires; unset = /metrics is off (404). */
-  METRICS_TOKEN: z.string().min(16).optional(),
-  /** A Postgres connection not made (or a pooled one not free) within this is `unavailable`. */
-  PG_CONNECT_TIMEOUT_MS: int(3_000, 100, 60_000),
-  /**
-   * BullMQ job lock: a running job renews it every half of this; a killed worker's job is taken
-   * over once it lapses. Recovery after a crash takes at most lock + stalled interval.
-   */
-  JOB_LOCK_MS: int(10_000, 1_000),
-  /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
-  JOB_STALLED_INTERVAL_MS: int(5_000, 500),
-
   // OAuth 2.0 authorization server (src/oauth, src/api/oauth).
   /**
    * The API's external base URL: the OAuth issuer (the id_token's `iss`, discovery's `issuer`)
@@ -225,15 +212,6 @@ const envSchema = z.object({
   /** How often the API deletes expired authorization codes and consents, in seconds; 0 = never. */
   OAUTH_CLEANUP_INTERVAL_SECONDS: int(3_600, 0),
 
-  // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
-  /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
-  MEDIA_UPLOADS_DIR: z.string().min(1).optional(),
-  /** Largest upload in bytes (32 MiB); larger ones are refused with 413 while streaming. */
-  MEDIA_MAX_UPLOAD_BYTES: int(32 * 1024 * 1024, 1),
-  /** Images with more pixels (width x height, read from the header) are refused before decoding. */
-  MEDIA_MAX_IMAGE_PIXELS: int(100_000_000, 1),
-  /** WordPress's big-image threshold: larger originals get a "-scaled" copy within it; 0 = off. */
-  MEDIA_BIG_IMAGE_THRESHOLD: int(2560, 0, 65_535),
   // Documentation site: the WordPress-compatible content API and pages (src/site, src/content).
   /** Port of `npm run site` (it binds HOST). */
   SITE_PORT: int(3001, 1, 65535),
@@ -262,6 +240,15 @@ const envSchema = z.object({
   /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
   JOB_STALLED_INTERVAL_MS: int(5_000, 500),
 
+  // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
+  /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
+  MEDIA_UPLOADS_DIR: z.string().min(1).optional(),
+  /** Largest upload in bytes (32 MiB); larger ones are refused with 413 while streaming. */
+  MEDIA_MAX_UPLOAD_BYTES: int(32 * 1024 * 1024, 1),
+  /** Images with more pixels (width x height, read from the header) are refused before decoding. */
+  MEDIA_MAX_IMAGE_PIXELS: int(100_000_000, 1),
+  /** WordPress's big-image threshold: larger originals get a "-scaled" copy within it; 0 = off. */
+  MEDIA_BIG_IMAGE_THRESHOLD: int(2560, 0, 65_535),
   /** Quality of the JPEG and WebP sizes and edits (WordPress's default is 82). */
   MEDIA_IMAGE_QUALITY: int(82, 1, 100),
   /**

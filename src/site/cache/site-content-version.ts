@@ -7,13 +7,16 @@ export interface SiteContentState {
   version: number;
   /** When the next scheduled (status `future`) item is due, ms since the epoch; null if none. */
   nextPublishMs: number | null;
-  /** The type of that item (to publish it when it is due). */
-  nextPublishType: string | null;
 }
 
 export interface SiteContentVersionOptions {
   /** Change rows kept before they are folded into the base. Default 256. */
   compactAbove?: number;
+  /**
+   * Reads in flight at once (each begun after every request it answers arrived); requests
+   * arriving while all are busy share the next one. Default 4.
+   */
+  maxConcurrentReads?: number;
   logger?: Logger;
 }
 
@@ -25,67 +28,77 @@ interface Batch {
 
 /**
  * Reads the site content version for many concurrent requests with few queries, never answering
- * from a read that began before the request did: requests arriving while a read runs join the
- * next one, which starts when that read ends (as F's PageVersionReader). A request therefore
- * sees every transaction committed before it arrived, in this process or any other, and on
- * PGlite alike. Now and then it folds the committed change rows into the base (one statement,
- * the sum unchanged) so that the count stays a small index scan.
+ * from a read that began before the request did: a request starts a read at once while fewer
+ * than `maxConcurrentReads` are in flight, else it joins the one that starts when a read ends
+ * (F's PageVersionReader, with reads overlapping: a kept response costs one round trip, not
+ * one and a half). A request therefore sees every transaction committed before it arrived, in
+ * this process or any other, and on PGlite alike. Now and then it folds the committed change
+ * rows into the base (one statement, the sum unchanged) so that the count stays small.
  */
 export class SiteContentVersionReader {
-  private next: Batch | undefined;
-  private running = false;
+  private waiting: Batch | undefined;
+  private inFlight = 0;
   private compacting = false;
+  /** The last state read in full (the version and the next scheduled publication). */
+  private known: SiteContentState | undefined;
   private readonly compactAbove: number;
+  private readonly maxConcurrentReads: number;
 
   constructor(
     private readonly db: Queryable,
     private readonly options: SiteContentVersionOptions = {},
   ) {
     this.compactAbove = options.compactAbove ?? 256;
+    this.maxConcurrentReads = Math.max(1, options.maxConcurrentReads ?? 4);
   }
 
   /** The state read by a query that began after this call. */
   read(): Promise<SiteContentState> {
-    const batch = (this.next ??= newBatch());
-    if (!this.running) this.start();
+    const batch = (this.waiting ??= newBatch());
+    this.start();
     return batch.done;
   }
 
   private start(): void {
-    const batch = this.next;
-    if (!batch) return;
-    this.next = undefined;
-    this.running = true;
+    const batch = this.waiting;
+    if (!batch || this.inFlight >= this.maxConcurrentReads) return;
+    this.waiting = undefined;
+    this.inFlight++;
     this.query()
       .then(batch.resolve, batch.reject)
       .finally(() => {
-        this.running = false;
+        this.inFlight--;
         this.start();
       });
   }
 
+  /**
+   * One small statement per read (the version); the next scheduled publication only changes
+   * with the content, so it is read again (with the version, in one statement) only when the
+   * version moved. That second read also began after the request arrived: its pair answers it.
+   */
   private async query(): Promise<SiteContentState> {
-    const r = await this.db.query<{
-      base: string;
-      pending: string;
-      next_ms: string | null;
-      next_type: string | null;
-    }>(
-      `SELECT v.base, (SELECT count(*) FROM site_content_changes) AS pending,
-              (extract(epoch FROM f.date_gmt) * 1000)::bigint AS next_ms, f.type AS next_type
-         FROM site_content_version v
-         LEFT JOIN LATERAL (SELECT date_gmt, type FROM site_posts WHERE status = 'future'
-                             ORDER BY date_gmt LIMIT 1) f ON true`,
+    const r = await this.db.query<{ base: string; pending: string }>(
+      `SELECT base, (SELECT count(*) FROM site_content_changes) AS pending FROM site_content_version`,
     );
     const row = r.rows[0];
     if (!row) throw new Error('site_content_version has no row (migration 014)');
     const pending = Number(row.pending);
     if (pending > this.compactAbove) this.compact();
-    return {
-      version: Number(row.base) + pending,
-      nextPublishMs: row.next_ms === null ? null : Number(row.next_ms),
-      nextPublishType: row.next_type,
+    const version = Number(row.base) + pending;
+    if (this.known?.version === version) return this.known;
+    const full = await this.db.query<{ base: string; pending: string; next: Date | null }>(
+      `SELECT base, (SELECT count(*) FROM site_content_changes) AS pending,
+              (SELECT min(date_gmt) FROM site_posts WHERE status = 'future') AS next
+         FROM site_content_version`,
+    );
+    const f = full.rows[0]!;
+    const state: SiteContentState = {
+      version: Number(f.base) + Number(f.pending),
+      nextPublishMs: f.next === null ? null : new Date(f.next).getTime(),
     };
+    if (!this.known || state.version >= this.known.version) this.known = state;
+    return state;
   }
 
   /** Folds committed change rows into the base in one statement: the version does not move. */
@@ -114,4 +127,13 @@ function newBatch(): Batch {
   // Each waiting request awaits it; this only keeps Node from calling a failure unhandled.
   done.catch(() => {});
   return { done, resolve, reject };
+}
+
+/** The types of scheduled items due at `now` (to publish them: their writer moves the version). */
+export async function dueScheduledTypes(db: Queryable, now: Date): Promise<string[]> {
+  const r = await db.query<{ type: string }>(
+    `SELECT DISTINCT type FROM site_posts WHERE status = 'future' AND date_gmt <= $1`,
+    [now],
+  );
+  return r.rows.map((row) => row.type);
 }

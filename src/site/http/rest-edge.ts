@@ -12,7 +12,7 @@ import {
   siteResponseCacheOf,
   type PreparedResponse,
 } from '../cache/site-response-cache.js';
-import type { SiteContentState } from '../cache/site-content-version.js';
+import { dueScheduledTypes, type SiteContentState } from '../cache/site-content-version.js';
 import type { SiteKit } from '../site-kit.js';
 
 const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -73,7 +73,8 @@ export function registerRestEdge(
       const now = kit.clock();
       if (SiteResponseCache.due(state, now)) {
         // A scheduled item came due: publish it (its writer bumps the version) and render afresh.
-        await publishDuePosts(kit.db, state.nextPublishType ?? 'post', new Date(now));
+        for (const type of await dueScheduledTypes(kit.db, new Date(now)))
+          await publishDuePosts(kit.db, type, new Date(now));
       } else {
         const key = anonymousResponseKey(normalizePath(path), query);
         const kept = cache.get(key, state);

@@ -80,15 +80,20 @@ function headerBytes(headers: Record<string, string>): number {
 
 const shared = new WeakMap<object, SiteResponseCache>();
 
-/** The response cache of a database handle: one per process and database, made on first use. */
+/**
+ * The response cache of one site app (`owner`: its RestServer), reading the version from `db`:
+ * made on first use. Per app, not per database: two apps on one database may differ in address
+ * or modules, and so in what they answer.
+ */
 export function siteResponseCacheOf(
+  owner: object,
   db: Queryable,
   options: SiteResponseCacheOptions = {},
 ): SiteResponseCache {
-  let cache = shared.get(db);
+  let cache = shared.get(owner);
   if (!cache) {
     cache = new SiteResponseCache(db, options);
-    shared.set(db, cache);
+    shared.set(owner, cache);
   }
   return cache;
 }

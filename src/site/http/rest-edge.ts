@@ -68,7 +68,7 @@ export function registerRestEdge(
     const kit = (app as FastifyInstance & { site?: SiteKit }).site;
     let cached: { cache: SiteResponseCache; state: SiteContentState; key: string } | undefined;
     if (kit && isAnonymousRead(request.method, method, headers, query, request)) {
-      const cache = siteResponseCacheOf(kit.db, { logger: kit.logger });
+      const cache = siteResponseCacheOf(server, kit.db, { logger: kit.logger });
       const state = await cache.state();
       const now = kit.clock();
       if (SiteResponseCache.due(state, now)) {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { openAppContext } from '../app/app-context.js';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { closeOnSignals, loadConfigOrExit, runMain } from '../app/server-entry.js';
 import { createQuotaRedis } from '../quota/create-quota-store.js';
 import { buildApp } from './app.js';
 
@@ -26,16 +26,7 @@ function redisReady(redis: Redis, ms: number): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const { db, logger } = await openAppContext({ config });
   const redis = config.REDIS_URL ? createQuotaRedis(config.REDIS_URL, config) : undefined;
   const app = await buildApp({ db, config, logger, redis });
@@ -43,22 +34,11 @@ async function main(): Promise<void> {
     logger.warn('Redis is not reachable yet; quota is decided in this process until it is');
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
-      await app.close();
-      redis?.disconnect();
-      await db.close();
-    } catch (err) {
-      logger.error({ err }, 'shutdown failed');
-      process.exitCode = 1;
-    }
-  };
-  process.once('SIGTERM', (s) => void stop(s));
-  process.once('SIGINT', (s) => void stop(s));
+  closeOnSignals(logger, async () => {
+    await app.close();
+    redis?.disconnect();
+    await db.close();
+  });
 
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
@@ -71,7 +51,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -1,5 +1,5 @@
 import { openAppContext } from '../app/app-context.js';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { closeOnSignals, loadConfigOrExit, runMain } from '../app/server-entry.js';
 import { seedDocs } from '../content/seed-docs.js';
 import { buildSiteApp } from './app.js';
 import { loadDocsSource } from './docs/docs-source.js';
@@ -10,16 +10,7 @@ import { loadDocsSource } from './docs/docs-source.js';
  * contents (SITE_SEED_DOCS). Stops cleanly on SIGTERM and SIGINT.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const { db, logger } = await openAppContext({ config });
   if (config.SITE_SEED_DOCS) {
     const already = await db.query(`SELECT 1 FROM site_options WHERE name = 'docs_seeded'`);
@@ -31,21 +22,10 @@ async function main(): Promise<void> {
     }
   }
   const app = await buildSiteApp({ db, config, logger });
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    try {
-      await app.close();
-      await db.close();
-    } catch (err) {
-      logger.error({ err }, 'shutdown failed');
-      process.exitCode = 1;
-    }
-  };
-  process.once('SIGTERM', (s) => void stop(s));
-  process.once('SIGINT', (s) => void stop(s));
+  closeOnSignals(logger, async () => {
+    await app.close();
+    await db.close();
+  });
   await app.listen({ host: config.HOST, port: config.SITE_PORT });
   logger.info(
     { database: db.kind, url: app.site.urls.site, rest: app.site.urls.restRoot },
@@ -53,7 +33,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runMain(main);

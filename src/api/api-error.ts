@@ -1,3 +1,5 @@
+import { EmutrackError } from '../errors/emutrack-error.js';
+
 /** The v2 API's error codes and the HTTP status each is sent with. */
 export const API_ERROR_STATUS = {
   invalid_param: 400,
@@ -25,18 +27,22 @@ export const API_ERROR_STATUS = {
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 
-/** An error the API reports as `{meta, error: {code, message}}`; the message is shown to clients. */
-export class ApiError extends Error {
+/**
+ * An error the API reports as `{meta, error: {code, message}}`; the message is shown to clients.
+ * Its `code` is the EmutrackError's stable code, sent as is in the envelope.
+ */
+export class ApiError extends EmutrackError {
+  // Narrows the base class's field (declare: no second initialisation of it).
+  declare readonly code: ApiErrorCode;
   readonly statusCode: number;
 
   constructor(
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     message: string,
     /** Seconds to wait, for rate_limited. */
     readonly retryAfter?: number,
   ) {
-    super(message);
-    this.name = 'ApiError';
+    super(code, message);
     this.statusCode = API_ERROR_STATUS[code];
   }
 }

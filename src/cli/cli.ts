@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { importFleet } from '../emus/import-fleet.js';
 import { importCoachLayouts } from '../emus/import-coach-layouts.js';
-import { isEmutrackError } from '../errors/emutrack-error.js';
+import { EmutrackError, isEmutrackError } from '../errors/emutrack-error.js';
 import { renderDailyExport, getDailyExport } from '../exports/daily-export-csv.js';
 import { ingestObservations } from '../ingest/ingest-observations.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
@@ -297,9 +297,10 @@ export async function runCli(argv: string[]): Promise<number> {
       // Commander has already printed its one-line reason (or the help / version text).
       return e.exitCode ?? 1;
     }
-    if (err instanceof CliError) {
+    // The product's own errors (EmutrackError, whatever the domain) are one line, no stack.
+    if (err instanceof EmutrackError) {
       process.stderr.write(`emutrack: ${err.message}\n`);
-      return err.exitCode;
+      return err instanceof CliError ? err.exitCode : 1;
     }
     process.stderr.write(`emutrack: ${(err as Error).message ?? String(err)}\n`);
     if (process.env.EMUTRACK_DEBUG) console.error(err);

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { AccountError } from '../accounts/account-error.js';
 import { issueCredential, revokeCredential } from '../accounts/credentials.js';
 import { defaultKeyScopes } from '../accounts/scopes.js';
 import { banUser, createUser, findUserByName, listUsers, unbanUser } from '../accounts/users.js';
@@ -42,12 +41,6 @@ function nonNegativeInt(name: string) {
   };
 }
 
-/** The accounts domain's refusals as one-line CLI errors. */
-function asCliError(err: unknown): never {
-  if (err instanceof AccountError) throw new CliError(err.message);
-  throw err;
-}
-
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
 /**
@@ -75,7 +68,7 @@ export function registerAccountsCommands(
           db,
           { username: name, password, role: opts.admin ? 'admin' : 'user' },
           { scrypt: settings.scrypt },
-        ).catch(asCliError);
+        );
         out(`created ${created.role} ${created.username} (id ${created.userId})`);
       });
     });
@@ -91,9 +84,7 @@ export function registerAccountsCommands(
       .argument('<name>')
       .action(async (name: string) => {
         await withAppContext(async ({ db }) => {
-          const changed = await (action === 'ban' ? banUser(db, name) : unbanUser(db, name)).catch(
-            asCliError,
-          );
+          const changed = await (action === 'ban' ? banUser(db, name) : unbanUser(db, name));
           out(
             `${changed.username}: ${changed.bannedAt ? `banned since ${iso(changed.bannedAt)}` : 'not banned'}`,
           );
@@ -163,7 +154,7 @@ export function registerAccountsCommands(
               dailyTokenLimit: opts.dailyLimit ?? settings.dailyTokenLimit,
             },
             { now, maxLifetimeSeconds: settings.maxLifetimeSeconds },
-          ).catch(asCliError);
+          );
           out(`user: ${holder.username}`);
           out(`revokeId: ${credential.revokeId}`);
           out(`masked: ${credential.maskedApiKey}`);

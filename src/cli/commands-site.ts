@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { AppPasswordError, chunkAppPassword, createAppPassword } from '../content/app-passwords.js';
+import { chunkAppPassword, createAppPassword } from '../content/app-passwords.js';
 import { findSiteAccountByName } from '../content/site-users.js';
-import { setSiteRole, SITE_ROLES, UnknownSiteRoleError } from '../content/site-roles.js';
+import { setSiteRole, SITE_ROLES } from '../content/site-roles.js';
 import type { Db } from '../db/db.js';
 import { CliError, withAppContext } from './cli-context.js';
 
@@ -22,12 +22,7 @@ export function registerSiteCommands(program: Command): void {
     .argument('<role>', 'site role')
     .action(async (user: string, role: string) => {
       await withAppContext(async (ctx) => {
-        try {
-          await setSiteRole(ctx.db, await accountId(ctx.db, user), role);
-        } catch (err) {
-          if (err instanceof UnknownSiteRoleError) throw new CliError(err.message);
-          throw err;
-        }
+        await setSiteRole(ctx.db, await accountId(ctx.db, user), role);
       });
       out(`${user} is now ${role} on the site`);
     });
@@ -41,14 +36,9 @@ export function registerSiteCommands(program: Command): void {
     .argument('<user>', 'username')
     .argument('<name>', 'application name (unique per user)')
     .action(async (user: string, name: string) => {
-      const created = await withAppContext(async (ctx) => {
-        try {
-          return await createAppPassword(ctx.db, { userId: await accountId(ctx.db, user), name });
-        } catch (err) {
-          if (err instanceof AppPasswordError) throw new CliError(err.message);
-          throw err;
-        }
-      });
+      const created = await withAppContext(async (ctx) =>
+        createAppPassword(ctx.db, { userId: await accountId(ctx.db, user), name }),
+      );
       out(
         `application password "${created.item.name}" for ${user} (uuid ${created.item.uuid}); use it with HTTP Basic as ${user}:<password>`,
       );

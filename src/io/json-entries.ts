@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * One entry of a JSON-entries file, named the way a person finds it: by its index in a JSON
@@ -19,15 +20,14 @@ export interface JsonEntry {
 }
 
 /** A file that cannot be read at all (as opposed to a bad entry in it). */
-export class UnreadableJsonEntriesError extends Error {
+export class UnreadableJsonEntriesError extends EmutrackError {
   constructor(
     readonly file: string,
     reason: string,
     /** The system error code (ENOENT, EISDIR, EACCES, ...). */
-    readonly code: string = 'EIO',
+    readonly systemCode: string = 'EIO',
   ) {
-    super(`${file}: ${reason}`);
-    this.name = 'UnreadableJsonEntriesError';
+    super('json_entries_unreadable', `${file}: ${reason}`);
   }
 }
 

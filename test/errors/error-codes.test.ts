@@ -1,4 +1,21 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AccountError } from '../../src/accounts/account-error.js';
+import { ApiError } from '../../src/api/api-error.js';
+import { AppPasswordError } from '../../src/content/app-passwords.js';
+import { InvalidSiteDateError } from '../../src/content/site-dates.js';
+import { UnknownSiteRoleError } from '../../src/content/site-roles.js';
+import { DatabaseUnreachableError } from '../../src/db/reachability-gate.js';
+import { UnreadableJsonEntriesError } from '../../src/io/json-entries.js';
+import { MediaError } from '../../src/media/media-error.js';
+import { OAuthError } from '../../src/oauth/oauth-error.js';
+import { OAuthInputError } from '../../src/oauth/oauth-input-error.js';
+import { OAuthClientNotFoundError } from '../../src/oauth/oauth-not-found-error.js';
+import { OembedError } from '../../src/oembed/oembed-error.js';
+import { RestError } from '../../src/site/rest/rest-error.js';
+import { TemplateError } from '../../src/templates/template-error.js';
 import { PictureRenderError } from '../../src/circulation-images/circulation-pictures.js';
 import { UnreadableOfficialFileError } from '../../src/circulation/import-official.js';
 import { InvalidInferenceRuleError } from '../../src/circulation/inference-rule.js';
@@ -23,6 +40,7 @@ import { InvalidServiceDateError } from '../../src/time/service-day.js';
 import { StationCursorError } from '../../src/timetables/station-board.js';
 import { MalformedTrainCodeError } from '../../src/trains/train-code.js';
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
 
 /** [class name, an instance, its stable code, its message]: a code never changes once shipped. */
@@ -149,6 +167,97 @@ const cases: [string, EmutrackError, string, string][] = [
     'nightly_incomplete',
     'nightly of 20260810: 20260809 failed: boom; the other days and the reference models ran',
   ],
+  [
+    'ApiError',
+    new ApiError('rate_limited', 'the daily limit of this key is used up', 30),
+    'rate_limited',
+    'the daily limit of this key is used up',
+  ],
+  [
+    'AccountError',
+    new AccountError('username_taken', 'username "ann" is taken', 'username'),
+    'username_taken',
+    'username "ann" is taken',
+  ],
+  [
+    'OAuthError',
+    new OAuthError('invalid_grant', 'the code was already used'),
+    'oauth_invalid_grant',
+    'invalid_grant: the code was already used',
+  ],
+  [
+    'OAuthInputError',
+    new OAuthInputError('name', 'must not be empty'),
+    'oauth_invalid_input',
+    'name: must not be empty',
+  ],
+  [
+    'OAuthClientNotFoundError',
+    new OAuthClientNotFoundError('abc'),
+    'oauth_client_not_found',
+    'no OAuth client "abc"',
+  ],
+  [
+    'DatabaseUnreachableError',
+    new DatabaseUnreachableError(new Error('connect ECONNREFUSED 127.0.0.1:5432')),
+    'database_unreachable',
+    'the database is unreachable (connect ECONNREFUSED 127.0.0.1:5432)',
+  ],
+  [
+    'UnreadableJsonEntriesError',
+    new UnreadableJsonEntriesError('layouts.json', 'no such file', 'ENOENT'),
+    'json_entries_unreadable',
+    'layouts.json: no such file',
+  ],
+  [
+    'UnknownSiteRoleError',
+    new UnknownSiteRoleError('owner'),
+    'site_role_unknown',
+    'unknown site role "owner"; one of administrator, editor, author, contributor, subscriber',
+  ],
+  [
+    'AppPasswordError',
+    new AppPasswordError(
+      'application_password_empty_name',
+      'name: an application name is required',
+    ),
+    'application_password_empty_name',
+    'name: an application name is required',
+  ],
+  [
+    'InvalidSiteDateError',
+    new InvalidSiteDateError('date'),
+    'rest_invalid_date',
+    'date: invalid date',
+  ],
+  [
+    'RestError',
+    new RestError('rest_no_route', 'No route was found matching the URL and request method.', 404),
+    'rest_no_route',
+    'No route was found matching the URL and request method.',
+  ],
+  [
+    'MediaError',
+    new MediaError('rest_upload_no_data', 400, 'no data supplied'),
+    'rest_upload_no_data',
+    'no data supplied',
+  ],
+  [
+    'OembedError',
+    new OembedError('oembed_invalid_url', 404, 'Not Found: no allowed provider for this URL'),
+    'oembed_invalid_url',
+    'Not Found: no allowed provider for this URL',
+  ],
+  [
+    'TemplateError',
+    new TemplateError(
+      'rest_template_exists',
+      400,
+      'A template with the slug "home" already exists.',
+    ),
+    'rest_template_exists',
+    'A template with the slug "home" already exists.',
+  ],
 ];
 
 describe('the product’s errors', () => {
@@ -162,5 +271,39 @@ describe('the product’s errors', () => {
 
   it('gives every class its own code', () => {
     expect(new Set(cases.map(([, , code]) => code)).size).toBe(cases.length);
+  });
+
+  it('lists every error class of src/ and jobs/', async () => {
+    // Every `class X extends ...Error` in the product's code, read from the sources, so that a
+    // new class (or one that leaves the base class) fails here until it is in the table.
+    const files: string[] = [];
+    for (const dir of ['src', 'jobs']) {
+      const names = await readdir(path.join(root, dir), { recursive: true });
+      files.push(...names.filter((n) => n.endsWith('.ts')).map((n) => path.join(dir, n)));
+    }
+    const declared: string[] = [];
+    const notOnBase: string[] = [];
+    for (const file of files) {
+      const text = await readFile(path.join(root, file), 'utf8');
+      for (const m of text.matchAll(/class (\w+) extends (\w+)/g)) {
+        if (!/Error$/.test(m[2]!)) continue;
+        if (m[1] === 'EmutrackError') continue;
+        declared.push(m[1]!);
+        if (m[2] !== 'EmutrackError') notOnBase.push(`${file}: ${m[1]} extends ${m[2]}`);
+      }
+    }
+    // ArgInvalid (src/site/rest/arg-schema.ts) is the site schema checker's internal signal,
+    // caught and turned into a RestError (rest_invalid_param) before it leaves the site.
+    expect(notOnBase).toEqual(['src/site/rest/arg-schema.ts: ArgInvalid extends Error']);
+    expect(declared.filter((n) => n !== 'ArgInvalid').sort()).toEqual(
+      cases.map(([name]) => name).sort(),
+    );
+  });
+
+  it('keeps the API envelope of an ApiError: its code, HTTP status and Retry-After', () => {
+    const error = new ApiError('rate_limited', 'slow down', 30);
+    expect(error.statusCode).toBe(429);
+    expect(error.retryAfter).toBe(30);
+    expect(new ApiError('unavailable', 'down').statusCode).toBe(503);
   });
 });

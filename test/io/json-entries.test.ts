@@ -63,7 +63,8 @@ describe('readJsonEntries: a JSON array or NDJSON, with line numbers and a byte-
     const missing = readJsonEntries(path.join(dir, 'missing.json'));
     await expect(missing.next()).rejects.toMatchObject({
       name: 'UnreadableJsonEntriesError',
-      code: 'ENOENT',
+      code: 'json_entries_unreadable',
+      systemCode: 'ENOENT',
     });
     await expect(readJsonEntries(dir).next()).rejects.toBeInstanceOf(UnreadableJsonEntriesError);
   });

@@ -1,9 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { copyTextValue, type Db } from '../db/db.js';
+import type { Db } from '../db/db.js';
 import { readLineBlocks } from './ndjson-blocks.js';
-import { appendCopyRow, emptyCopyRows, type ParsedChunk } from './observation-copy-rows.js';
+import { ChunkBuilder, type ParsedChunk } from './observation-copy-rows.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
 import { ParsePool } from './parse-pool.js';
 import {
@@ -139,26 +139,20 @@ export async function ingestObservations(
       // transaction while the next ones are parsed.
       const chunks = readAhead(
         pool && formats[i] === 'ndjson'
-          ? parsedBlocks(pool, filePath, batchId, name, chunkSize, threads)
-          : parsedLines(filePath, batchId, name, chunkSize),
+          ? parsedBlocks(pool, filePath, batchId, name, chunkSize, threads, emuCache)
+          : parsedLines(filePath, batchId, name, chunkSize, emuCache),
       );
-      // Optimistic COPY while the file's chunks are new; look keys up once one was stored.
-      let probe = false;
+      // Optimistic COPY while the file's chunks are new; the safe path once a key was stored.
+      let optimistic = true;
       try {
         for await (const chunk of chunks) {
           result.read += chunk.read;
-          const w = await writeObservationChunk(
-            db,
-            batchId,
-            name,
-            chunk.rows,
-            chunk.rejects,
-            emuCache,
-            { probe },
-          );
-          probe ||= w.sawStored;
+          const w = await writeObservationChunk(db, batchId, name, chunk, emuCache, {
+            optimistic,
+          });
+          optimistic &&= !w.sawStored;
           result.accepted += w.accepted;
-          result.duplicate += chunk.rows.dedupKeys.length - w.accepted;
+          result.duplicate += chunk.valid - w.accepted;
           result.rejected += chunk.rejects.length;
           for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
           options.onProgress?.({
@@ -200,36 +194,32 @@ async function* parsedLines(
   batchId: number,
   name: string,
   chunkSize: number,
+  emuIds: ReadonlyMap<string, number>,
 ): AsyncGenerator<ParsedChunk> {
-  const fileText = copyTextValue(name);
-  let chunk: ParsedChunk = { read: 0, rows: emptyCopyRows(), rejects: [] };
+  let chunk = new ChunkBuilder(batchId, name, emuIds);
   for await (const input of readObservationLines(filePath)) {
     chunk.read++;
     if ('error' in input) {
-      chunk.rejects.push({ line: input.line, raw: input.raw, field: null, reason: input.error });
+      chunk.reject(input.line, input.raw, null, input.error);
     } else {
       const rec = toObservationRecord(input.value);
-      if (isProblem(rec))
-        chunk.rejects.push({
-          line: input.line,
-          raw: input.raw,
-          field: rec.field,
-          reason: rec.reason,
-        });
-      else appendCopyRow(chunk.rows, batchId, fileText, input.line, rec);
+      if (isProblem(rec)) chunk.reject(input.line, input.raw, rec.field, rec.reason);
+      else chunk.add(input.line, rec);
     }
-    if (chunk.rows.dedupKeys.length + chunk.rejects.length >= chunkSize) {
-      yield chunk;
-      chunk = { read: 0, rows: emptyCopyRows(), rejects: [] };
+    if (chunk.valid + chunk.rejects.length >= chunkSize) {
+      yield chunk.finish();
+      chunk = new ChunkBuilder(batchId, name, emuIds);
     }
   }
-  if (chunk.read > 0) yield chunk;
+  if (chunk.read > 0) yield chunk.finish();
 }
 
 /**
  * An NDJSON file cut into blocks of chunkSize lines on this thread (a memchr per line) and
  * parsed by the pool's threads, up to `ahead` blocks at once; chunks come out in file order.
- * Memory stays bounded: at most `ahead` parsed blocks wait for the writer.
+ * Each block takes the EMU ids known so far, so that its thread renders whole COPY rows (the
+ * writer puts in the ids of units not registered yet). Memory
+ * stays bounded: at most `ahead` parsed blocks wait for the writer.
  */
 async function* parsedBlocks(
   pool: ParsePool,
@@ -238,11 +228,12 @@ async function* parsedBlocks(
   name: string,
   chunkSize: number,
   ahead: number,
+  emuIds: ReadonlyMap<string, number>,
 ): AsyncGenerator<ParsedChunk> {
   const queue: Promise<ParsedChunk>[] = [];
   try {
     for await (const block of readLineBlocks(filePath, chunkSize)) {
-      const parsing = pool.parse({ ...block, batchId, file: name });
+      const parsing = pool.parse({ ...block, batchId, file: name, emuIds });
       // Reported when awaited in order; this only keeps Node from calling it unhandled meanwhile.
       parsing.catch(() => {});
       queue.push(parsing);

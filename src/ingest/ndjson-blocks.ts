@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs';
 
-/** A run of whole lines of a file: its text and the number of its first line (1-based). */
+/**
+ * A run of whole lines of a file: its bytes (a buffer of their own, which can be transferred to
+ * a worker thread) and the number of its first line (1-based).
+ */
 export interface LineBlock {
-  text: string;
+  bytes: Uint8Array;
   firstLine: number;
 }
 
@@ -19,6 +22,12 @@ function countBreaks(bytes: Buffer): number {
   return n;
 }
 
+/** The bytes in an ArrayBuffer of their own (Buffer.concat may use the shared pool). */
+function ownBuffer(bytes: Buffer): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  return new Uint8Array(bytes);
+}
+
 /**
  * A file as blocks of at most `maxLines` "\n"-terminated lines (the last block may lack its
  * final newline). Blocks are cut right after a "\n", so neither a UTF-8 sequence nor a "\r\n"
@@ -32,7 +41,7 @@ export async function* readLineBlocks(file: string, maxLines: number): AsyncGene
   let firstLine = 1;
   const emit = (upTo: Buffer[]): LineBlock => {
     const bytes = Buffer.concat(upTo);
-    const block = { text: bytes.toString('utf8'), firstLine };
+    const block = { bytes: ownBuffer(bytes), firstLine };
     firstLine += countBreaks(bytes);
     return block;
   };

@@ -3,66 +3,182 @@ import { isProblem, toObservationRecord, type ObservationRecord } from './observ
 import type { RejectedLine } from './record-rejects.js';
 
 /**
- * Accepted lines of one chunk, as columns, ready to COPY: each row's COPY text up to its emu_id
- * column (`heads`) and from the column after it, newline included (`tails`), so that the thread
- * that parsed the lines also renders them, and the writer only puts in the EMU ids it resolves.
- * Columns: batch_id, file, line, observed_at, service_day, service_date_given, train_code,
- * train_codes | emu_id | emu_code, source, ref, dedup_key (write-observation-chunk.ts).
+ * A chunk's rows as COPY text (UTF-8). Columns: batch_id, file, line, observed_at, service_day,
+ * service_date_given, train_code, train_codes, emu_id, emu_code, source, ref, dedup_key
+ * (write-observation-chunk.ts). A row whose EMU was not registered yet, as far as the thread
+ * that rendered it knew, holds ten zeros as its emu_id, at a byte offset listed in `pending`,
+ * for the writer to overwrite with the id it resolves in the transaction that stores the row
+ * (integer input takes leading zeros: 0000000042 is 42).
  */
-export interface CopyRows {
-  lines: number[];
-  serviceDays: number[];
-  /** Hex dedup keys (observation-record.ts). */
-  dedupKeys: string[];
-  /** The unit as written (the alias the registry resolves to an emu id). */
-  emuUnits: string[];
-  heads: string[];
-  tails: string[];
+export interface RenderedRows {
+  bytes: Uint8Array;
+  /** [serviceDay, rows, serviceDay, rows, ...] */
+  days: number[];
+  /** Rows whose emu_id is left to the writer. */
+  pending: PendingEmuIds;
 }
 
-/** One parsed chunk: accepted rows, refused lines, and how many non-blank lines were read. */
-export interface ParsedChunk {
-  read: number;
-  rows: CopyRows;
-  rejects: RejectedLine[];
-}
-
-export function emptyCopyRows(): CopyRows {
-  return { lines: [], serviceDays: [], dedupKeys: [], emuUnits: [], heads: [], tails: [] };
+export interface PendingEmuIds {
+  /** The distinct units as written (the aliases the registry resolves to emu ids). */
+  units: string[];
+  /** Per row left: the byte offset of its ten-digit emu_id ... */
+  offsets: number[];
+  /** ... and the index of its unit in `units`. */
+  unitIndexes: number[];
 }
 
 /**
- * Appends one accepted record. Hot: one call per line ingested. Numbers, booleans and the
- * validated train codes (letters, digits, "/") need no escaping; free text goes through
- * copyTextValue. `fileText` is the file name already escaped.
+ * One parsed chunk: refused lines, how many non-blank lines were read and how many were valid,
+ * and the valid lines less those repeating a dedup key earlier in the chunk (the first line
+ * with a key is the one kept), in line order.
  */
-export function appendCopyRow(
-  rows: CopyRows,
-  batchId: number,
-  fileText: string,
-  line: number,
-  r: ObservationRecord,
-): void {
-  rows.lines.push(line);
-  rows.serviceDays.push(r.serviceDay);
-  rows.dedupKeys.push(r.dedupKey);
-  rows.emuUnits.push(r.emuUnit);
-  rows.heads.push(
-    `${batchId}\t${fileText}\t${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
-      `${r.trainCode}\t{${r.trainCodes.join(',')}}\t`,
-  );
-  rows.tails.push(
-    `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`,
-  );
+export interface ParsedChunk {
+  read: number;
+  valid: number;
+  rejects: RejectedLine[];
+  rows: RenderedRows;
 }
 
-/** A block of an NDJSON file: whole lines, the number of its first line, the file's name. */
+const EMU_ID_DIGITS = 10;
+const EMU_ID_PLACEHOLDER = '0'.repeat(EMU_ID_DIGITS);
+const encoder = new TextEncoder();
+
+/**
+ * Rows of COPY text encoded into one growing byte array as they come, a few hundred at a time:
+ * the rendered strings die young instead of surviving, with the whole chunk, into the old
+ * generation.
+ */
+class CopyTextBytes {
+  private bytes = new Uint8Array(1 << 20);
+  private length = 0;
+  private pending = '';
+  private pendingRows = 0;
+
+  push(row: string): void {
+    this.pending += row;
+    if (++this.pendingRows === 256) this.flush();
+  }
+
+  /** How many bytes were pushed so far. */
+  byteLength(): number {
+    this.flush();
+    return this.length;
+  }
+
+  /** The bytes; a view of a buffer of their own (transferable). */
+  finish(): Uint8Array {
+    this.flush();
+    return this.bytes.subarray(0, this.length);
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const need = this.length + this.pending.length * 3;
+    if (need > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    this.length += encoder.encodeInto(this.pending, this.bytes.subarray(this.length)).written;
+    this.pending = '';
+    this.pendingRows = 0;
+  }
+}
+
+/**
+ * Collects one chunk's lines, rendering each accepted one as COPY text as it comes. `emuIds`
+ * (written unit -> emu id) holds the units known to be registered; a row naming another unit
+ * gets a placeholder id (see RenderedRows).
+ */
+export class ChunkBuilder {
+  read = 0;
+  valid = 0;
+  readonly rejects: RejectedLine[] = [];
+  private readonly seen = new Set<string>();
+  private readonly fileText: string;
+  private readonly out = new CopyTextBytes();
+  private readonly days = new Map<number, number>();
+  private readonly pending: PendingEmuIds = { units: [], offsets: [], unitIndexes: [] };
+  private readonly pendingUnits = new Map<string, number>();
+
+  constructor(
+    private readonly batchId: number,
+    file: string,
+    private readonly emuIds: ReadonlyMap<string, number> = new Map(),
+  ) {
+    this.fileText = copyTextValue(file);
+  }
+
+  reject(line: number, raw: string, field: string | null, reason: string): void {
+    this.rejects.push({ line, raw, field, reason });
+  }
+
+  /**
+   * Adds one accepted record. Hot: one call per line ingested. Numbers, booleans and the
+   * validated train codes (letters, digits, "/") need no escaping; free text goes through
+   * copyTextValue.
+   */
+  add(line: number, r: ObservationRecord): void {
+    this.valid++;
+    if (this.seen.has(r.dedupKey)) return;
+    this.seen.add(r.dedupKey);
+    const head =
+      `${this.batchId}\t${this.fileText}\t${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
+      `${r.trainCode}\t{${r.trainCodes.join(',')}}\t`;
+    const tail = `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`;
+    const emuId = this.emuIds.get(r.emuUnit);
+    if (emuId !== undefined) {
+      this.out.push(head + emuId + tail);
+    } else {
+      this.out.push(head);
+      let unit = this.pendingUnits.get(r.emuUnit);
+      if (unit === undefined) {
+        unit = this.pending.units.push(r.emuUnit) - 1;
+        this.pendingUnits.set(r.emuUnit, unit);
+      }
+      this.pending.offsets.push(this.out.byteLength());
+      this.pending.unitIndexes.push(unit);
+      this.out.push(EMU_ID_PLACEHOLDER + tail);
+    }
+    this.days.set(r.serviceDay, (this.days.get(r.serviceDay) ?? 0) + 1);
+  }
+
+  finish(): ParsedChunk {
+    const days: number[] = [];
+    for (const [day, n] of this.days) days.push(day, n);
+    return {
+      read: this.read,
+      valid: this.valid,
+      rejects: this.rejects,
+      rows: { bytes: this.out.finish(), days, pending: this.pending },
+    };
+  }
+}
+
+/** Writes resolved ids (written unit -> emu id) over the placeholders of the rows left pending. */
+export function fillPendingEmuIds(rows: RenderedRows, emuIds: ReadonlyMap<string, number>): void {
+  const { units, offsets, unitIndexes } = rows.pending;
+  const digits = units.map((unit) => {
+    const text = String(emuIds.get(unit)!).padStart(EMU_ID_DIGITS, '0');
+    if (text.length !== EMU_ID_DIGITS) throw new RangeError(`emu id ${text} is too long`);
+    return encoder.encode(text);
+  });
+  for (let i = 0; i < offsets.length; i++) rows.bytes.set(digits[unitIndexes[i]!]!, offsets[i]!);
+}
+
+/** A block of an NDJSON file: whole lines (UTF-8), the number of its first line, the file's name. */
 export interface NdjsonBlock {
-  text: string;
+  bytes: Uint8Array;
   firstLine: number;
   batchId: number;
   file: string;
+  /** Written unit -> emu id, for the units known to be registered (see RenderedRows). */
+  emuIds?: ReadonlyMap<string, number>;
 }
+
+/** Line breaks as the line reader splits: \r\n, \n or a lone \r. */
+const LINE_BREAK = /\r\n|\n|\r/;
 
 /**
  * Parses a block of whole NDJSON lines exactly as the line reader does (read-observation-lines:
@@ -71,30 +187,28 @@ export interface NdjsonBlock {
  * validates each value with toObservationRecord. Runs in a parse worker thread, or in-process.
  */
 export function parseNdjsonBlock(block: NdjsonBlock): ParsedChunk {
-  const fileText = copyTextValue(block.file);
-  const rows = emptyCopyRows();
-  const rejects: RejectedLine[] = [];
-  const pieces = block.text.split(/\r\n|\n|\r/);
+  const text = Buffer.from(block.bytes.buffer, block.bytes.byteOffset, block.bytes.byteLength);
+  const lines = text.toString('utf8').split(LINE_BREAK);
   // A block ends with a line break except at the end of a file without one: the empty piece
   // after the last break is not a line.
-  if (pieces[pieces.length - 1] === '') pieces.pop();
-  let read = 0;
-  for (let i = 0; i < pieces.length; i++) {
+  if (lines[lines.length - 1] === '') lines.pop();
+  const chunk = new ChunkBuilder(block.batchId, block.file, block.emuIds);
+  for (let i = 0; i < lines.length; i++) {
     const line = block.firstLine + i;
-    let raw = pieces[i]!;
-    if (line === 1) raw = raw.replace(/^\uFEFF/, '');
+    let raw = lines[i]!;
+    if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
     if (raw.trim() === '') continue;
-    read++;
+    chunk.read++;
     let value: unknown;
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      rejects.push({ line, raw, field: null, reason: `not valid JSON: ${(err as Error).message}` });
+      chunk.reject(line, raw, null, `not valid JSON: ${(err as Error).message}`);
       continue;
     }
     const rec = toObservationRecord(value);
-    if (isProblem(rec)) rejects.push({ line, raw, field: rec.field, reason: rec.reason });
-    else appendCopyRow(rows, block.batchId, fileText, line, rec);
+    if (isProblem(rec)) chunk.reject(line, raw, rec.field, rec.reason);
+    else chunk.add(line, rec);
   }
-  return { read, rows, rejects };
+  return chunk.finish();
 }

@@ -23,8 +23,11 @@ export class ParsePool {
     });
   }
 
+  /** Parses a block; its bytes move to the thread (the caller must not use them after). */
   parse(block: NdjsonBlock): Promise<ParsedChunk> {
-    return this.pool.run(block) as Promise<ParsedChunk>;
+    return this.pool.run(block, {
+      transferList: [block.bytes.buffer as ArrayBuffer],
+    }) as Promise<ParsedChunk>;
   }
 
   async close(): Promise<void> {

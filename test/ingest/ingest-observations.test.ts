@@ -112,4 +112,45 @@ describe('ingestObservations', () => {
       'CR400AF-Z-0216-16-01D',
     ]);
   });
+
+  it('stores each row with the id of its EMU, whether the unit was registered before or in the same chunk', async () => {
+    // Units written several ways, all new: rows of a chunk that meets a unit first get its id
+    // from the writer; later chunks (and the parse threads) know it already. On this thread
+    // and in parse threads, each with units of its own.
+    const runs = [
+      { file: 'units-lines.ndjson', first: 5100, options: { chunkSize: 50, parseThreads: 0 } },
+      {
+        file: 'units-threads.ndjson',
+        first: 5200,
+        options: { chunkSize: 50, parseThreads: 2, parallelMinBytes: 0 },
+      },
+    ];
+    for (const { file, first, options } of runs) {
+      const unit = (i: number) => first + (i % 7);
+      const written = (i: number) =>
+        [`CR400BF-${unit(i)}`, `CR400BF${unit(i)}`, `cr400bf-${unit(i)}-03-11A`][i % 3]!;
+      const text = Array.from({ length: 600 }, (_, i) =>
+        JSON.stringify({
+          observedAt: shanghai('20260905', '07:00') + i,
+          trainCode: `G${300 + (i % 11)}`,
+          emuCode: written(i),
+          source: 'report',
+        }),
+      ).join('\n');
+      await writeFile(path.join(dir, file), text);
+      const r = await ingestObservations(t.current.db, path.join(dir, file), options);
+      expect(r).toMatchObject({ read: 600, accepted: 600 });
+      const rows = await t.current.db.query<{ emu_code: string; code: string }>(
+        `SELECT o.emu_code, e.code FROM observations o JOIN emus e ON e.id = o.emu_id
+          WHERE o.file = $1 ORDER BY o.line`,
+        [file],
+      );
+      expect(rows.rows).toEqual(
+        Array.from({ length: 600 }, (_, i) => ({
+          emu_code: written(i),
+          code: `CR400BF-${unit(i)}`,
+        })),
+      );
+    }
+  });
 });

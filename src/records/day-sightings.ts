@@ -38,17 +38,23 @@ export const LATE_ARRIVAL_SLACK_SECONDS = 2 * 3600;
  * late and own_start sets. Only the first hours of day + 1 are read (an index range).
  */
 function movedFrom(day: string): string {
+  // The first hours of day + 1 are read once (one index range up to the latest window) and
+  // joined to the late numbers by hash, rather than read again for each late number.
   return `(
-       SELECT DISTINCT ${day} AS day, o.id
-         FROM observations o
-         CROSS JOIN LATERAL unnest(o.train_codes) AS n(code)
-         JOIN late l ON l.day = ${day} AND l.train_code = n.code
-         LEFT JOIN own_start s ON s.day = ${day} + 1 AND s.train_code = n.code
-        WHERE o.service_day = ${day} + 1
-          AND o.observed_at <= (SELECT max(window_end) FROM late WHERE day = ${day})
-          AND NOT o.service_date_given
-          AND o.observed_at <= l.window_end
-          AND (s.run_start IS NULL OR o.observed_at < s.run_start))`;
+       WITH early AS MATERIALIZED (
+         SELECT o.id, o.observed_at, n.code
+           FROM observations o
+           CROSS JOIN LATERAL unnest(o.train_codes) AS n(code)
+          WHERE o.service_day = ${day} + 1
+            AND o.observed_at <= (SELECT max(window_end) FROM late WHERE day = ${day})
+            AND NOT o.service_date_given
+       )
+       SELECT DISTINCT ${day} AS day, e.id
+         FROM early e
+         JOIN late l ON l.day = ${day} AND l.train_code = e.code
+         LEFT JOIN own_start s ON s.day = ${day} + 1 AND s.train_code = e.code
+        WHERE e.observed_at <= l.window_end
+          AND (s.run_start IS NULL OR e.observed_at < s.run_start))`;
 }
 
 /** Sightings stored for a day that another day counts, and stored for another that it counts. */
@@ -71,13 +77,16 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
     `WITH days AS (
        SELECT * FROM (VALUES ($1::int - 1, $2::bigint, $3::bigint), ($1::int, $3, $4),
                              ($1::int + 1, $4, $5)) AS d(day, midnight, next_midnight)
+     ), late_run AS MATERIALIZED (
+       -- Timetables that can cross midnight, read once for both days.
+       SELECT id, end_offset FROM timetables WHERE end_offset > 23 * 3600
      ), late AS MATERIALIZED (
        -- Numbers whose run of D-1 or of D ends after that day's midnight, and how late they may be seen.
        SELECT d.day, c.train_code, d.midnight + t.end_offset + $6::int AS window_end
-         FROM timetables t
+         FROM late_run t
          JOIN timetable_coverage c ON c.timetable_id = t.id
          JOIN days d ON d.day <= $1::int AND ${coverageInForceSql('c', 'd.day')}
-        WHERE t.end_offset > 23 * 3600 AND d.midnight + t.end_offset > d.next_midnight
+        WHERE d.midnight + t.end_offset > d.next_midnight
      ), own_start AS MATERIALIZED (
        -- When those numbers' own runs of the next day begin.
        SELECT d.day, c.train_code, d.midnight + t.start_offset AS run_start

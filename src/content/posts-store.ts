@@ -34,7 +34,10 @@ export interface PostListQuery {
   /** Statuses to include; undefined = every status. */
   statuses?: string[];
   search?: string;
-  /** post_title, post_content, post_excerpt; empty = all three. */
+  /**
+   * post_title, post_content, post_excerpt; empty = all three. `attachment_file` (an
+   * attachment's file name, as WordPress's media search adds) is for the media list only.
+   */
   searchColumns?: string[];
   /** `exact`: the search is one phrase, not words. */
   searchExact?: boolean;
@@ -49,6 +52,9 @@ export interface PostListQuery {
   parents?: number[];
   parentExclude?: number[];
   slugs?: string[];
+  /** Attachments: mime type families (`image`, the type's first part) and whole mime types. */
+  mediaTypes?: string[];
+  mimeTypes?: string[];
   menuOrder?: number;
   sticky?: boolean;
   formats?: string[];
@@ -74,6 +80,8 @@ const COLUMN_OF_SEARCH: Record<string, string> = {
   post_content: 'p.content',
   post_excerpt: 'p.excerpt',
 };
+const ATTACHMENT_FILE_COLUMN = `(p.extra #>> '{media_details,file}')`;
+const ATTACHMENT_MIME_TYPE = `(p.extra ->> 'mime_type')`;
 
 /** The WHERE of a list query and its parameters. */
 function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
@@ -86,7 +94,7 @@ function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
   if (q.statuses) where.push(`p.status = ANY(${p(q.statuses)}::text[])`);
   if (q.search) {
     const columns = (q.searchColumns?.length ? q.searchColumns : Object.keys(COLUMN_OF_SEARCH)).map(
-      (c) => COLUMN_OF_SEARCH[c]!,
+      (c) => (c === 'attachment_file' ? ATTACHMENT_FILE_COLUMN : COLUMN_OF_SEARCH[c]!),
     );
     const words = q.searchExact ? [q.search] : q.search.split(/\s+/).filter((w) => w !== '');
     for (const word of words) {
@@ -109,6 +117,10 @@ function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
   if (q.parents?.length) where.push(`p.parent = ANY(${p(q.parents)}::bigint[])`);
   if (q.parentExclude?.length) where.push(`NOT (p.parent = ANY(${p(q.parentExclude)}::bigint[]))`);
   if (q.slugs?.length) where.push(`p.slug = ANY(${p(q.slugs)}::text[])`);
+  if (q.mediaTypes?.length) {
+    where.push(`split_part(${ATTACHMENT_MIME_TYPE}, '/', 1) = ANY(${p(q.mediaTypes)}::text[])`);
+  }
+  if (q.mimeTypes?.length) where.push(`${ATTACHMENT_MIME_TYPE} = ANY(${p(q.mimeTypes)}::text[])`);
   if (q.menuOrder !== undefined) where.push(`p.menu_order = ${p(q.menuOrder)}`);
   if (q.sticky !== undefined) where.push(q.sticky ? 'p.sticky' : 'NOT p.sticky');
   if (q.formats?.length) where.push(`p.format = ANY(${p(q.formats)}::text[])`);

@@ -13,13 +13,17 @@ export interface JobRunInfo {
 }
 
 /**
- * One BullMQ job: its name (also its queue's name), zod payload, the job id that keeps one
- * logical unit of work from running twice at once, and a processor that only calls src/.
+ * One BullMQ job: its name (also its queue's name), zod payload, the id that keeps one logical
+ * unit of work from running twice at once, and a processor that only calls src/.
  */
 export interface JobDefinition<P extends z.ZodType, R> {
   name: string;
   payload: P;
-  /** BullMQ ids may not contain ':'. Undefined = let the queue choose. */
+  /**
+   * The id of the unit of work (build-<day>, ...): on BullMQ, the deduplication id (the job id
+   * is this id and a token of its own, see JobQueues); in-process, the run's job id. It may not
+   * contain ':'. Undefined = no deduplication, the queue chooses the job id.
+   */
   jobId(payload: z.infer<P>): string | undefined;
   /** The service day the job is about, for job_runs; undefined when it has none. */
   serviceDayOf?(payload: z.infer<P>): number | undefined;

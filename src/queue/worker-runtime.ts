@@ -110,7 +110,8 @@ async function startBullmqRuntime(
     await workers.waitUntilReady();
     const inbox = config.INBOX_DIR;
     if (inbox) {
-      // The inbox job's id is fixed, so sweeps from several workers never overlap.
+      // The inbox job is deduplicated under one id (inbox-<dir>), so sweeps from several
+      // workers never overlap: one is pending at a time.
       sweeper = new IntervalTask(
         'inbox sweep',
         options.inboxSweepMs ?? DEFAULT_INBOX_SWEEP_MS,

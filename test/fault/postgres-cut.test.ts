@@ -49,7 +49,7 @@ describe('Postgres cut for 10 s under API load and a building worker', () => {
 
     const queues = env.queues(vars);
     env.workers({ config, db: slowBuilds(workerDb, 3), logger: silent }, queues);
-    await queues.enqueueDayFlow(day.serviceDay);
+    const flow = await queues.enqueueDayFlow(day.serviceDay);
     await waitFor('the worker to be inside the build', async () => {
       const r = await direct.query(
         `SELECT 1 FROM pg_stat_activity
@@ -94,12 +94,11 @@ describe('Postgres cut for 10 s under API load and a building worker', () => {
     await waitFor(
       'the day flow to complete',
       async () =>
-        (await queues.queue(renderDailyExportJob.name).getJobState(`export-${day.serviceDay}`)) ===
-        'completed',
+        (await queues.queue(renderDailyExportJob.name).getJobState(flow.jobId)) === 'completed',
       { timeoutMs: 60_000 },
     );
     const builds = await jobRuns(direct, buildDailyRecordsJob.name, day.serviceDay);
-    const buildJob = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const buildJob = await queues.getJob(buildDailyRecordsJob.name, flow.buildJobId);
     const keys = await direct.query<{ n: number; keys: number }>(
       `SELECT count(*)::int AS n, count(DISTINCT (train_code, emu_id))::int AS keys
          FROM daily_records WHERE service_day = $1`,

@@ -13,14 +13,18 @@ describe('the day flow on BullMQ', () => {
     const day = await seedDay(env.database.db, serviceDayFromYmd('20260801'));
     const queues = env.queues();
     const enqueued = await queues.enqueueDayFlow(day.serviceDay);
-    expect(enqueued).toEqual({ jobId: `export-${day.serviceDay}`, outcome: 'added' });
+    expect(enqueued.outcome).toBe('added');
+    // Each job id is the job's deduplication id and a token; the export's is its build's.
+    const token = enqueued.buildJobId.slice(`build-${day.serviceDay}-`.length);
+    expect(enqueued.buildJobId).toBe(`build-${day.serviceDay}-${token}`);
+    expect(enqueued.jobId).toBe(`export-${day.serviceDay}-${token}`);
     // The export waits for its child before any worker exists.
-    const exportJob = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
+    const exportJob = await queues.getJob(renderDailyExportJob.name, enqueued.jobId);
     expect(await exportJob!.getState()).toBe('waiting-children');
 
     env.workers(env.ctx(), queues);
     const exported = await waitFor('the export to be stored', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
+      const job = await queues.getJob(renderDailyExportJob.name, enqueued.jobId);
       return (await job?.getState()) === 'completed' && job;
     });
 
@@ -28,14 +32,14 @@ describe('the day flow on BullMQ', () => {
     expect((await storedExport(env.database.db, day.serviceDay))?.row_count).toBe(
       day.expectedRecords,
     );
-    const build = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const build = await queues.getJob(buildDailyRecordsJob.name, enqueued.buildJobId);
     expect(build!.returnvalue).toMatchObject({ records: day.expectedRecords });
     expect(exported.processedOn!).toBeGreaterThanOrEqual(build!.finishedOn!);
 
     const runs = await jobRuns(env.database.db, undefined, day.serviceDay);
     expect(runs.map((r) => [r.job, r.job_id, r.status, r.via])).toEqual([
-      ['build-daily-records', `build-${day.serviceDay}`, 'completed', 'bullmq'],
-      ['render-daily-export', `export-${day.serviceDay}`, 'completed', 'bullmq'],
+      ['build-daily-records', enqueued.buildJobId, 'completed', 'bullmq'],
+      ['render-daily-export', enqueued.jobId, 'completed', 'bullmq'],
     ]);
     expect(runs[1]!.started_at.getTime()).toBeGreaterThanOrEqual(runs[0]!.finished_at!.getTime());
   });
@@ -43,17 +47,21 @@ describe('the day flow on BullMQ', () => {
   it('runs a day enqueued twice while pending once', async () => {
     const day = await seedDay(env.database.db, serviceDayFromYmd('20260802'));
     const queues = env.queues();
-    expect((await queues.enqueueDayFlow(day.serviceDay)).outcome).toBe('added');
-    expect((await queues.enqueueDayFlow(day.serviceDay)).outcome).toBe('already-pending');
+    const flow = await queues.enqueueDayFlow(day.serviceDay);
+    expect(flow.outcome).toBe('added');
+    expect(await queues.enqueueDayFlow(day.serviceDay)).toEqual({
+      ...flow,
+      outcome: 'already-pending',
+    });
     // A lone build of the same day is the flow's own child: pending too.
     expect(await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay })).toEqual({
-      jobId: `build-${day.serviceDay}`,
+      jobId: flow.buildJobId,
       outcome: 'already-pending',
     });
 
     env.workers(env.ctx(), queues);
     await waitFor('the export to complete', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
+      const job = await queues.getJob(renderDailyExportJob.name, flow.jobId);
       return (await job?.getState()) === 'completed';
     });
     const counts = await queues.queue(buildDailyRecordsJob.name).getJobCounts();
@@ -66,14 +74,15 @@ describe('the day flow on BullMQ', () => {
     const day = await seedDay(env.database.db, serviceDayFromYmd('20260803'));
     const queues = env.queues();
     env.workers(env.ctx(), queues);
-    const exportDone = () =>
-      waitFor('the export to complete', async () => {
-        const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
-        return (await job?.getState()) === 'completed';
-      });
-    await queues.enqueueDayFlow(day.serviceDay);
-    await exportDone();
-    expect((await queues.enqueueDayFlow(day.serviceDay)).outcome).toBe('added');
+    const first = await queues.enqueueDayFlow(day.serviceDay);
+    await waitFor('the export to complete', async () => {
+      const job = await queues.getJob(renderDailyExportJob.name, first.jobId);
+      return (await job?.getState()) === 'completed';
+    });
+    const again = await queues.enqueueDayFlow(day.serviceDay);
+    expect(again.outcome).toBe('added');
+    expect(again.jobId).not.toBe(first.jobId);
+    expect(again.buildJobId).not.toBe(first.buildJobId);
     await waitFor('the second export run', async () => {
       const runs = await jobRuns(env.database.db, renderDailyExportJob.name, day.serviceDay);
       return runs.length === 2 && runs.every((r) => r.status === 'completed');

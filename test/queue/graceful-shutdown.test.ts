@@ -18,7 +18,7 @@ describe('graceful shutdown', () => {
     const { db } = env.database;
     const day = await seedDay(db, serviceDayFromYmd('20261101'));
     const queues = env.queues();
-    await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
+    const { jobId } = await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
     const child = await startChildWorker(
       env.childEnv({ SLOW_BUILD_SECONDS: '2', SHUTDOWN_TIMEOUT_MS: '60000', LOG_LEVEL: 'info' }),
     );
@@ -32,7 +32,7 @@ describe('graceful shutdown', () => {
     expect(await recordCount(db, day.serviceDay)).toBe(day.expectedRecords);
     const runs = await jobRuns(db, buildDailyRecordsJob.name, day.serviceDay);
     expect(runs.map((r) => r.status)).toEqual(['completed']);
-    const job = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const job = await queues.getJob(buildDailyRecordsJob.name, jobId);
     expect(await job!.getState()).toBe('completed');
     expect(child.stderr()).toMatch(/"msg":"shutting down: finishing running jobs"/);
     expect(child.stderr()).toMatch(/"msg":"shut down cleanly"/);
@@ -44,7 +44,7 @@ describe('graceful shutdown', () => {
     const { db } = env.database;
     const day = await seedDay(db, serviceDayFromYmd('20261102'));
     const queues = env.queues();
-    await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
+    const { jobId } = await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
     const child = await startChildWorker(
       env.childEnv({ SLOW_BUILD_SECONDS: '60', SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'info' }),
     );
@@ -62,7 +62,7 @@ describe('graceful shutdown', () => {
       async () => (await childBackends(db, child)) === 0,
     );
     expect(await recordCount(db, day.serviceDay)).toBe(0);
-    const job = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const job = await queues.getJob(buildDailyRecordsJob.name, jobId);
     expect(await job!.getState()).toBe('active');
   }, 120_000);
 

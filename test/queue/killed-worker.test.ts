@@ -20,14 +20,14 @@ describe('a worker killed in the middle of a build', () => {
     const { db } = env.database;
     const day = await seedDay(db, serviceDayFromYmd('20261001'), 60);
     const queues = env.queues();
-    await queues.enqueueDayFlow(day.serviceDay);
+    const flow = await queues.enqueueDayFlow(day.serviceDay);
 
     // Both workers run with the production defaults (JOB_LOCK_MS, JOB_STALLED_INTERVAL_MS):
     // the recovery time measured is the one operators get.
     const child = await startChildWorker(env.childEnv({ SLOW_BUILD_SECONDS: '120' }));
     env.defer(async () => child.process.kill('SIGKILL'));
     await waitUntilChildSleepsInBuild(db, child);
-    const build = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const build = await queues.getJob(buildDailyRecordsJob.name, flow.buildJobId);
     expect(await build!.getState()).toBe('active');
 
     const killedAt = Date.now();
@@ -54,7 +54,7 @@ describe('a worker killed in the middle of a build', () => {
     );
     const takenOverMs = Date.now() - killedAt;
     await waitFor('the day flow to complete on the second worker', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${day.serviceDay}`);
+      const job = await queues.getJob(renderDailyExportJob.name, flow.jobId);
       return (await job?.getState()) === 'completed';
     });
     printFigures('worker SIGKILLed mid-build', {
@@ -86,7 +86,7 @@ describe('a worker killed in the middle of a build', () => {
       [1, 'failed', ABANDONED_RUN_ERROR],
       [2, 'completed', null],
     ]);
-    const done = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const done = await queues.getJob(buildDailyRecordsJob.name, flow.buildJobId);
     expect(done!.stalledCounter).toBe(1);
     expect(done!.attemptsMade).toBe(1);
   }, 150_000);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { refreshReferenceModelsJob, renderDailyExportJob } from '../../jobs/index.js';
+import {
+  buildDailyRecordsJob,
+  refreshReferenceModelsJob,
+  renderDailyExportJob,
+} from '../../jobs/index.js';
 import { runNightlyInProcess } from '../../src/queue/in-process-runner.js';
 import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
 import { ingestSightings, shanghai } from '../helpers/observations.js';
@@ -16,32 +20,101 @@ describe('the nightly flow', () => {
     await seedDay(env.database.db, day - 1);
     const seeded = await seedDay(env.database.db, day);
     const queues = env.queues();
-    expect(await queues.enqueueNightlyFlow(day)).toEqual({
-      jobId: `refmodels-${day}`,
-      outcome: 'added',
-    });
-    expect((await queues.enqueueNightlyFlow(day)).outcome).toBe('already-pending');
-    const refresh = await queues.getJob(refreshReferenceModelsJob.name, `refmodels-${day}`);
+    const night = await queues.enqueueNightlyFlow(day);
+    expect(night.outcome).toBe('added');
+    expect(night.jobId).toMatch(new RegExp(`^refmodels-${day}-`));
+    // While its builds are pending, the same night is not added twice.
+    expect(await queues.enqueueNightlyFlow(day)).toEqual({ ...night, outcome: 'already-pending' });
+    const refresh = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
     expect(await refresh!.getState()).toBe('waiting-children');
+    expect(await queues.queue(buildDailyRecordsJob.name).count()).toBe(2);
 
     env.workers(env.ctx(), queues);
     const done = await waitFor('the reference models to be refreshed', async () => {
-      const job = await queues.getJob(refreshReferenceModelsJob.name, `refmodels-${day}`);
+      const job = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
       return (await job?.getState()) === 'completed' && job;
     });
     expect(done.returnvalue).toMatchObject({ windowStart: day - 13, windowEnd: day, trains: 20 });
-    const exported = await queues.getJob(renderDailyExportJob.name, `export-${day}`);
-    expect(done.processedOn!).toBeGreaterThanOrEqual(exported!.finishedOn!);
+    const exported = (await jobRuns(env.database.db, renderDailyExportJob.name, day))[0]!;
+    expect(done.processedOn!).toBeGreaterThanOrEqual(exported.finished_at!.getTime());
     expect(await recordCount(env.database.db, day)).toBe(seeded.expectedRecords);
-    await waitFor('the day before to be exported again', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${day - 1}`);
-      return (await job?.getState()) === 'completed';
-    });
+    const dayBefore = await jobRuns(env.database.db, renderDailyExportJob.name, day - 1);
+    expect(dayBefore.map((r) => r.status)).toEqual(['completed']);
     expect((await jobRuns(env.database.db, 'build-daily-records', day - 1)).length).toBe(1);
     expect((await jobRuns(env.database.db, 'refresh-reference-models', day))[0]).toMatchObject({
       status: 'completed',
       via: 'bullmq',
     });
+  });
+
+  it('on BullMQ, with a day already pending: the night waits for that day’s own build and export', async () => {
+    const day = serviceDayFromYmd('20261105');
+    await seedDay(env.database.db, day - 1, 3);
+    await seedDay(env.database.db, day, 3);
+    const queues = env.queues();
+    const lone = await queues.enqueue(buildDailyRecordsJob, { serviceDay: day - 1 });
+    const flow = await queues.enqueueDayFlow(day);
+
+    const night = await queues.enqueueNightlyFlow(day);
+    expect(night.outcome).toBe('added');
+    // No build added: BullMQ answered the pending ones, and the night waits for them.
+    expect(await queues.queue(buildDailyRecordsJob.name).count()).toBe(2);
+    expect(await queues.queue(renderDailyExportJob.name).getWaitingChildrenCount()).toBe(2);
+    const refresh = (await queues.getJob(refreshReferenceModelsJob.name, night.jobId))!;
+    expect(await refresh.getDependenciesCount()).toMatchObject({ unprocessed: 2 });
+    const dayExport = (await queues.getJob(renderDailyExportJob.name, flow.jobId))!;
+    expect(dayExport.parentKey).toBe(
+      `${env.prefix}:${refreshReferenceModelsJob.name}:${night.jobId}`,
+    );
+
+    env.workers(env.ctx(), queues);
+    const done = await waitFor('the reference models to be refreshed', async () => {
+      const job = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
+      return (await job?.getState()) === 'completed' && job;
+    });
+    for (const d of [day - 1, day]) {
+      const builds = await jobRuns(env.database.db, buildDailyRecordsJob.name, d);
+      const exports = await jobRuns(env.database.db, renderDailyExportJob.name, d);
+      expect(builds.map((r) => r.status)).toEqual(['completed']);
+      expect(exports.map((r) => r.status)).toEqual(['completed']);
+      expect(done.processedOn!).toBeGreaterThanOrEqual(exports[0]!.finished_at!.getTime());
+    }
+    expect((await jobRuns(env.database.db, buildDailyRecordsJob.name, day - 1))[0]!.job_id).toBe(
+      lone.jobId,
+    );
+    expect((await jobRuns(env.database.db, renderDailyExportJob.name, day))[0]!.job_id).toBe(
+      flow.jobId,
+    );
+  });
+
+  it('on BullMQ, two nights pending at once: the day they share is built once, for the first night', async () => {
+    const day = serviceDayFromYmd('20261108');
+    for (const d of [day - 1, day, day + 1]) await seedDay(env.database.db, d, 3);
+    const queues = env.queues();
+    const first = await queues.enqueueNightlyFlow(day);
+    const second = await queues.enqueueNightlyFlow(day + 1);
+    expect([first.outcome, second.outcome]).toEqual(['added', 'added']);
+    expect(await queues.queue(buildDailyRecordsJob.name).count()).toBe(3);
+    // The day they share already waits for the first night (a BullMQ job has one parent).
+    const secondRefresh = (await queues.getJob(refreshReferenceModelsJob.name, second.jobId))!;
+    expect(await secondRefresh.getDependenciesCount()).toMatchObject({ unprocessed: 1 });
+
+    env.workers(env.ctx(), queues);
+    for (const night of [first, second]) {
+      await waitFor('the night’s reference models', async () => {
+        const job = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
+        return (await job?.getState()) === 'completed';
+      });
+    }
+    for (const d of [day - 1, day, day + 1]) {
+      const builds = await jobRuns(env.database.db, buildDailyRecordsJob.name, d);
+      const exports = await jobRuns(env.database.db, renderDailyExportJob.name, d);
+      expect([d, builds.map((r) => r.status), exports.map((r) => r.status)]).toEqual([
+        d,
+        ['completed'],
+        ['completed'],
+      ]);
+    }
   });
 
   it('in-process: the sightings after midnight of last night’s late train reach the day it left', async () => {

@@ -74,13 +74,12 @@ describe('the nightly plan, the same on both runners', () => {
       { ...env.ctx(config), db: failingBuildsOf(env.database.db, bullmqDay - 1) },
       queues,
     );
-    await queues.enqueueNightlyFlow(bullmqDay);
+    const night = await queues.enqueueNightlyFlow(bullmqDay);
     await waitFor(
       'the reference models of the BullMQ night',
       async () =>
-        (await queues
-          .queue(refreshReferenceModelsJob.name)
-          .getJobState(`refmodels-${bullmqDay}`)) === 'completed',
+        (await queues.queue(refreshReferenceModelsJob.name).getJobState(night.jobId)) ===
+        'completed',
     );
 
     const expected = {

@@ -45,11 +45,12 @@ describe('the embedded default against the servers', () => {
     // Servers: the same data through BullMQ day flows (build, then export) on PostgreSQL.
     await load(env.database.db);
     const queues = env.queues();
-    for (const day of DAYS) await queues.enqueueDayFlow(day);
+    const exportIds = new Map<number, string>();
+    for (const day of DAYS) exportIds.set(day, (await queues.enqueueDayFlow(day)).jobId);
     env.workers(env.ctx(), queues);
     for (const day of DAYS) {
       await waitFor(`the export of day ${day}`, async () => {
-        const job = await queues.getJob(renderDailyExportJob.name, `export-${day}`);
+        const job = await queues.getJob(renderDailyExportJob.name, exportIds.get(day)!);
         return (await job?.getState()) === 'completed';
       });
     }

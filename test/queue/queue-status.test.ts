@@ -24,9 +24,9 @@ describe('queueStatus', () => {
     const queues = env.queues();
     await upsertNightlyScheduler(queues, '0 0 * * *');
     env.workers(ctx, queues);
-    await queues.enqueueDayFlow(first);
+    const firstFlow = await queues.enqueueDayFlow(first);
     await waitFor('the first day’s export', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, `export-${first}`);
+      const job = await queues.getJob(renderDailyExportJob.name, firstFlow.jobId);
       return (await job?.getState()) === 'completed';
     });
     // The second day is still pending (no worker for it: a queue paused globally).
@@ -48,7 +48,7 @@ describe('queueStatus', () => {
       [first, 'build-daily-records', 'bullmq', 'completed'],
       [first, 'render-daily-export', 'bullmq', 'completed'],
     ]);
-    expect(status.days[0]!.jobId).toBe(`build-${first}`);
+    expect(status.days[0]!.jobId).toBe(firstFlow.buildJobId);
     expect(Date.parse(status.days[0]!.startedAt)).not.toBeNaN();
 
     const limited = await queueStatus(ctx, env.connection(), { days: 0 });

@@ -16,7 +16,7 @@ describe('retries', () => {
     const ctx = { ...env.ctx(config), db: failingTransactions(env.database.db, 2) };
     const queues = env.queues(config);
     env.workers(ctx, queues);
-    await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
+    const { jobId } = await queues.enqueue(buildDailyRecordsJob, { serviceDay: day.serviceDay });
 
     const runs = await waitFor('the third attempt to complete', async () => {
       const r = await jobRuns(env.database.db, buildDailyRecordsJob.name, day.serviceDay);
@@ -31,7 +31,7 @@ describe('retries', () => {
     expect(gap(1)).toBeGreaterThanOrEqual(BACKOFF_MS - 2);
     expect(gap(2)).toBeGreaterThanOrEqual(2 * BACKOFF_MS - 2);
     expect(await recordCount(env.database.db, day.serviceDay)).toBe(day.expectedRecords);
-    const job = await queues.getJob(buildDailyRecordsJob.name, `build-${day.serviceDay}`);
+    const job = await queues.getJob(buildDailyRecordsJob.name, jobId);
     expect([job!.attemptsMade, job!.attemptsStarted]).toEqual([3, 3]);
     expect(await job!.getState()).toBe('completed');
   });
@@ -42,9 +42,8 @@ describe('retries', () => {
     const flaky = failingTransactions(env.database.db, 2);
     const queues = env.queues(config);
     env.workers({ ...env.ctx(config), db: flaky }, queues);
-    await queues.enqueueDayFlow(day.serviceDay);
+    const { jobId: exportId } = await queues.enqueueDayFlow(day.serviceDay);
 
-    const exportId = `export-${day.serviceDay}`;
     await waitFor('the export to fail with its build', async () => {
       return (await queues.queue(renderDailyExportJob.name).getJobState(exportId)) === 'failed';
     });

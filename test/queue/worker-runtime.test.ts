@@ -92,7 +92,9 @@ describe('the worker runtime', () => {
       );
       return r.length >= 3 && r.every((x) => x.status === 'completed') && r;
     });
-    expect(new Set(runs.map((r) => r.job_id)).size).toBe(1);
+    // One sweep at a time (deduplicated under inbox-<dir>), each a job of its own.
+    expect(runs.every((r) => r.job_id.startsWith('inbox-'))).toBe(true);
+    expect(new Set(runs.map((r) => r.job_id)).size).toBe(runs.length);
     for (let i = 1; i < runs.length; i++) {
       expect(runs[i]!.started_at.getTime()).toBeGreaterThanOrEqual(
         runs[i - 1]!.finished_at!.getTime(),

@@ -33,7 +33,8 @@ export function slowBuilds(db: Db, seconds: number): Db {
     copyFrom: tx.copyFrom.bind(tx),
     async query(sql, params) {
       const result = await tx.query(sql, params);
-      if (/^\s*INSERT INTO daily_records/i.test(sql)) {
+      // The build's write, alone or inside a WITH statement.
+      if (/\bINSERT INTO daily_records\b/i.test(sql)) {
         await tx.query("SET LOCAL client_connection_check_interval = '100ms'");
         await tx.query('SELECT pg_sleep($1)', [seconds]);
       }

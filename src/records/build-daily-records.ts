@@ -1,7 +1,7 @@
 import type { Db } from '../db/db.js';
 import { assertServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
-import { dayBuildInputs, readDayBuildState, saveDayBuildState } from './day-build-inputs.js';
+import { dayBuildInputs, saveDayBuildState } from './day-build-inputs.js';
 import { daySightingsSql, movedSightings } from './day-sightings.js';
 
 /**
@@ -195,25 +195,24 @@ export async function buildDailyRecords(
     };
     await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [BUILD_LOCK_CLASS, serviceDay]);
     phase('lock');
-    // A statement apart from the build's own, so that the build's scan can run in parallel. A
-    // sighting stored between the two counts where it was stored until the next build.
+    // A statement apart from the build's own: its two small sets of ids are parameters of the
+    // write. A sighting stored between the two counts where it was stored until the next build.
     const moved = await movedSightings(tx, serviceDay);
     phase('moved');
-    const { inputs, stored } = await dayBuildInputs(tx, serviceDay, moved, r);
-    const state = await readDayBuildState(tx, serviceDay);
-    phase('inputs');
-    const observations = stored - moved.out.length + moved.in.length;
     // The records as they stand count too: a day whose records were changed by anything but a
     // build (restored, deleted by hand) is built again, not skipped.
-    const before = await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
-      [serviceDay],
-    );
-    phase('count');
-    if (!options.force && state?.inputs === `${inputs} ${before.rows[0]!.n}`) {
+    const {
+      inputs,
+      stored,
+      records: before,
+      state,
+    } = await dayBuildInputs(tx, serviceDay, moved, r);
+    phase('inputs');
+    const observations = stored - moved.out.length + moved.in.length;
+    if (!options.force && state?.inputs === `${inputs} ${before}`) {
       return {
         serviceDay,
-        records: before.rows[0]!.n,
+        records: before,
         inserted: 0,
         updated: 0,
         deleted: 0,
@@ -233,7 +232,7 @@ export async function buildDailyRecords(
       deleted: number;
       updated: number;
       inserted: number;
-    }>(before.rows[0]!.n === 0 ? WRITE_FIRST : WRITE_CHANGES, [
+    }>(before === 0 ? WRITE_FIRST : WRITE_CHANGES, [
       serviceDay,
       r.minDissentSupport,
       r.dissentRatio,

@@ -27,25 +27,39 @@ export interface DayBuildState {
  *     while in force on a day, its timetable), read through the GiST index on coverage days;
  *   - the conflict rule and BUILD_LOGIC_VERSION.
  * Two builds with the same digest write the same records, so the second can be skipped.
+ * Read in the same statement (one round trip): the day's stored build state and the number of
+ * its records as they stand (`records`).
  */
 export async function dayBuildInputs(
   tx: Queryable,
   serviceDay: number,
   moved: MovedSightings,
   rule: ConflictRule,
-): Promise<{ inputs: string; stored: number }> {
-  const r = await tx.query<{ stored: number; coverage: string | null }>(
+): Promise<{ inputs: string; stored: number; records: number; state?: DayBuildState }> {
+  const r = await tx.query<{
+    stored: number;
+    coverage: string | null;
+    records: number;
+    version: string | null;
+    last_inputs: string | null;
+  }>(
     `SELECT (SELECT count(*)::int FROM observations WHERE service_day = $1) AS stored,
             (SELECT md5(string_agg(id || ':' || timetable_id, ',' ORDER BY id))
-               FROM timetable_coverage WHERE service_days @> $1::int) AS coverage`,
+               FROM timetable_coverage WHERE service_days @> $1::int) AS coverage,
+            (SELECT count(*)::int FROM daily_records WHERE service_day = $1) AS records,
+            b.version, b.inputs AS last_inputs
+       FROM (SELECT) AS one
+       LEFT JOIN daily_record_builds b ON b.service_day = $1`,
     [serviceDay],
   );
-  const { stored, coverage } = r.rows[0]!;
+  const { stored, coverage, records, version, last_inputs } = r.rows[0]!;
   const hash = createHash('sha256');
   hash.update(`logic ${BUILD_LOGIC_VERSION}\nrule ${JSON.stringify(rule)}\n`);
   hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
   hash.update(`coverage ${coverage ?? ''}\n`);
-  return { inputs: hash.digest('hex'), stored };
+  const state =
+    version === null ? undefined : { version: Number(version), inputs: last_inputs ?? '' };
+  return { inputs: hash.digest('hex'), stored, records, ...(state ? { state } : {}) };
 }
 
 /** The day's build state, or undefined for a day never built since migration 011. */

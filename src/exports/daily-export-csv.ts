@@ -24,15 +24,18 @@ export const DAILY_EXPORT_HEADER = [
   'endTime',
 ];
 
-export const DAILY_EXPORT_ROWS_SQL = `
-  SELECT d.train_code, e.code AS emu_code,
+/** The columns of the rows, from their tables, for service day $1 (in no order). */
+const DAILY_EXPORT_COLUMNS_SQL = `d.train_code, e.code AS emu_code,
          coalesce(t.start_station, '') AS start_station, coalesce(t.end_station, '') AS end_station,
          coalesce(${clockTimeSql('t.start_offset')}, '') AS start_time,
          coalesce(${clockTimeSql('t.end_offset')}, '') AS end_time
     FROM daily_records d
     JOIN emus e ON e.id = d.emu_id
     LEFT JOIN timetables t ON t.id = d.timetable_id
-   WHERE d.service_day = $1
+   WHERE d.service_day = $1`;
+
+export const DAILY_EXPORT_ROWS_SQL = `
+  SELECT ${DAILY_EXPORT_COLUMNS_SQL}
    ORDER BY substring(d.train_code FROM '^[A-Z]*'), substring(d.train_code FROM '[0-9]+$')::int, e.code`;
 
 /**
@@ -54,14 +57,18 @@ const ROW_COLUMNS = [
 
 /**
  * The CSV body (rows joined by "\n", no header) as one text value, in the rows' order: Postgres
- * writes the lines, and the client reads one value instead of six per row.
+ * writes the lines, and the client reads one value instead of six per row. The order keys are
+ * computed once per row and the rows sorted once, by the aggregate (sorting them in a subquery
+ * first, then again in the aggregate, with the keys computed twice, cost a third of the
+ * export's time).
  */
 export const DAILY_EXPORT_BODY_SQL = `
   SELECT string_agg(concat_ws(',', ${ROW_COLUMNS.map((c) => csvFieldSql(`r.${c}`)).join(', ')}),
-                    E'\\n' ORDER BY substring(r.train_code FROM '^[A-Z]*'),
-                                     substring(r.train_code FROM '[0-9]+$')::int, r.emu_code) AS body,
+                    E'\\n' ORDER BY r.prefix, r.number, r.emu_code) AS body,
          count(*)::int AS row_count
-    FROM (${DAILY_EXPORT_ROWS_SQL}) AS r`;
+    FROM (SELECT substring(d.train_code FROM '^[A-Z]*') AS prefix,
+                 substring(d.train_code FROM '[0-9]+$')::int AS number,
+                 ${DAILY_EXPORT_COLUMNS_SQL}) AS r`;
 
 /**
  * The whole file of service day $1 (BOM, header, body) as bytea, with its row count and sha256:

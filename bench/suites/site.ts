@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import type { Queryable } from '../../src/db/db.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/log/logger.js';
 import { buildSiteApp } from '../../src/site/app.js';
@@ -38,6 +39,56 @@ function content(i: number): string {
 }
 
 /**
+ * 1,000 published posts by one author, each in one category and one tag and with one revision
+ * (the bench's data; exported for profiling the site under the same load).
+ */
+export async function seedBenchPosts(db: Queryable): Promise<number[]> {
+  const user = await db.query<{ id: string }>(
+    `INSERT INTO users (username, password_hash) VALUES ('bench', 'x') RETURNING id`,
+  );
+  const author = Number(user.rows[0]!.id);
+  await db.query(`INSERT INTO site_roles (user_id, role) VALUES ($1, 'author')`, [author]);
+  const cat = await db.query<{ id: string }>(
+    `INSERT INTO site_terms (taxonomy, name, slug) VALUES ('category', '交路', 'routes') RETURNING id`,
+  );
+  const tag = await db.query<{ id: string }>(
+    `INSERT INTO site_terms (taxonomy, name, slug) VALUES ('post_tag', 'CR400AF', 'cr400af') RETURNING id`,
+  );
+  const values: unknown[] = [];
+  const rows: string[] = [];
+  for (let i = 0; i < POSTS; i++) {
+    values.push(
+      `交路说明 ${i}`,
+      `post-${i}`,
+      content(i),
+      author,
+      new Date(Date.UTC(2026, 0, 1) + i * 3_600_000),
+    );
+    const b = i * 5;
+    rows.push(
+      `('post', 'publish', $${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 5})`,
+    );
+  }
+  const inserted = await db.query<{ id: string }>(
+    `INSERT INTO site_posts (type, status, title, slug, content, author, date_gmt, modified_gmt) VALUES ${rows.join(', ')} RETURNING id`,
+    values,
+  );
+  const ids = inserted.rows.map((r) => Number(r.id));
+  await db.query(
+    `INSERT INTO site_term_relationships (post_id, term_id) SELECT id, $1::bigint FROM site_posts WHERE type = 'post'
+     UNION ALL SELECT id, $2::bigint FROM site_posts WHERE type = 'post'`,
+    [cat.rows[0]!.id, tag.rows[0]!.id],
+  );
+  // Every post has been edited once: version-history links count a revision.
+  await db.query(
+    `INSERT INTO site_posts (type, status, parent, title, content, slug, author, date_gmt)
+     SELECT 'revision', 'inherit', id, title, content, id || '-revision-v1', author, date_gmt FROM site_posts WHERE type = 'post'`,
+  );
+  await db.query('ANALYZE');
+  return ids;
+}
+
+/**
  * The documentation site's read path over 1,000 posts, through HTTP on loopback:
  * GET /wp-json/wp/v2/posts?per_page=100 and a single post with _embed (author and terms
  * dispatched internally), each against a bare Fastify route that sends the same bytes, in
@@ -54,48 +105,7 @@ export const siteSuite: BenchSuite = {
     const closers: (() => Promise<unknown>)[] = [];
     try {
       ctx.log(`site: ${POSTS} posts`);
-      const user = await db.query<{ id: string }>(
-        `INSERT INTO users (username, password_hash) VALUES ('bench', 'x') RETURNING id`,
-      );
-      const author = Number(user.rows[0]!.id);
-      await db.query(`INSERT INTO site_roles (user_id, role) VALUES ($1, 'author')`, [author]);
-      const cat = await db.query<{ id: string }>(
-        `INSERT INTO site_terms (taxonomy, name, slug) VALUES ('category', '交路', 'routes') RETURNING id`,
-      );
-      const tag = await db.query<{ id: string }>(
-        `INSERT INTO site_terms (taxonomy, name, slug) VALUES ('post_tag', 'CR400AF', 'cr400af') RETURNING id`,
-      );
-      const values: unknown[] = [];
-      const rows: string[] = [];
-      for (let i = 0; i < POSTS; i++) {
-        values.push(
-          `交路说明 ${i}`,
-          `post-${i}`,
-          content(i),
-          author,
-          new Date(Date.UTC(2026, 0, 1) + i * 3_600_000),
-        );
-        const b = i * 5;
-        rows.push(
-          `('post', 'publish', $${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 5})`,
-        );
-      }
-      const inserted = await db.query<{ id: string }>(
-        `INSERT INTO site_posts (type, status, title, slug, content, author, date_gmt, modified_gmt) VALUES ${rows.join(', ')} RETURNING id`,
-        values,
-      );
-      const ids = inserted.rows.map((r) => Number(r.id));
-      await db.query(
-        `INSERT INTO site_term_relationships (post_id, term_id) SELECT id, $1::bigint FROM site_posts WHERE type = 'post'
-         UNION ALL SELECT id, $2::bigint FROM site_posts WHERE type = 'post'`,
-        [cat.rows[0]!.id, tag.rows[0]!.id],
-      );
-      // Every post has been edited once: version-history links count a revision.
-      await db.query(
-        `INSERT INTO site_posts (type, status, parent, title, content, slug, author, date_gmt)
-         SELECT 'revision', 'inherit', id, title, content, id || '-revision-v1', author, date_gmt FROM site_posts WHERE type = 'post'`,
-      );
-      await db.query('ANALYZE');
+      const ids = await seedBenchPosts(db);
 
       const config = loadConfig({ LOG_LEVEL: 'silent', SITE_SEED_DOCS: 'false' });
       const site = await buildSiteApp({

@@ -7,6 +7,7 @@ import type { Logger } from '../log/logger.js';
 import { RestNonces } from './auth/rest-nonce.js';
 import { SiteAuthenticator } from './auth/site-authenticator.js';
 import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
+import { SiteResponseCache } from './cache/site-response-cache.js';
 import { registerBatchRoute } from './rest/batch-route.js';
 import { registerIndexRoutes } from './rest/index-routes.js';
 import { parsePhpQuery } from './rest/php-query.js';
@@ -52,6 +53,10 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     loggerInstance: logger,
     routerOptions: { querystringParser: (s: string) => parsePhpQuery(s) },
     bodyLimit: 16 * 1024 * 1024,
+    // A logger that prints nothing needs no per-request child (pino's child with redaction
+    // costs more than a kept REST answer's own work).
+    childLoggerFactory: (parent, bindings, options) =>
+      parent.level === 'silent' ? parent : parent.child(bindings, options),
   });
   await app.register(fastifyCookie);
   // JSON and forms are read here; any other body (uploads) stays a stream for its route.
@@ -88,6 +93,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     http,
     theme,
     auth,
+    responses: new SiteResponseCache(db, { logger }),
   } as unknown as SiteKit;
   kit.pages = new SitePages(kit);
 
@@ -100,13 +106,18 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     timezoneString: 'Asia/Shanghai',
   }));
   registerThemeFonts(http);
-  registerRestEdge(http, server, auth, (request: FastifyRequest, reply: FastifyReply) =>
-    kit.pages.home(request, reply),
+  registerRestEdge(
+    http,
+    server,
+    auth,
+    (request: FastifyRequest, reply: FastifyReply) => kit.pages.home(request, reply),
+    { cache: kit.responses, db, clock },
   );
-  http.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook, not an async one: no promise per response.
+  http.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('link'))
       reply.header('link', `<${urls.restRoot}>; rel="https://api.w.org/"`);
-    return payload;
+    done(null, payload);
   });
   return Object.assign(http, { site: kit }) as SiteApp;
 }

@@ -6,6 +6,7 @@ import type { RestServer } from './rest/rest-server.js';
 import type { RestRouteRegistry } from './rest/route-registry.js';
 import type { SiteUrls } from './site-urls.js';
 import type { SiteAuthenticator } from './auth/site-authenticator.js';
+import type { SiteResponseCache } from './cache/site-response-cache.js';
 import type { SiteTheme } from './theme/site-theme.js';
 import type { SitePages } from './theme/page-routes.js';
 
@@ -30,6 +31,8 @@ export interface SiteKit {
   /** Renders and sends HTML pages through the theme (front page, navigation). */
   pages: SitePages;
   auth: SiteAuthenticator;
+  /** Prepared REST responses for anonymous reads, kept while the site content is unchanged. */
+  responses: SiteResponseCache;
 }
 
 /** A piece of the site (content, media, templates, oEmbed, ...). */

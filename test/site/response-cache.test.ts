@@ -6,7 +6,6 @@ import type { Db } from '../../src/db/db.js';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
 import { createLogger } from '../../src/log/logger.js';
 import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
-import { siteResponseCacheOf } from '../../src/site/cache/site-response-cache.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const SITE = 'http://site.test';
@@ -54,8 +53,7 @@ describe('site response cache (anonymous reads)', () => {
     return { status: res.statusCode, body, headers: res.headers, raw: res.body };
   }
 
-  const kept = (app: SiteApp) =>
-    siteResponseCacheOf(app.site.server, app.site.db).stats().responses;
+  const kept = (app: SiteApp) => app.site.responses.stats().responses;
 
   async function publish(title: string, extra: Record<string, unknown> = {}) {
     const r = await call(app1, 'POST', '/wp-json/wp/v2/posts', {
@@ -205,6 +203,25 @@ describe('site response cache (anonymous reads)', () => {
     expect(await ids(app1)).toContain(r.body.id);
     const single = await call(app1, 'GET', `/wp-json/wp/v2/posts/${r.body.id}`);
     expect(single.body.status).toBe('publish');
+  });
+
+  it('answers a session cookie without a nonce (anonymous in WordPress) from the kept response', async () => {
+    const a = await publish('cookie reader');
+    const url = `/wp-json/wp/v2/posts/${a.id}`;
+    const anon = await call(app1, 'GET', url);
+    const size = kept(app1);
+    const res = await app1.inject({
+      method: 'GET',
+      url,
+      headers: { cookie: 'token=not-a-session' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(anon.raw);
+    expect(res.headers['x-wp-nonce']).toBeUndefined();
+    expect(kept(app1)).toBe(size);
+    const viaRestRoute = await call(app1, 'GET', `/?rest_route=/wp/v2/posts/${a.id}`);
+    expect(viaRestRoute.raw).toBe(anon.raw);
+    expect(kept(app1)).toBe(size);
   });
 
   it('answers HEAD with the kept headers and no body', async () => {

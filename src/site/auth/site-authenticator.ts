@@ -59,9 +59,9 @@ export class SiteAuthenticator {
   async authenticate(input: SiteAuthInput): Promise<SiteAuthResult> {
     const auth = input.authorization;
     if (auth && /^basic\s/i.test(auth)) return this.basic(auth, input.ip);
-    if (input.cookieSecret) {
+    // A cookie without a nonce is anonymous, whatever the cookie holds: no session lookup.
+    if (input.cookieSecret && input.nonce !== undefined) {
       const session = await this.session(input.cookieSecret);
-      if (input.nonce === undefined) return { user: null };
       if (!session || !this.nonces.verify(input.nonce, session.user.id, session.sessionId)) {
         return {
           user: null,

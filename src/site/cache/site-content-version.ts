@@ -14,7 +14,9 @@ export interface SiteContentVersionOptions {
   compactAbove?: number;
   /**
    * Reads in flight at once (each begun after every request it answers arrived); requests
-   * arriving while all are busy share the next one. Default 4.
+   * arriving while all are busy share the next one. Default 1: under load each read then
+   * answers every request that came in during the one before (a query costs the site more, in
+   * syscalls and in the database, than the rest of a kept answer).
    */
   maxConcurrentReads?: number;
   logger?: Logger;
@@ -28,16 +30,18 @@ interface Batch {
 
 /**
  * Reads the site content version for many concurrent requests with few queries, never answering
- * from a read that began before the request did: a request starts a read at once while fewer
- * than `maxConcurrentReads` are in flight, else it joins the one that starts when a read ends
- * (F's PageVersionReader, with reads overlapping: a kept response costs one round trip, not
- * one and a half). A request therefore sees every transaction committed before it arrived, in
- * this process or any other, and on PGlite alike. Now and then it folds the committed change
- * rows into the base (one statement, the sum unchanged) so that the count stays small.
+ * from a read that began before the request did: requests join the waiting batch, whose read
+ * starts once the requests that arrived in this turn of the event loop have joined it
+ * (setImmediate) and fewer than `maxConcurrentReads` reads are in flight; requests arriving
+ * while it runs wait for the next. A request therefore sees every transaction committed before
+ * it arrived, in this process or any other, and on PGlite alike. Now and then it folds the
+ * committed change rows into the base (one statement, the sum unchanged) so that the count
+ * stays small.
  */
 export class SiteContentVersionReader {
   private waiting: Batch | undefined;
   private inFlight = 0;
+  private scheduled = false;
   private compacting = false;
   /** The last state read in full (the version and the next scheduled publication). */
   private known: SiteContentState | undefined;
@@ -49,14 +53,24 @@ export class SiteContentVersionReader {
     private readonly options: SiteContentVersionOptions = {},
   ) {
     this.compactAbove = options.compactAbove ?? 256;
-    this.maxConcurrentReads = Math.max(1, options.maxConcurrentReads ?? 4);
+    this.maxConcurrentReads = Math.max(1, options.maxConcurrentReads ?? 1);
   }
 
   /** The state read by a query that began after this call. */
   read(): Promise<SiteContentState> {
     const batch = (this.waiting ??= newBatch());
-    this.start();
+    this.schedule();
     return batch.done;
+  }
+
+  /** Starts the waiting batch's read after this turn's I/O callbacks, if a read is free. */
+  private schedule(): void {
+    if (this.scheduled || !this.waiting || this.inFlight >= this.maxConcurrentReads) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.start();
+    });
   }
 
   private start(): void {
@@ -68,7 +82,7 @@ export class SiteContentVersionReader {
       .then(batch.resolve, batch.reject)
       .finally(() => {
         this.inFlight--;
-        this.start();
+        this.schedule();
       });
   }
 

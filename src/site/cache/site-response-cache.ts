@@ -10,12 +10,14 @@ export interface SiteResponseCacheOptions {
 }
 
 /**
- * A REST response as sent: status, the headers the endpoint set, and the body (JSON text: sent
- * as a string, so that onSend hooks of other modules see what they saw before).
+ * A REST response as sent: status, the headers the endpoint set, every header sent (the edge's
+ * with the endpoint's, merged once) and the body (JSON text: sent as a string, so that onSend
+ * hooks of other modules see what they saw before).
  */
 export interface PreparedResponse {
   status: number;
   headers: Record<string, string>;
+  sendHeaders: Record<string, string | string[]>;
   body: string;
 }
 
@@ -39,7 +41,7 @@ export class SiteResponseCache {
     this.reader = new SiteContentVersionReader(db, { logger: options.logger });
     this.entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 32 * 1024 * 1024,
-      sizeCalculation: (e) => Math.max(1, e.body.length + headerBytes(e.headers)),
+      sizeCalculation: (e) => Math.max(1, e.body.length + 2 * headerBytes(e.headers)),
     });
   }
 
@@ -78,31 +80,19 @@ function headerBytes(headers: Record<string, string>): number {
   return n;
 }
 
-const shared = new WeakMap<object, SiteResponseCache>();
-
-/**
- * The response cache of one site app (`owner`: its RestServer), reading the version from `db`:
- * made on first use. Per app, not per database: two apps on one database may differ in address
- * or modules, and so in what they answer.
- */
-export function siteResponseCacheOf(
-  owner: object,
-  db: Queryable,
-  options: SiteResponseCacheOptions = {},
-): SiteResponseCache {
-  let cache = shared.get(owner);
-  if (!cache) {
-    cache = new SiteResponseCache(db, options);
-    shared.set(owner, cache);
-  }
-  return cache;
-}
-
 /**
  * The cache key of an anonymous GET/HEAD: the REST path and the query (every parameter,
- * `_fields`, `_embed`, `_envelope` and `context` included), top-level names sorted.
+ * `_fields`, `_embed`, `_envelope` and `context` included; `rest_route` is the path), top-level
+ * names sorted.
  */
 export function anonymousResponseKey(path: string, query: Record<string, unknown>): string {
-  const names = Object.keys(query).sort();
-  return `anon\u0000${path}\u0000${JSON.stringify(names.map((n) => [n, query[n]]))}`;
+  // Every part JSON-quoted: no path, name or value can pass for another split.
+  let key = `anon ${JSON.stringify(path)}`;
+  const names = Object.keys(query);
+  if (names.length === 0) return key;
+  names.sort();
+  for (const n of names) {
+    if (n !== 'rest_route') key += ` ${JSON.stringify(n)}:${JSON.stringify(query[n])}`;
+  }
+  return key;
 }

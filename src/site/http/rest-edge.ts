@@ -9,11 +9,10 @@ import { publishDuePosts } from '../../content/posts-store.js';
 import {
   anonymousResponseKey,
   SiteResponseCache,
-  siteResponseCacheOf,
   type PreparedResponse,
 } from '../cache/site-response-cache.js';
 import { dueScheduledTypes, type SiteContentState } from '../cache/site-content-version.js';
-import type { SiteKit } from '../site-kit.js';
+import type { Db } from '../../db/db.js';
 
 const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const OVERRIDABLE = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -42,19 +41,62 @@ function bodyOf(request: FastifyRequest): {
   return { body: raw as Record<string, unknown>, invalidJson: false };
 }
 
+/** Where anonymous reads are answered from prepared responses (absent: every read renders). */
+export interface RestEdgeResponses {
+  cache: SiteResponseCache;
+  db: Db;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+}
+
 /**
  * The REST API's HTTP edge: `/wp-json/...` and `?rest_route=...` (on `/` and `/index.php`)
  * reach the same RestServer. POST may carry `X-HTTP-Method-Override` or `?_method=`; HEAD is
  * served by GET. The caller is authenticated here, once per HTTP request.
+ *
+ * An anonymous read first reads the site content state (one coalesced query, see
+ * SiteContentVersionReader) and, when a response prepared under that state is kept, sends it
+ * as it is: no query copy, no header copy, no authentication, no dispatch.
  */
 export function registerRestEdge(
   app: FastifyInstance,
   server: RestServer,
   auth: SiteAuthenticator,
   renderHtml: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  responses?: RestEdgeResponses,
 ): void {
-  const handle = async (request: FastifyRequest, reply: FastifyReply, path: string) => {
-    const query = { ...(request.query as Record<string, unknown>) };
+  const edgeHeaders = standardHeaders(server);
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply, rawPath: string) => {
+    const path = normalizePath(rawPath);
+    const query = request.query as Record<string, unknown>;
+    let keep: Keep | undefined;
+    if (responses && isAnonymousRead(request, query)) {
+      const { cache, db, clock } = responses;
+      const key = anonymousResponseKey(path, query);
+      const state = await cache.state();
+      const now = clock();
+      if (SiteResponseCache.due(state, now)) {
+        // A scheduled item came due: publish it (its writer bumps the version) and render afresh.
+        for (const type of await dueScheduledTypes(db, new Date(now)))
+          await publishDuePosts(db, type, new Date(now));
+      } else {
+        const kept = cache.get(key, state);
+        if (kept) return reply.code(kept.status).headers(kept.sendHeaders).send(kept.body);
+        keep = { key, state };
+      }
+    }
+    return render(request, reply, path, query, keep);
+  };
+
+  const render = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    parsedQuery: Record<string, unknown>,
+    keep: Keep | undefined,
+  ) => {
+    const query = { ...parsedQuery };
     delete query.rest_route;
     let method = request.method.toUpperCase();
     if (method === 'POST') {
@@ -64,24 +106,6 @@ export function registerRestEdge(
       if (override && OVERRIDABLE.has(override.toUpperCase())) method = override.toUpperCase();
     }
     const headers = lowerHeaders(request);
-    // Anonymous reads are served from prepared responses while the site content is unchanged.
-    const kit = (app as FastifyInstance & { site?: SiteKit }).site;
-    let cached: { cache: SiteResponseCache; state: SiteContentState; key: string } | undefined;
-    if (kit && isAnonymousRead(request.method, method, headers, query, request)) {
-      const cache = siteResponseCacheOf(server, kit.db, { logger: kit.logger });
-      const state = await cache.state();
-      const now = kit.clock();
-      if (SiteResponseCache.due(state, now)) {
-        // A scheduled item came due: publish it (its writer bumps the version) and render afresh.
-        for (const type of await dueScheduledTypes(kit.db, new Date(now)))
-          await publishDuePosts(kit.db, type, new Date(now));
-      } else {
-        const key = anonymousResponseKey(normalizePath(path), query);
-        const kept = cache.get(key, state);
-        if (kept) return sendPrepared(reply, server, kept);
-        cached = { cache, state, key };
-      }
-    }
     const { body, bodyStream, invalidJson } = bodyOf(request);
     const nonce =
       headers['x-wp-nonce'] ?? (typeof query._wpnonce === 'string' ? query._wpnonce : undefined);
@@ -93,7 +117,7 @@ export function registerRestEdge(
     });
     const restRequest = new RestRequest({
       method,
-      path: normalizePath(path),
+      path,
       query,
       body,
       headers,
@@ -107,23 +131,19 @@ export function registerRestEdge(
         ? new RestError('rest_invalid_json', 'Invalid JSON body passed.', 400)
         : undefined);
     const result = await server.serve(restRequest, error);
-    const prepared: PreparedResponse = {
-      status: result.status,
-      headers: result.headers,
-      body: JSON.stringify(result.body),
-    };
-    if (
-      cached &&
-      !who.user &&
-      !who.error &&
-      keepable(result, prepared.body, '_envelope' in query)
-    ) {
-      cached.cache.set(cached.key, cached.state, prepared);
+    const prepared = prepare(
+      edgeHeaders,
+      result.status,
+      result.headers,
+      JSON.stringify(result.body),
+    );
+    if (keep && !who.user && !who.error && keepable(result, prepared.body, '_envelope' in query)) {
+      responses!.cache.set(keep.key, keep.state, prepared);
     }
     if (who.session && who.via === 'cookie') {
       reply.header('x-wp-nonce', auth.nonces.create(who.session.user.id, who.session.sessionId));
     }
-    return sendPrepared(reply, server, prepared);
+    return reply.code(prepared.status).headers(prepared.sendHeaders).send(prepared.body);
   };
 
   app.route({
@@ -147,41 +167,57 @@ export function registerRestEdge(
   app.route({ method: [...REST_METHODS], url: '/index.php', handler: restRouteOr });
 }
 
-/** Sends a REST response with the edge's standard headers and the endpoint's own. */
-function sendPrepared(reply: FastifyReply, server: RestServer, response: PreparedResponse) {
-  reply.header('content-type', 'application/json; charset=UTF-8');
-  reply.header('x-content-type-options', 'nosniff');
-  reply.header('x-robots-tag', 'noindex');
-  reply.header('link', `<${server.urls.restRoot}>; rel="https://api.w.org/"`);
-  reply.header('access-control-expose-headers', 'X-WP-Total, X-WP-TotalPages, Link');
-  reply.header(
-    'access-control-allow-headers',
-    'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-  );
-  for (const [k, v] of Object.entries(response.headers)) {
-    if (k.toLowerCase() === 'link') reply.header('link', [reply.getHeader('link') as string, v]);
-    else reply.header(k, v);
+/** A response to keep once rendered: its key and the state it is rendered under. */
+interface Keep {
+  key: string;
+  state: SiteContentState;
+}
+
+/** The headers every REST response carries (the endpoint's `Link` goes after the index's). */
+function standardHeaders(server: RestServer): Record<string, string> {
+  return {
+    'content-type': 'application/json; charset=UTF-8',
+    'x-content-type-options': 'nosniff',
+    'x-robots-tag': 'noindex',
+    link: `<${server.urls.restRoot}>; rel="https://api.w.org/"`,
+    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link',
+    'access-control-allow-headers':
+      'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
+  };
+}
+
+/**
+ * A response as sent: the edge's headers with the endpoint's over them (its `Link` values
+ * after the index's), merged once, so that a kept response is sent with one header call.
+ */
+function prepare(
+  edgeHeaders: Record<string, string>,
+  status: number,
+  endpointHeaders: Record<string, string>,
+  body: string,
+): PreparedResponse {
+  const sendHeaders: Record<string, string | string[]> = { ...edgeHeaders };
+  for (const [name, value] of Object.entries(endpointHeaders)) {
+    const k = name.toLowerCase();
+    if (k === 'link') sendHeaders.link = [edgeHeaders.link!, value];
+    else sendHeaders[k] = value;
   }
-  return reply.code(response.status).send(response.body);
+  return { status, headers: endpointHeaders, sendHeaders, body };
 }
 
 /**
  * A read whose answer depends only on the path, the query and the site's content: GET or HEAD
- * (not overridden), and no credentials of any kind (Basic, session cookie, nonce), so that
- * every such caller has the same capabilities (none: `context=edit` is refused).
+ * (never overridden: only POST is) with no credential that authenticates (no Authorization, no
+ * nonce), so that every such caller has the same capabilities (none: `context=edit` is
+ * refused). A session cookie without a nonce authenticates no one (WordPress's CSRF rule), so
+ * it does not matter here. `password` unlocks protected items: such reads render afresh.
  */
-function isAnonymousRead(
-  httpMethod: string,
-  method: string,
-  headers: Record<string, string>,
-  query: Record<string, unknown>,
-  request: FastifyRequest,
-): boolean {
-  if (httpMethod !== 'GET' && httpMethod !== 'HEAD') return false;
+function isAnonymousRead(request: FastifyRequest, query: Record<string, unknown>): boolean {
+  const method = request.method;
   if (method !== 'GET' && method !== 'HEAD') return false;
+  const headers = request.headers;
   if (headers.authorization !== undefined || headers['x-wp-nonce'] !== undefined) return false;
-  if (query._wpnonce !== undefined || query.password !== undefined) return false;
-  return request.cookies?.[SESSION_COOKIE] === undefined;
+  return query._wpnonce === undefined && query.password === undefined;
 }
 
 /**

@@ -117,11 +117,17 @@ export function createOembedModule(): SiteModule {
       });
 
       // format=xml: the JSON answer of /oembed/1.0/embed re-served as XML.
-      kit.http.addHook('onSend', async (request, reply, payload) => {
+      // A callback hook, not an async one: no promise per response of the site.
+      kit.http.addHook('onSend', (request, reply, payload, done) => {
         if (reply.statusCode !== 200 || typeof payload !== 'string' || !isEmbedXmlRequest(request))
-          return payload;
-        reply.header('content-type', 'text/xml; charset=UTF-8');
-        return oembedXml(JSON.parse(payload) as Record<string, string | number>);
+          return done(null, payload);
+        try {
+          const xml = oembedXml(JSON.parse(payload) as Record<string, string | number>);
+          reply.header('content-type', 'text/xml; charset=UTF-8');
+          done(null, xml);
+        } catch (err) {
+          done(err as Error);
+        }
       });
 
       kit.http.get('/embed/:id/', async (request: FastifyRequest, reply: FastifyReply) => {

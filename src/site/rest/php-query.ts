@@ -6,6 +6,8 @@
 export type PhpValue = string | PhpValue[] | { [key: string]: PhpValue };
 
 function decode(s: string): string {
+  // Most names and values (`_embed`, `per_page=100`) have nothing to decode.
+  if (s.indexOf('%') === -1 && s.indexOf('+') === -1) return s;
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {
@@ -21,8 +23,27 @@ function toArrays(value: PhpValue): PhpValue {
   return value;
 }
 
+/** Sets an own property, `__proto__` included (as data, never the prototype). */
+function setOwn(node: Record<string, PhpValue>, key: string, value: PhpValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(node, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    node[key] = value;
+  }
+}
+
+/**
+ * The parameters as a plain object. Only own properties are ever read or written, so no name
+ * (`__proto__`, `constructor`) reaches a prototype; nested levels are prototype-less objects.
+ */
 export function parsePhpQuery(query: string): Record<string, PhpValue> {
-  const root: Record<string, PhpValue> = Object.create(null) as Record<string, PhpValue>;
+  const root: Record<string, PhpValue> = {};
+  let nested = false;
   for (const pair of query.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
@@ -30,25 +51,26 @@ export function parsePhpQuery(query: string): Record<string, PhpValue> {
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
     const open = rawKey.indexOf('[');
     if (open <= 0 || !rawKey.endsWith(']')) {
-      root[rawKey] = value;
+      setOwn(root, rawKey, value);
       continue;
     }
+    nested = true;
     const path = [rawKey.slice(0, open), ...rawKey.slice(open + 1, -1).split('][')];
     let node: Record<string, PhpValue> = root;
     for (let i = 0; i < path.length; i++) {
       let key = path[i]!;
       if (key === '') key = String(Object.keys(node).length);
       if (i === path.length - 1) {
-        node[key] = value;
+        setOwn(node, key, value);
       } else {
-        const next = node[key];
+        const next = Object.hasOwn(node, key) ? node[key] : undefined;
         if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-          node[key] = Object.create(null) as Record<string, PhpValue>;
+          setOwn(node, key, Object.create(null) as Record<string, PhpValue>);
         }
         node = node[key] as Record<string, PhpValue>;
       }
     }
   }
-  for (const k of Object.keys(root)) root[k] = toArrays(root[k]!);
-  return { ...root };
+  if (nested) for (const k of Object.keys(root)) setOwn(root, k, toArrays(root[k]!));
+  return root;
 }

@@ -81,6 +81,37 @@ export function perPageArg(defaultValue = 10): ArgSchema {
 export const ID_LIST: ArgSchema = { type: 'array', items: { type: 'integer' }, default: [] };
 
 /**
+ * The arguments WordPress's collections share (get_collection_params and the search, include,
+ * exclude, offset and order that terms, users and revisions add): `order` defaults to `order`,
+ * `per_page` to `perPage` (null: no default, every item, as revisions).
+ */
+export function collectionArgs(options: {
+  order: 'asc' | 'desc';
+  perPage?: number | null;
+}): Record<string, ArgSchema> {
+  const perPage = perPageArg(options.perPage ?? 10);
+  if (options.perPage === null) delete perPage.default;
+  return {
+    context: contextArg(),
+    page: PAGE_ARG,
+    per_page: perPage,
+    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
+    include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
+    offset: {
+      description: 'Offset the result set by a specific number of items.',
+      type: 'integer',
+    },
+    order: {
+      description: 'Order sort attribute ascending or descending.',
+      type: 'string',
+      default: options.order,
+      enum: ['asc', 'desc'],
+    },
+  };
+}
+
+/**
  * http_build_query as PHP writes it (`a[0]=1&a[1]=2`, `o[k]=v`), so Link headers keep the query
  * in the form WordPress clients send and read back.
  */

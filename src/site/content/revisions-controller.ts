@@ -19,15 +19,15 @@ import type { SiteKit } from '../site-kit.js';
 import { writeArgs } from './post-schema.js';
 import type { PostsController } from './posts-controller.js';
 import {
+  collectionArgs,
   collectionResponse,
+  type Context,
   contextArg,
   denied,
   filterByContext,
-  ID_LIST,
   resourceSchema,
-  userIdOf,
-  type Context,
   type ResourceSchema,
+  userIdOf,
 } from './rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
@@ -155,32 +155,7 @@ export class RevisionsController {
           methods: READABLE,
           args: {
             parent: parentArg,
-            context: contextArg(),
-            page: {
-              description: 'Current page of the collection.',
-              type: 'integer',
-              default: 1,
-              minimum: 1,
-            },
-            per_page: {
-              description: 'Maximum number of items to be returned in result set.',
-              type: 'integer',
-              minimum: 1,
-              maximum: 100,
-            },
-            search: { description: 'Limit results to those matching a string.', type: 'string' },
-            exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
-            include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
-            offset: {
-              description: 'Offset the result set by a specific number of items.',
-              type: 'integer',
-            },
-            order: {
-              description: 'Order sort attribute ascending or descending.',
-              type: 'string',
-              default: 'desc',
-              enum: ['asc', 'desc'],
-            },
+            ...collectionArgs({ order: 'desc', perPage: null }),
             orderby: {
               description: 'Sort collection by object attribute.',
               type: 'string',

@@ -14,16 +14,14 @@ import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import {
+  collectionArgs,
   collectionResponse,
+  type Context,
   contextArg,
   CURIES,
   denied,
   filterByContext,
-  ID_LIST,
-  PAGE_ARG,
-  perPageArg,
   resourceSchema,
-  type Context,
   type ResourceSchema,
 } from './rest-helpers.js';
 
@@ -161,22 +159,7 @@ export class TermsController {
     const base = `/${this.tax.restBase}`;
     const schema = () => this.schema;
     const list: Record<string, ArgSchema> = {
-      context: contextArg(),
-      page: PAGE_ARG,
-      per_page: perPageArg(),
-      search: { description: 'Limit results to those matching a string.', type: 'string' },
-      exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
-      include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
-      offset: {
-        description: 'Offset the result set by a specific number of items.',
-        type: 'integer',
-      },
-      order: {
-        description: 'Order sort attribute ascending or descending.',
-        type: 'string',
-        default: 'asc',
-        enum: ['asc', 'desc'],
-      },
+      ...collectionArgs({ order: 'asc' }),
       orderby: {
         description: 'Sort collection by term attribute.',
         type: 'string',

@@ -8,15 +8,13 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import {
+  collectionArgs,
   collectionResponse,
+  type Context,
   contextArg,
   denied,
   filterByContext,
-  ID_LIST,
-  PAGE_ARG,
-  perPageArg,
   resourceSchema,
-  type Context,
 } from './rest-helpers.js';
 
 const VEE = ['embed', 'view', 'edit'] as const;
@@ -159,22 +157,7 @@ export function registerUsersRoutes(kit: SiteKit): void {
   };
 
   const list: Record<string, ArgSchema> = {
-    context: contextArg(),
-    page: PAGE_ARG,
-    per_page: perPageArg(),
-    search: { description: 'Limit results to those matching a string.', type: 'string' },
-    exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
-    include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
-    offset: {
-      description: 'Offset the result set by a specific number of items.',
-      type: 'integer',
-    },
-    order: {
-      description: 'Order sort attribute ascending or descending.',
-      type: 'string',
-      default: 'asc',
-      enum: ['asc', 'desc'],
-    },
+    ...collectionArgs({ order: 'asc' }),
     orderby: {
       description: 'Sort collection by user attribute.',
       type: 'string',

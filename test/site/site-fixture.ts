@@ -1,11 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { createAppPassword } from '../../src/content/app-passwords.js';
 import { setSiteRole, type SiteRole } from '../../src/content/site-roles.js';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Db } from '../../src/db/db.js';
 import { createLogger } from '../../src/log/logger.js';
 import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
+import type { SiteModule } from '../../src/site/site-kit.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 export interface SiteAccountFixture {
@@ -21,6 +25,8 @@ export interface SiteFixture {
   readonly db: Db;
   /** The site's public address as the app was built with. */
   readonly url: string;
+  /** The uploads directory (MEDIA_UPLOADS_DIR) with `uploads: true`, else ''. */
+  readonly uploadsDir: string;
   account(username: string, role: SiteRole): Promise<SiteAccountFixture>;
   /** inject() with JSON parsed. */
   call(
@@ -34,20 +40,38 @@ export interface SiteFixture {
   }>;
 }
 
+export interface SiteOptions {
+  /** Serve on a loopback port (for HTTP clients and the browser); default inject only. */
+  listen?: boolean;
+  /** Write the first-start documents. */
+  seed?: boolean;
+  /** Configuration on top of the test defaults. */
+  env?: Record<string, string>;
+  /** The site's modules; default every module. */
+  modules?: (config: Config) => SiteModule[];
+  /** A temporary uploads directory (MEDIA_UPLOADS_DIR), removed afterwards. */
+  uploads?: boolean;
+}
+
 /**
  * A site app on its own test database (no first-start documents unless asked), with helpers to
  * make accounts of a site role with an application password and to call the REST API.
  */
-export function useSite(options: { listen?: boolean; seed?: boolean } = {}): SiteFixture {
+export function useSite(options: SiteOptions = {}): SiteFixture {
   const database = useTestDatabase();
   let app: SiteApp | undefined;
   let url = 'http://site.test';
+  let uploadsDir = '';
   beforeAll(async () => {
+    if (options.uploads) uploadsDir = await mkdtemp(path.join(tmpdir(), 'emutrack-site-media-'));
     const config = loadConfig({
       LOG_LEVEL: 'silent',
       SITE_SEED_DOCS: options.seed ? 'true' : 'false',
+      ...(uploadsDir ? { MEDIA_UPLOADS_DIR: uploadsDir } : {}),
+      ...options.env,
     });
     const logger = createLogger(process.env.SITE_TEST_LOG ?? 'silent');
+    const modules = options.modules?.(config);
     if (options.listen) {
       // Reserve a port first so that the site knows its own address (links, Link headers).
       const probe = await buildSiteApp({
@@ -61,14 +85,15 @@ export function useSite(options: { listen?: boolean; seed?: boolean } = {}): Sit
       const port = (probe.server.address() as { port: number }).port;
       await probe.close();
       url = `http://127.0.0.1:${port}`;
-      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url });
+      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url, modules });
       await app.listen({ host: '127.0.0.1', port });
     } else {
-      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url });
+      app = await buildSiteApp({ db: database.current.db, config, logger, siteUrl: url, modules });
     }
   });
   afterAll(async () => {
     await app?.close();
+    if (uploadsDir) await rm(uploadsDir, { recursive: true, force: true });
   });
   const fixture: SiteFixture = {
     get app() {
@@ -79,6 +104,9 @@ export function useSite(options: { listen?: boolean; seed?: boolean } = {}): Sit
     },
     get url() {
       return url;
+    },
+    get uploadsDir() {
+      return uploadsDir;
     },
     async account(username, role) {
       const r = await database.current.db.query<{ id: string }>(

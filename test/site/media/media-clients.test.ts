@@ -95,7 +95,7 @@ describe('WordPress clients against the site on loopback', () => {
 
   it('wpapi discovers the site through ?rest_route=/ and uploads multipart with Basic auth', async () => {
     const discovered = await WPAPI.discover(site.url);
-    const wp = discovered.auth({ username: author.username, password: author.password });
+    const wp = discovered.auth({ username: author.username, password: author.appPassword });
     const bytes = await gradientJpeg(500, 400);
     const item: any = await wp
       .media()

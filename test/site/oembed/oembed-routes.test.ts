@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON checked field by field */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOembedModule } from '../../../src/site/oembed/oembed-module.js';
 import { answerJson, startLocalProvider } from '../../oembed/local-provider.js';
@@ -26,21 +25,8 @@ let postId: number;
 /** title.rendered of the post, as the REST API shows it. */
 let postTitle: string;
 
-async function call(method: string, url: string, o: { auth?: SiteAccount; payload?: object } = {}) {
-  const res = await site.app.inject({
-    method: method as 'GET',
-    url,
-    headers: o.auth ? { authorization: o.auth.basic } : {},
-    ...(o.payload ? { payload: o.payload } : {}),
-  });
-  let body: any = res.body;
-  try {
-    body = JSON.parse(res.body);
-  } catch {
-    /* XML or HTML */
-  }
-  return { status: res.statusCode, body, headers: res.headers };
-}
+const call = (method: string, url: string, o: { auth?: SiteAccount; payload?: object } = {}) =>
+  site.call(method, url, { auth: o.auth, body: o.payload });
 
 beforeAll(async () => {
   admin = await site.account('admin1', 'administrator');

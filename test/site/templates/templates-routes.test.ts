@@ -7,21 +7,8 @@ const site = useMediaSite({ extraModules: () => [createTemplatesModule()] });
 let admin: SiteAccount;
 let editor: SiteAccount;
 
-async function call(method: string, url: string, o: { auth?: SiteAccount; payload?: object } = {}) {
-  const res = await site.app.inject({
-    method: method as 'GET',
-    url,
-    headers: o.auth ? { authorization: o.auth.basic } : {},
-    ...(o.payload ? { payload: o.payload } : {}),
-  });
-  let body: any = res.body;
-  try {
-    body = JSON.parse(res.body);
-  } catch {
-    /* HTML */
-  }
-  return { status: res.statusCode, body, headers: res.headers };
-}
+const call = (method: string, url: string, o: { auth?: SiteAccount; payload?: object } = {}) =>
+  site.call(method, url, { auth: o.auth, body: o.payload });
 
 beforeAll(async () => {
   admin = await site.account('admin1', 'administrator');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
@@ -161,5 +161,53 @@ describe('RedisQuotaStore (the Lua script)', () => {
     await new Promise((r) => setTimeout(r, refused.retryAfterMs + 50));
     const later = await store.take(bucket, 1);
     expect(later).toMatchObject({ allowed: true, remain: 0 });
+  });
+
+  it('decides concurrent operations exactly as one after the other, many in one script call', async () => {
+    let now = 1_800_000_000_000;
+    const clock = () => now;
+    const refill = { refillAmount: 2, refillIntervalMs: 10_000 };
+    const memory = new MemoryQuotaStore({ refill, clock });
+    // The command exists on the connection once a store was made; count the calls of the next one.
+    new RedisQuotaStore({ redis, refill, keyPrefix: prefix, clock });
+    const script = vi.spyOn(
+      redis as unknown as Record<string, () => unknown>,
+      'emutrackTokenBuckets',
+    );
+    const inRedis = new RedisQuotaStore({ redis, refill, keyPrefix: prefix, clock });
+    const next = lcg(2024);
+    const resetAtMs = now + 600_000;
+    const buckets: BucketRef[] = [
+      { key: 'batch-a', capacity: 20 },
+      { key: 'batch-b', capacity: 7 },
+      { key: 'batch-c', capacity: 30, daily: { key: 'batch-c:1', limit: 25, resetAtMs } },
+    ];
+    type Op = { bucket: BucketRef; refund: boolean; n: number; at: number };
+    const ops: Op[] = [];
+    for (let i = 0; i < 300; i++) {
+      now += next(3) === 0 ? next(9_000) : 0;
+      ops.push({ bucket: buckets[next(3)]!, refund: next(6) === 0, n: next(9), at: now });
+    }
+    // All asked for at once (each with its own time), then the same in order in process.
+    const inRedisAnswers = ops.map((op) => {
+      now = op.at;
+      return op.refund ? inRedis.refund(op.bucket, op.n) : inRedis.take(op.bucket, op.n);
+    });
+    const answers = await Promise.all(inRedisAnswers);
+    const pick = (d: QuotaDecision | number) =>
+      typeof d === 'number'
+        ? d
+        : [d.allowed, d.remain, d.cost, d.retryAfterMs, d.limitedBy, d.nextRefillAtMs];
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      now = op.at;
+      const expected = op.refund
+        ? await memory.refund(op.bucket, op.n)
+        : await memory.take(op.bucket, op.n);
+      expect(pick(answers[i]!), `op ${i}`).toEqual(pick(expected));
+    }
+    // The first went alone; the 299 asked for while it ran went in batches of at most 64.
+    expect(script.mock.calls.length).toBe(1 + Math.ceil(299 / 64));
+    script.mockRestore();
   });
 });

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import {
+import type {
+  CirculationDocument,
   CirculationPictures,
-  PictureRenderError,
-  type CirculationDocument,
 } from '../../circulation-images/circulation-pictures.js';
 import type { PictureFormat, PictureRenderer } from '../../circulation-images/render-picture.js';
 import { serviceDayOf } from '../../time/service-day.js';
@@ -74,7 +73,15 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
   const { db, costs, clock } = services;
   const circulations =
     services.circulations ?? new CurrentCirculationProvider(db, services.config, clock);
-  const pictures = new CirculationPictures(db, options.renderer);
+  // Loaded on first use: the drawing stack (resvg, pdfkit, fontkit and the font metrics) is
+  // about 45 MB of an API process's memory, and most processes never draw a picture.
+  let loading:
+    Promise<{ pictures: CirculationPictures; isRenderError(err: unknown): boolean }> | undefined;
+  const picturesModule = () =>
+    (loading ??= import('../../circulation-images/circulation-pictures.js').then((m) => ({
+      pictures: new m.CirculationPictures(db, options.renderer),
+      isRenderError: (err: unknown) => err instanceof m.PictureRenderError,
+    })));
 
   app.get(
     '/api/v2/timetable/train/:trainCode/circulation/image',
@@ -120,6 +127,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
           `${trainCode} is in no circulation today: no official table covering the day holds it and no inferred route does`,
         );
       }
+      const { pictures, isRenderError } = await picturesModule();
       const prepared = await pictures.prepare(
         circulation,
         [trainCode, ...allCodes.filter((c) => c !== trainCode)],
@@ -133,7 +141,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
         try {
           document = await pictures.render(prepared);
         } catch (err) {
-          if (!(err instanceof PictureRenderError)) throw err;
+          if (!isRenderError(err)) throw err;
           request.log.error({ err, trainCode, format }, 'circulation picture failed');
           // A failed drawing costs its own price: settled, the error answer keeps it.
           await quotaOf(request).settle(costs.circulationImageFailed.of());
@@ -197,6 +205,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
         reply.header('cache-control', IMMUTABLE);
         return (reply as FastifyReply).code(304).send();
       }
+      const { pictures } = await picturesModule();
       const document = await pictures.read(documentId!, format as PictureFormat);
       if (!document)
         throw new ApiError('not_found', `no circulation picture ${request.params.file}`);

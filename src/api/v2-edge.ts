@@ -239,21 +239,35 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
   if (rule && 'perRecord' in rule) await quotaOf(request).settle(rule.perRecord.of(records));
 }
 
+const DATA_AFTER_META = Buffer.from(',"data":');
+const ENVELOPE_END = Buffer.from('}');
+
 /**
- * Answers an operation's data already written as JSON text (the value of `data`), e.g. a
- * pre-rendered or cached page: settles a per-record cost for `records` records, and sends
- * `{"meta":...,"data":<dataJson>}`. `dataJson` must match the route's 200 data schema.
+ * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
+ * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
+ * sends `{"meta":...,"data":<data>}`. The data must match the route's 200 data schema. Bytes are
+ * sent as one buffer copied from the page's own (no text is encoded per request).
  */
 export async function sendDataJson(
   request: FastifyRequest,
   reply: FastifyReply,
-  dataJson: string,
+  data: string | Buffer,
   options: { records?: number } = {},
 ): Promise<FastifyReply> {
   if (options.records !== undefined) await settleRecords(request, options.records);
   const meta = await quotaOf(request).meta();
   reply.header('content-type', 'application/json; charset=utf-8');
-  return reply.send(dataEnvelopeJson(meta, dataJson));
+  if (typeof data === 'string') return reply.send(dataEnvelopeJson(meta, data));
+  const head = `{"meta":${metaJson(meta)}`;
+  const headBytes = Buffer.byteLength(head, 'latin1');
+  const total = headBytes + DATA_AFTER_META.length + data.length + ENVELOPE_END.length;
+  const body = Buffer.allocUnsafe(total);
+  body.write(head, 0, 'latin1');
+  let at = headBytes;
+  at += DATA_AFTER_META.copy(body, at);
+  at += data.copy(body, at);
+  ENVELOPE_END.copy(body, at);
+  return reply.send(body);
 }
 
 /** `{"meta":...,"data":<dataJson>}`: the success envelope around data already written as JSON. */

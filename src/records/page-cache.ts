@@ -3,7 +3,7 @@ import { PageVersionReader, type PageVersionKey } from './page-versions.js';
 import type { Queryable } from '../db/db.js';
 
 export interface PageCacheOptions {
-  /** Bytes (UTF-16 code units) of rendered pages kept; least recently used go first. Default 32 MiB. */
+  /** Bytes of rendered pages kept (UTF-8); least recently used go first. Default 32 MiB. */
   maxBytes?: number;
 }
 
@@ -13,13 +13,21 @@ export interface RenderedPage {
   records: number;
 }
 
-interface Entry extends RenderedPage {
-  version: number;
+/**
+ * A page as kept and served: its body as UTF-8 bytes (encoded once, when rendered, so that a
+ * request copies bytes instead of encoding text), how many records it holds, and whether it
+ * came from the cache.
+ */
+export interface ServedPage {
+  bytes: Buffer;
+  records: number;
+  cached: boolean;
 }
 
-/** A page as served, and whether it came from the cache. */
-export interface ServedPage extends RenderedPage {
-  cached: boolean;
+interface Entry {
+  version: number;
+  bytes: Buffer;
+  records: number;
 }
 
 /**
@@ -33,17 +41,16 @@ export class PageCache {
   private readonly pages: LRUCache<string, Entry>;
   private readonly versions: PageVersionReader;
   /** Renders in progress: concurrent misses of one page and version share one render. */
-  private readonly rendering = new Map<string, Promise<RenderedPage>>();
+  private readonly rendering = new Map<string, Promise<Entry>>();
 
   constructor(db: Queryable, options: PageCacheOptions = {}) {
     this.versions = new PageVersionReader(db);
     this.pages = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 32 * 1024 * 1024,
-      sizeCalculation: (e) => Math.max(1, e.body.length + 64),
+      sizeCalculation: (e) => e.bytes.byteLength + 64,
     });
   }
 
-  /** The page `key` at the current version of `depends`, from the cache or from `render`. */
   /**
    * Starts reading the current version of `depends`, to hand to page() later: a caller can
    * overlap the read with other work of the request (its quota check, say). The read begins now,
@@ -77,22 +84,27 @@ export class PageCache {
   ): Promise<ServedPage> {
     const kept = this.pages.get(key);
     if (kept && kept.version === version)
-      return { body: kept.body, records: kept.records, cached: true };
+      return { bytes: kept.bytes, records: kept.records, cached: true };
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
-      rendering = render();
+      rendering = render().then((page): Entry => ({
+        version,
+        bytes: Buffer.from(page.body),
+        records: page.records,
+      }));
       this.rendering.set(renderKey, rendering);
       rendering
-        .then((page) => {
+        .then((entry) => {
           // Never replace a page of a later version by one of an earlier (a slow render).
           const now = this.pages.peek(key);
-          if (!now || now.version <= version) this.pages.set(key, { version, ...page });
+          if (!now || now.version <= version) this.pages.set(key, entry);
         })
         .catch(() => {})
         .finally(() => this.rendering.delete(renderKey));
     }
-    return { ...(await rendering), cached: false };
+    const entry = await rendering;
+    return { bytes: entry.bytes, records: entry.records, cached: false };
   }
 
   /** Pages kept, and their size. */

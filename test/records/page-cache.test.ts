@@ -33,11 +33,14 @@ describe('page cache: kept pages follow the version the build bumps', () => {
       const here = new PageCache(t.current.db);
       const there = new PageCache(other);
       let renders = 0;
-      const get = (cache: PageCache, db: typeof other) =>
-        cache.page(`records:${day}:first`, recordsVersionKey(day), () => {
+      // The page as text, and whether it came from the cache.
+      const get = async (cache: PageCache, db: typeof other) => {
+        const page = await cache.page(`records:${day}:first`, recordsVersionKey(day), () => {
           renders++;
           return renderDay(db, day).then((body) => ({ body, records: 1 }));
         });
+        return { body: page.bytes.toString(), cached: page.cached };
+      };
 
       const first = await get(here, t.current.db);
       expect(first.cached).toBe(false);

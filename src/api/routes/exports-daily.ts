@@ -136,7 +136,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           return { body: JSON.stringify(data), records: data.items.length };
         },
       );
-      return sendDataJson(request, reply, page.body);
+      return sendDataJson(request, reply, page.bytes);
     },
   );
 

@@ -99,7 +99,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         early?.day === serviceDay ? early.version : undefined,
       );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
-      return sendDataJson(request, reply, page.body, { records: page.records });
+      return sendDataJson(request, reply, page.bytes, { records: page.records });
     },
   );
 };

@@ -274,7 +274,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         },
       );
       await quotaOf(request).charge(costs.timetableHistory.of(page.records));
-      return sendDataJson(request, reply, page.body);
+      return sendDataJson(request, reply, page.bytes);
     },
   );
 };

@@ -170,15 +170,17 @@ export interface RedisQuotaStoreOptions {
 /**
  * Token buckets in Redis, shared by every API process that uses the same Redis and prefix.
  *
- * One script call is in flight at a time: operations asked for meanwhile wait for it and go
- * together in the next call, in the order they were asked (the script applies them one after
- * the other, exactly as separate calls would). A lone request is sent at once; under load, the
- * requests that arrive during one round trip share the next, so Redis runs one script and the
- * API parses one answer for many requests instead of one each.
+ * Operations are sent at the end of the event-loop turn in which they were asked (setImmediate:
+ * the requests that arrived in the same turn go together), and one script call is in flight at
+ * a time: operations asked for meanwhile wait for it and go together in the next call. The
+ * script applies a call's operations one after the other, in the order they were asked, exactly
+ * as separate calls would. Under load, a socket round trip and a script run serve many requests
+ * instead of one each.
  */
 export class RedisQuotaStore implements QuotaStore {
   private readonly run: BucketCommand;
   private queue: PendingOperation[] = [];
+  /** A call is in flight, or one is scheduled for the end of this turn. */
   private sending = false;
 
   constructor(private readonly options: RedisQuotaStoreOptions) {
@@ -232,7 +234,10 @@ export class RedisQuotaStore implements QuotaStore {
               reject,
             },
       );
-      if (!this.sending) this.send();
+      if (!this.sending) {
+        this.sending = true;
+        setImmediate(() => this.send());
+      }
     });
   }
 

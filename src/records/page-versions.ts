@@ -24,15 +24,19 @@ interface Batch {
 
 /**
  * Reads page versions for many concurrent requests with few queries, without ever answering
- * from a read that began before the request did. Requests that arrive while a read is running
- * join the next batch, which starts as soon as that read ends: one small query (index lookups)
- * serves every request that waited for it. So each request sees every transaction that had
- * committed when it arrived, in this process or any other, which is what makes a kept page
- * safe to serve: any API process, any number of them, and the embedded PGlite alike, with no
- * channel between processes to lose a message on.
+ * from a read that began before the request did. A read starts at the end of the event-loop
+ * turn in which a request asked (setImmediate: every request whose bytes arrived in the same
+ * turn joins it), and one read at most is in flight: requests that arrive while it runs join
+ * the next, which starts as soon as it ends. One small query (index lookups) serves every request
+ * that waited for it; under load each query is a socket round trip and a wake-up of Postgres
+ * saved for all the requests but one. So each request sees every transaction that had committed
+ * when it arrived, in this process or any other, which is what makes a kept page safe to serve:
+ * any API process, any number of them, and the embedded PGlite alike, with no channel between
+ * processes to lose a message on.
  */
 export class PageVersionReader {
   private next: Batch | undefined;
+  /** A read is in flight, or one is scheduled to start at the end of this turn. */
   private running = false;
 
   constructor(private readonly db: Queryable) {}
@@ -41,22 +45,25 @@ export class PageVersionReader {
   async read(key: PageVersionKey): Promise<number> {
     const batch = (this.next ??= newBatch());
     if (key.startsWith('records:')) batch.days.add(Number(key.slice(8)));
-    if (!this.running) this.start();
+    if (!this.running) {
+      this.running = true;
+      setImmediate(() => this.start());
+    }
     const versions = await batch.done;
     return versions.get(key) ?? 0;
   }
 
   private start(): void {
     const batch = this.next;
-    if (!batch) return;
+    if (!batch) {
+      this.running = false;
+      return;
+    }
     this.next = undefined;
     this.running = true;
     readVersions(this.db, [...batch.days])
       .then(batch.resolve, batch.reject)
-      .finally(() => {
-        this.running = false;
-        this.start();
-      });
+      .finally(() => this.start());
   }
 }
 

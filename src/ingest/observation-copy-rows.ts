@@ -96,18 +96,19 @@ export class ChunkBuilder {
   valid = 0;
   readonly rejects: RejectedLine[] = [];
   private readonly seen = new Set<string>();
-  private readonly fileText: string;
+  /** batch_id and file, the same on every row. */
+  private readonly prefix: string;
   private readonly out = new CopyTextBytes();
   private readonly days = new Map<number, number>();
   private readonly pending: PendingEmuIds = { units: [], offsets: [], unitIndexes: [] };
   private readonly pendingUnits = new Map<string, number>();
 
   constructor(
-    private readonly batchId: number,
+    batchId: number,
     file: string,
     private readonly emuIds: ReadonlyMap<string, number> = new Map(),
   ) {
-    this.fileText = copyTextValue(file);
+    this.prefix = `${batchId}\t${copyTextValue(file)}\t`;
   }
 
   reject(line: number, raw: string, field: string | null, reason: string): void {
@@ -124,7 +125,7 @@ export class ChunkBuilder {
     if (this.seen.has(r.dedupKey)) return;
     this.seen.add(r.dedupKey);
     const head =
-      `${this.batchId}\t${this.fileText}\t${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
+      `${this.prefix}${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
       `${r.trainCode}\t{${r.trainCodes.join(',')}}\t`;
     const tail = `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`;
     const emuId = this.emuIds.get(r.emuUnit);
@@ -177,9 +178,6 @@ export interface NdjsonBlock {
   emuIds?: ReadonlyMap<string, number>;
 }
 
-/** Line breaks as the line reader splits: \r\n, \n or a lone \r. */
-const LINE_BREAK = /\r\n|\n|\r/;
-
 /**
  * Parses a block of whole NDJSON lines exactly as the line reader does (read-observation-lines:
  * lines split at \r\n, \n or a lone \r; a byte-order mark dropped from line 1; blank lines
@@ -187,15 +185,31 @@ const LINE_BREAK = /\r\n|\n|\r/;
  * validates each value with toObservationRecord. Runs in a parse worker thread, or in-process.
  */
 export function parseNdjsonBlock(block: NdjsonBlock): ParsedChunk {
-  const text = Buffer.from(block.bytes.buffer, block.bytes.byteOffset, block.bytes.byteLength);
-  const lines = text.toString('utf8').split(LINE_BREAK);
-  // A block ends with a line break except at the end of a file without one: the empty piece
-  // after the last break is not a line.
-  if (lines[lines.length - 1] === '') lines.pop();
+  const text = Buffer.from(
+    block.bytes.buffer,
+    block.bytes.byteOffset,
+    block.bytes.byteLength,
+  ).toString('utf8');
   const chunk = new ChunkBuilder(block.batchId, block.file, block.emuIds);
-  for (let i = 0; i < lines.length; i++) {
-    const line = block.firstLine + i;
-    let raw = lines[i]!;
+  // One line at a time (no array of the block's lines kept alive while it is parsed). A block
+  // ends with a line break except at the end of a file without one; an empty rest after the
+  // last break is not a line.
+  let line = block.firstLine;
+  let cr = text.indexOf('\r');
+  for (let start = 0; start < text.length; line++) {
+    const lf = text.indexOf('\n', start);
+    if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+    let end: number;
+    let next: number;
+    if (cr !== -1 && (lf === -1 || cr < lf)) {
+      end = cr;
+      next = text.charCodeAt(cr + 1) === 0x0a ? cr + 2 : cr + 1;
+    } else {
+      end = lf === -1 ? text.length : lf;
+      next = end + 1;
+    }
+    let raw = text.slice(start, end);
+    start = next;
     if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
     if (raw.trim() === '') continue;
     chunk.read++;

@@ -51,7 +51,7 @@ async function answerAll(db: HeldDb): Promise<void> {
 describe('site content version reader', () => {
   it('answers a request that arrived after a commit from a read begun after it, never from the read already running', async () => {
     const db = new HeldDb();
-    const reader = new SiteContentVersionReader(db);
+    const reader = new SiteContentVersionReader(db, { maxConcurrentReads: 1 });
     const warm = reader.read();
     await answerAll(db);
     expect((await warm).version).toBe(0);
@@ -73,6 +73,23 @@ describe('site content version reader', () => {
     await answerAll(db);
     expect(seen.b?.version).toBe(1);
     expect(seen.c).toBe(seen.b); // one read (and its re-read of the schedule) answered both
+  });
+
+  it('starts a second read for a request that arrived after a commit while one read runs (default: 4 in flight)', async () => {
+    const db = new HeldDb();
+    const reader = new SiteContentVersionReader(db);
+    const warm = reader.read();
+    await answerAll(db);
+    await warm;
+    const a = reader.read();
+    await turn();
+    db.committed = 1;
+    const b = reader.read();
+    await turn();
+    expect(db.held.length).toBe(2); // B did not join A's read
+    await answerAll(db);
+    expect((await a).version).toBe(0);
+    expect((await b).version).toBe(1);
   });
 
   it('lets every request of one turn share one query', async () => {

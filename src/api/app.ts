@@ -16,6 +16,7 @@ import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
+import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
+    childLoggerFactory: lazyRequestLoggerFactory,
     // Malformed URLs and over-long path parameters are refused before routing: same envelope.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -109,8 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.setErrorHandler(answerError);
 

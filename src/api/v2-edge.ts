@@ -421,27 +421,30 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
 
   app.addHook('onRoute', completeSchema);
 
-  app.addHook('onRequest', async (request) => {
-    if (!isV2(request)) return;
+  // A callback, not a promise: most requests carry no credential and leave at once.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!isV2(request)) return done();
     const v2 = request.routeOptions.config.v2;
-    if (v2?.auth === 'none') return;
+    if (v2?.auth === 'none') return done();
     let secret = bearerOf(request);
     let via: 'bearer' | 'cookie' = 'bearer';
     if (secret === undefined) {
       secret = request.cookies?.token;
       via = 'cookie';
     }
-    if (secret === undefined) return;
-    const result = await credentials.authenticate(secret);
-    if (!result.ok) throw authenticationError(result);
-    request.emutrackCaller = {
-      kind: 'credential',
-      address: clientAddress(request),
-      user: result.user,
-      credential: result.credential,
-      scopes: result.credential.scopes,
-      via,
-    };
+    if (secret === undefined) return done();
+    credentials.authenticate(secret).then((result) => {
+      if (!result.ok) return done(authenticationError(result));
+      request.emutrackCaller = {
+        kind: 'credential',
+        address: clientAddress(request),
+        user: result.user,
+        credential: result.credential,
+        scopes: result.credential.scopes,
+        via,
+      };
+      done();
+    }, done);
   });
 
   app.addHook('preHandler', async (request) => {
@@ -489,10 +492,18 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     return { meta: await quota.meta(), data: payload };
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isV2(request) || reply.hasHeader(QUOTA_HEADERS.remain)) return payload;
-    setQuotaHeaders(reply, await quotaOf(request).meta());
-    return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!isV2(request) || reply.hasHeader(QUOTA_HEADERS.remain)) return done(null, payload);
+    const quota = quotaOf(request);
+    const known = quota.knownMeta;
+    if (known) {
+      setQuotaHeaders(reply, known);
+      return done(null, payload);
+    }
+    quota.meta().then((meta) => {
+      setQuotaHeaders(reply, meta);
+      done(null, payload);
+    }, done);
   });
 }
 

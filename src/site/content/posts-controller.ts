@@ -27,15 +27,14 @@ import type { SiteKit } from '../site-kit.js';
 import { POST_FORMATS, postSchema, writeArgs, WRITABLE_STATUSES } from './post-schema.js';
 import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
 import {
+  collectionArgs,
   collectionResponse,
+  type Context,
   contextArg,
   denied,
   ID_LIST,
-  PAGE_ARG,
-  perPageArg,
-  userIdOf,
-  type Context,
   type ResourceSchema,
+  userIdOf,
 } from './rest-helpers.js';
 
 const LIST_STATUSES = [
@@ -83,10 +82,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
     'title',
   ];
   const args: Record<string, ArgSchema> = {
-    context: contextArg(),
-    page: PAGE_ARG,
-    per_page: perPageArg(type.type === 'nav_menu_item' ? 100 : 10),
-    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    ...collectionArgs({ order: 'desc', perPage: type.type === 'nav_menu_item' ? 100 : 10 }),
     after: {
       description: 'Limit response to posts published after a given ISO8601 compliant date.',
       type: 'string',
@@ -112,22 +108,10 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       type: 'string',
       format: 'date-time',
     },
-    exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
-    include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
     search_semantics: {
       description: 'How to interpret the search input.',
       type: 'string',
       enum: ['exact'],
-    },
-    offset: {
-      description: 'Offset the result set by a specific number of items.',
-      type: 'integer',
-    },
-    order: {
-      description: 'Order sort attribute ascending or descending.',
-      type: 'string',
-      default: 'desc',
-      enum: ['asc', 'desc'],
     },
     orderby: {
       description: 'Sort collection by post attribute.',

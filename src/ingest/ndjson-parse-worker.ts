@@ -14,7 +14,16 @@ class MovedChunk {
   }
 }
 
+/**
+ * The EMU ids this thread was last sent. A pool serves one ingestion, and a unit's id never
+ * changes once committed, so an older map stays right, only smaller: its missing units get
+ * placeholders that the writer fills.
+ */
+let knownEmuIds: ReadonlyMap<string, number> | undefined;
+
 /** A parse worker thread's task (piscina): one block of an NDJSON file, parsed and rendered. */
 export default function parseBlock(block: NdjsonBlock): ParsedChunk {
-  return move(new MovedChunk(parseNdjsonBlock(block))) as unknown as ParsedChunk;
+  if (block.emuIds) knownEmuIds = block.emuIds;
+  const chunk = parseNdjsonBlock({ ...block, emuIds: knownEmuIds });
+  return move(new MovedChunk(chunk)) as unknown as ParsedChunk;
 }

@@ -23,8 +23,20 @@ export class ParsePool {
     });
   }
 
-  /** Parses a block; its bytes move to the thread (the caller must not use them after). */
+  /** Size of the EMU id map last sent to a thread. */
+  private sentEmuIds = -1;
+
+  /**
+   * Parses a block; its bytes move to the thread (the caller must not use them after). The
+   * block's EMU ids (a map that only grows) are sent when they grew by a few hundred units
+   * since last sent: cloning the whole map for every block cost more than the placeholders it
+   * saves, and a thread keeps the last map it got (ndjson-parse-worker.ts).
+   */
   parse(block: NdjsonBlock): Promise<ParsedChunk> {
+    const size = block.emuIds?.size ?? 0;
+    if (this.sentEmuIds >= 0 && size < this.sentEmuIds + 256)
+      block = { ...block, emuIds: undefined };
+    else this.sentEmuIds = size;
     return this.pool.run(block, {
       transferList: [block.bytes.buffer as ArrayBuffer],
     }) as Promise<ParsedChunk>;

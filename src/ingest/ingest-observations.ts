@@ -91,8 +91,9 @@ export async function listInputFiles(
 /**
  * Ingests one observation file or every observation file of a directory.
  *
- * Good lines are bulk-written (COPY into a staging table, then one INSERT ... ON CONFLICT DO
- * NOTHING on the dedup key), bad lines go to ingest_rejects with file, line and reason, and
+ * Good lines are bulk-written (COPY straight into observations while a file's chunks are new,
+ * else COPY into a staging table and INSERT ... ON CONFLICT DO NOTHING on the dedup key: see
+ * write-observation-chunk.ts), bad lines go to ingest_rejects with file, line and reason, and
  * the one does not hold up the other. Parsing of the next chunk overlaps the write of the last.
  * A file that cannot be read at all is reported in its result and the other files proceed.
  */

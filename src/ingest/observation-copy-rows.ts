@@ -122,7 +122,14 @@ export class ChunkBuilder {
    */
   add(line: number, r: ObservationRecord): void {
     this.valid++;
-    if (this.seen.has(r.dedupKey)) return;
+    if (this.seen.has(r.dedupKey)) {
+      // A repeat stores no row, but its written form of the unit is still registered as an
+      // alias (CR400AF2001 beside CR400AF-2001), as every accepted line's form always was.
+      if (!this.emuIds.has(r.emuUnit) && !this.pendingUnits.has(r.emuUnit)) {
+        this.pendingUnits.set(r.emuUnit, this.pending.units.push(r.emuUnit) - 1);
+      }
+      return;
+    }
     this.seen.add(r.dedupKey);
     const head =
       `${this.prefix}${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +

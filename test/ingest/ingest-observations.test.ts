@@ -153,4 +153,35 @@ describe('ingestObservations', () => {
       );
     }
   });
+
+  it('registers the written form of a repeated sighting as an alias, though the repeat stores no row', async () => {
+    // The sources report one sighting twice in different hands (fixture 2026-08-10_13 lines
+    // 176-177): the repeat is not stored, yet "CR400BF5301" becomes a name of CR400BF-5301.
+    const runs = [
+      { file: 'repeat-lines.ndjson', unit: 5301, options: { parseThreads: 0 } },
+      {
+        file: 'repeat-threads.ndjson',
+        unit: 5302,
+        options: { parseThreads: 2, parallelMinBytes: 0 },
+      },
+    ];
+    for (const { file, unit, options } of runs) {
+      const at = shanghai('20260906', '07:00');
+      const text = [
+        { observedAt: at, trainCode: 'G7', emuCode: `CR400BF-${unit}`, source: 'report' },
+        { observedAt: at, trainCode: 'g7', emuCode: `CR400BF${unit}`, source: 'report' },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n');
+      await writeFile(path.join(dir, file), text);
+      const r = await ingestObservations(t.current.db, path.join(dir, file), options);
+      expect(r).toMatchObject({ read: 2, accepted: 1, duplicate: 1 });
+      const aliases = await t.current.db.query<{ alias: string }>(
+        `SELECT a.alias FROM emu_aliases a JOIN emus e ON e.id = a.emu_id WHERE e.code = $1
+          ORDER BY 1`,
+        [`CR400BF-${unit}`],
+      );
+      expect(aliases.rows.map((x) => x.alias)).toEqual([`CR400BF-${unit}`, `CR400BF${unit}`]);
+    }
+  });
 });

@@ -27,4 +27,4 @@ COPY bin ./bin
 COPY migrations ./migrations
 COPY fixtures ./fixtures
 USER node
-CMD ["node", "dist/src/api/server.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/src/api/server.js"]

@@ -14,6 +14,9 @@ import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { median } from '../repeat.js';
 
+/** The API process's V8 flags, as `npm start` and docker-compose give them. */
+export const API_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 const DATE = '20260810';
 const RECORDS = 12_000;
 const EMUS = 4_500;
@@ -63,7 +66,11 @@ interface ServerChild {
 
 async function startServer(args: string[]): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('../api-server-child.js', import.meta.url));
-  const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The app runs with the flags of `npm start` (README, Performance); the bare route with none.
+  const flags = args[0] === 'app' ? API_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, entry, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<string>((resolve, reject) => {
     let out = '';

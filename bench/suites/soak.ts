@@ -9,6 +9,7 @@ import { createUser } from '../../src/accounts/users.js';
 import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/time/service-day.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
+import { API_NODE_FLAGS } from './api.js';
 import { HUB, loadHistoryDataset } from '../history-data.js';
 
 const FIRST_DAY = '20260801';
@@ -38,7 +39,9 @@ async function rssMb(pid: number): Promise<number> {
 
 async function startServer(args: string[]) {
   const entry = fileURLToPath(new URL('./soak-server-child.js', import.meta.url));
-  const child = spawn(process.execPath, [entry, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...API_NODE_FLAGS, entry, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -53,7 +53,7 @@ export interface BuildResult {
   skipped: boolean;
   /** The day's version after the build: bumped in the build's transaction when records changed. */
   version: number;
-  /** Milliseconds spent in each phase, in order (lock, moved, inputs, count, write, save). */
+  /** Milliseconds spent in each phase, in order (lock, moved, inputs, wanted, delete, ...). */
   phases: Record<string, number>;
 }
 
@@ -68,11 +68,9 @@ export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
 // Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
 const BUILD_LOCK_CLASS = 0x656d75;
 
-// $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts). The
-// desired records of the day as the CTE `wanted` (train_code in the column's own collation again,
-// so that it meets daily_records' indexes).
-const WANTED_CTES = `
-  sighting AS (
+// $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts).
+const SELECT_WANTED = `
+  WITH sighting AS (
     -- Grouped and ranked by byte order ("C"): the same groups, and sorts with abbreviated keys.
     SELECT unnest(s.train_codes) COLLATE "C" AS train_code, s.emu_id, s.source, s.observed_at
       FROM ${daySightingsSql(6, 7)} AS s
@@ -93,75 +91,15 @@ const WANTED_CTES = `
     SELECT * FROM ranked
      WHERE rank <= $4
        AND (support = top OR (support >= $2 AND support * $3 >= top))
-  ), wanted AS MATERIALIZED (
-    SELECT k.train_code COLLATE "default" AS train_code, k.emu_id, k.support, k.sources,
-           k.first_observed_at, k.last_observed_at,
-           (CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
-           | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5
-                  THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status,
-           f.timetable_id
-      FROM kept k
-      LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}
-    WINDOW t AS (PARTITION BY k.train_code)
-  )`;
-
-// New keys get ids in train order: prefix letter, number, EMU. Train codes are an optional letter
-// and a number without leading zeros (train-code.ts), so within a prefix the number's order is
-// that of (length, bytes): the same order as the letters and the number parsed, without a regular
-// expression per row.
-const INSERT_WANTED = `
-  INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
-                             first_observed_at, last_observed_at, status, timetable_id)
-  SELECT $1::int, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at,
-         w.last_observed_at, w.status, w.timetable_id
-    FROM wanted w`;
-const NEW_KEY_ORDER = `
-   ORDER BY CASE WHEN w.train_code COLLATE "C" >= 'A' THEN left(w.train_code, 1) ELSE '' END COLLATE "C",
-            length(w.train_code), w.train_code COLLATE "C", w.emu_id`;
-
-/**
- * The build's one writing statement for a day that has records: the rule's result (`wanted`),
- * then, on the snapshot the statement began with, the keys no longer supported deleted, the rows
- * whose values changed updated, and the new keys inserted (three disjoint sets of keys).
- */
-const WRITE_CHANGES = `
-  WITH ${WANTED_CTES}, deleted AS (
-    DELETE FROM daily_records d
-     WHERE d.service_day = $1
-       AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.train_code = d.train_code AND w.emu_id = d.emu_id)
-    RETURNING 1
-  ), updated AS (
-    UPDATE daily_records d
-       SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
-           last_observed_at = w.last_observed_at, status = w.status,
-           timetable_id = w.timetable_id, built_at = now()
-      FROM wanted w
-     WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id
-       AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status, d.timetable_id)
-           IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status,
-                             w.timetable_id)
-    RETURNING 1
-  ), inserted AS (
-    ${INSERT_WANTED}
-     WHERE NOT EXISTS (SELECT 1 FROM daily_records d
-                        WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)
-    ${NEW_KEY_ORDER}
-    RETURNING 1
   )
-  SELECT (SELECT count(*) FROM wanted)::int AS records,
-         (SELECT count(*) FROM deleted)::int AS deleted,
-         (SELECT count(*) FROM updated)::int AS updated,
-         (SELECT count(*) FROM inserted)::int AS inserted`;
-
-/** The same for a day without records (its first build): every wanted record is new. */
-const WRITE_FIRST = `
-  WITH ${WANTED_CTES}, inserted AS (
-    ${INSERT_WANTED}
-    ${NEW_KEY_ORDER}
-    RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM inserted)::int AS records, 0 AS deleted, 0 AS updated,
-         (SELECT count(*) FROM inserted)::int AS inserted`;
+  SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
+         (CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
+         | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5
+                THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status,
+         f.timetable_id
+    FROM kept k
+    LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}
+  WINDOW t AS (PARTITION BY k.train_code)`;
 
 /**
  * Builds (or rebuilds) the daily records of one service day from its sightings, in one
@@ -224,15 +162,16 @@ export async function buildDailyRecords(
     }
     // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
     // that runs in a fraction of the compile time; a day's candidates sort in memory.
-    await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
-    // One statement computes the records the rule wants and writes what differs from the rows
-    // stored (phase 'write'): no temporary table, one round trip.
-    const written = await tx.query<{
-      records: number;
-      deleted: number;
-      updated: number;
-      inserted: number;
-    }>(before === 0 ? WRITE_FIRST : WRITE_CHANGES, [
+    await tx.query(`SET LOCAL jit = off`);
+    await tx.query(`SET LOCAL work_mem = '64MB'`);
+    await tx.query(
+      `CREATE TEMP TABLE wanted_records (
+         train_code text, emu_id integer, support integer, sources text[],
+         first_observed_at bigint, last_observed_at bigint, status integer,
+         timetable_id integer
+       ) ON COMMIT DROP`,
+    );
+    await tx.query(`INSERT INTO wanted_records ${SELECT_WANTED}`, [
       serviceDay,
       r.minDissentSupport,
       r.dissentRatio,
@@ -241,17 +180,57 @@ export async function buildDailyRecords(
       moved.out,
       moved.in,
     ]);
-    phase('write');
-    const { records, deleted, updated, inserted } = written.rows[0]!;
-    const changed = deleted + updated + inserted > 0;
-    const version = await saveDayBuildState(tx, serviceDay, `${inputs} ${records}`, changed);
+    phase('wanted');
+    const deleted = await tx.query(
+      `DELETE FROM daily_records d
+        WHERE d.service_day = $1
+          AND NOT EXISTS (SELECT 1 FROM wanted_records w WHERE w.train_code = d.train_code AND w.emu_id = d.emu_id)`,
+      [serviceDay],
+    );
+    phase('delete');
+    const updated = await tx.query(
+      `UPDATE daily_records d
+          SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
+              last_observed_at = w.last_observed_at, status = w.status,
+              timetable_id = w.timetable_id, built_at = now()
+         FROM wanted_records w
+        WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id
+          AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status, d.timetable_id)
+              IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status,
+                                w.timetable_id)`,
+      [serviceDay],
+    );
+    phase('update');
+    const inserted = await tx.query(
+      `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
+                                  first_observed_at, last_observed_at, status, timetable_id)
+       SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at, w.last_observed_at,
+              w.status, w.timetable_id
+         FROM wanted_records w
+        WHERE NOT EXISTS (SELECT 1 FROM daily_records d
+                           WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)
+        ORDER BY substring(w.train_code FROM '^[A-Z]*'), substring(w.train_code FROM '[0-9]+$')::int, w.emu_id`,
+      [serviceDay],
+    );
+    phase('insert');
+    const count = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
+      [serviceDay],
+    );
+    const changed = deleted.rowCount + updated.rowCount + inserted.rowCount > 0;
+    const version = await saveDayBuildState(
+      tx,
+      serviceDay,
+      `${inputs} ${count.rows[0]!.n}`,
+      changed,
+    );
     phase('save');
     return {
       serviceDay,
-      records,
-      inserted,
-      updated,
-      deleted,
+      records: count.rows[0]!.n,
+      inserted: inserted.rowCount,
+      updated: updated.rowCount,
+      deleted: deleted.rowCount,
       observations,
       skipped: false,
       version,

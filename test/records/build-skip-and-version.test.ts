@@ -40,7 +40,7 @@ describe('buildDailyRecords: unchanged days, --force and the day version', () =>
     expect(forced.version).toBe(1);
     expect(await rows(day)).toEqual(before);
     expect(Object.keys(forced.phases)).toEqual(
-      expect.arrayContaining(['lock', 'moved', 'inputs', 'write', 'save']),
+      expect.arrayContaining(['lock', 'moved', 'inputs', 'wanted', 'insert', 'save']),
     );
   });
 

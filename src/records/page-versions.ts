@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { ReadsBegunAfter } from '../db/reads-begun-after.js';
 
 /**
  * What a rendered page depends on, by name:
@@ -15,68 +16,28 @@ export function recordsVersionKey(serviceDay: number): PageVersionKey {
   return `records:${serviceDay}`;
 }
 
-interface Batch {
-  days: Set<number>;
-  done: Promise<Map<PageVersionKey, number>>;
-  resolve(versions: Map<PageVersionKey, number>): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Reads page versions for many concurrent requests with few queries, without ever answering
- * from a read that began before the request did. A read starts at the end of the event-loop
- * turn in which a request asked (setImmediate: every request whose bytes arrived in the same
- * turn joins it), and one read at most is in flight: requests that arrive while it runs join
- * the next, which starts as soon as it ends. One small query (index lookups) serves every request
- * that waited for it; under load each query is a socket round trip and a wake-up of Postgres
- * saved for all the requests but one. So each request sees every transaction that had committed
- * when it arrived, in this process or any other, which is what makes a kept page safe to serve:
- * any API process, any number of them, and the embedded PGlite alike, with no channel between
- * processes to lose a message on.
+ * from a read that began before the request did (ReadsBegunAfter, one read in flight): one
+ * small query (index lookups) serves every request that waited for it; under load each query
+ * is a socket round trip and a wake-up of Postgres saved for all the requests but one. So each
+ * request sees every transaction that had committed when it arrived, in this process or any
+ * other, which is what makes a kept page safe to serve: any API process, any number of them,
+ * and the embedded PGlite alike, with no channel between processes to lose a message on.
  */
 export class PageVersionReader {
-  private next: Batch | undefined;
-  /** A read is in flight, or one is scheduled to start at the end of this turn. */
-  private running = false;
+  private readonly reads: ReadsBegunAfter<number, Map<PageVersionKey, number>>;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(db: Queryable) {
+    this.reads = new ReadsBegunAfter((days) => readVersions(db, [...days]));
+  }
 
   /** The current version of `key`, read by a query that began after this call. */
   async read(key: PageVersionKey): Promise<number> {
-    const batch = (this.next ??= newBatch());
-    if (key.startsWith('records:')) batch.days.add(Number(key.slice(8)));
-    if (!this.running) {
-      this.running = true;
-      setImmediate(() => this.start());
-    }
-    const versions = await batch.done;
+    const day = key.startsWith('records:') ? Number(key.slice(8)) : undefined;
+    const versions = await this.reads.read(day);
     return versions.get(key) ?? 0;
   }
-
-  private start(): void {
-    const batch = this.next;
-    if (!batch) {
-      this.running = false;
-      return;
-    }
-    this.next = undefined;
-    this.running = true;
-    readVersions(this.db, [...batch.days])
-      .then(batch.resolve, batch.reject)
-      .finally(() => this.start());
-  }
-}
-
-function newBatch(): Batch {
-  let resolve!: Batch['resolve'];
-  let reject!: Batch['reject'];
-  const done = new Promise<Map<PageVersionKey, number>>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Each waiting request awaits it; this only keeps Node from calling a failure unhandled.
-  done.catch(() => {});
-  return { days: new Set(), done, resolve, reject };
 }
 
 /** Every version named, in one statement (one snapshot). */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/db.js';
 import type { Logger } from '../../log/logger.js';
+import { ReadsBegunAfter } from '../../db/reads-begun-after.js';
 
 /** The site's content as a reader saw it when its request arrived. */
 export interface SiteContentState {
@@ -23,68 +24,34 @@ export interface SiteContentVersionOptions {
   logger?: Logger;
 }
 
-interface Batch {
-  done: Promise<SiteContentState>;
-  resolve(state: SiteContentState): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Reads the site content version for many concurrent requests with few queries, never answering
- * from a read that began before the request did: requests join the waiting batch, whose read
- * starts once the requests that arrived in this turn of the event loop have joined it
- * (setImmediate) and fewer than `maxConcurrentReads` reads are in flight; requests arriving
- * while it runs wait for the next. A request therefore sees every transaction committed before
- * it arrived, in this process or any other, and on PGlite alike. Now and then it folds the
- * committed change rows into the base (one statement, the sum unchanged) so that the count
- * stays small.
+ * from a read that began before the request did (ReadsBegunAfter, up to `maxConcurrentReads`
+ * in flight). A request therefore sees every transaction committed before it arrived, in this
+ * process or any other, and on PGlite alike. Now and then it folds the committed change rows
+ * into the base (one statement, the sum unchanged) so that the count stays small.
  */
 export class SiteContentVersionReader {
-  private waiting: Batch | undefined;
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly reads: ReadsBegunAfter<never, SiteContentState>;
   private compacting = false;
   /** The last state read in full (the version and the next scheduled publication). */
   private known: SiteContentState | undefined;
   private readonly compactAbove: number;
-  private readonly maxConcurrentReads: number;
 
   constructor(
     private readonly db: Queryable,
     private readonly options: SiteContentVersionOptions = {},
   ) {
     this.compactAbove = options.compactAbove ?? 256;
-    this.maxConcurrentReads = Math.max(1, options.maxConcurrentReads ?? 4);
+    this.reads = new ReadsBegunAfter(
+      () => this.query(),
+      Math.max(1, options.maxConcurrentReads ?? 4),
+    );
   }
 
   /** The state read by a query that began after this call. */
   read(): Promise<SiteContentState> {
-    const batch = (this.waiting ??= newBatch());
-    this.schedule();
-    return batch.done;
-  }
-
-  /** Starts the waiting batch's read after this turn's I/O callbacks, if a read is free. */
-  private schedule(): void {
-    if (this.scheduled || !this.waiting || this.inFlight >= this.maxConcurrentReads) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.start();
-    });
-  }
-
-  private start(): void {
-    const batch = this.waiting;
-    if (!batch || this.inFlight >= this.maxConcurrentReads) return;
-    this.waiting = undefined;
-    this.inFlight++;
-    this.query()
-      .then(batch.resolve, batch.reject)
-      .finally(() => {
-        this.inFlight--;
-        this.schedule();
-      });
+    return this.reads.read();
   }
 
   /**
@@ -130,18 +97,6 @@ export class SiteContentVersionReader {
       )
       .finally(() => (this.compacting = false));
   }
-}
-
-function newBatch(): Batch {
-  let resolve!: Batch['resolve'];
-  let reject!: Batch['reject'];
-  const done = new Promise<SiteContentState>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Each waiting request awaits it; this only keeps Node from calling a failure unhandled.
-  done.catch(() => {});
-  return { done, resolve, reject };
 }
 
 /** The types of scheduled items due at `now` (to publish them: their writer moves the version). */

@@ -9,7 +9,9 @@ import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
 import { createQuotaStore } from '../quota/create-quota-store.js';
 import { quotaCostsFromConfig } from '../quota/quota-costs.js';
-import type { Clock, QuotaStore } from '../quota/quota-store.js';
+import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
+import { pageCacheOf } from '../records/page-cache.js';
+import { PreparedAnswers } from './prepared-answers.js';
 import { accountPages } from '../account-pages/account-pages.js';
 import { AccountPanels } from '../account-pages/account-panels.js';
 import { CredentialCache } from './caller.js';
@@ -71,7 +73,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const { config, db } = deps;
   const clock = deps.clock ?? Date.now;
-  const store =
+  const store: QuotaStore & Partial<Pick<ImmediateQuotaStore, 'close'>> =
     deps.quotaStore ??
     createQuotaStore({ config, logger: deps.logger, redis: deps.redis, clock: deps.clock });
   const services: ApiServices = {
@@ -100,20 +102,27 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createFastSerializerCompiler());
+  // First: every answer carries it, those the edge gives from kept pages in its first hook too.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   await app.register(fastifyCookie);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
+  const pages = pageCacheOf(db);
   // Who calls and what it may do, for every /api/v2 route registered after it (v2-edge.ts).
   await app.register(v2Edge, {
     config,
     store,
     clock,
     credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
+    prepared: new PreparedAnswers(pages),
   });
-
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
+  // Leases go back to the shared buckets; the version feed's listener closes.
+  app.addHook('onClose', async () => {
+    await store.close?.();
+    await pages.closeFeed();
   });
   app.setErrorHandler(answerError);
 

@@ -81,7 +81,15 @@ export class CredentialCache {
   }
 
   async authenticate(secret: string): Promise<AuthenticationResult> {
-    const key = createHash('sha256').update(secret).digest('base64');
+    return this.peek(secret) ?? this.lookup(keyOf(secret), secret, this.clock());
+  }
+
+  /**
+   * The answer for `secret` when one is cached and still usable, at once; else undefined (ask
+   * `authenticate`). A usable but not fresh answer starts its refresh, as authenticate does.
+   */
+  peek(secret: string): AuthenticationResult | undefined {
+    const key = keyOf(secret);
     const now = this.clock();
     const hit = this.cache.get(key);
     const age = hit ? now - hit.at : Infinity;
@@ -91,7 +99,7 @@ export class CredentialCache {
       this.lookup(key, secret, now).catch(() => undefined);
       return recheckTimes(hit.result, now);
     }
-    return this.lookup(key, secret, now);
+    return undefined;
   }
 
   private lookup(key: string, secret: string, now: number): Promise<AuthenticationResult> {
@@ -116,6 +124,10 @@ export class CredentialCache {
     this.cache.clear();
     this.inflight.clear();
   }
+}
+
+function keyOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64');
 }
 
 function recheckTimes(result: AuthenticationResult, now: number): AuthenticationResult {

@@ -53,3 +53,30 @@ export const QUOTA_HEADERS = {
   cost: 'x-api-cost',
   retryAfter: 'retry-after',
 } as const;
+
+/** The meta as JSON text (what `meta` serialises to, written by hand: it is on every response). */
+export function metaJson(meta: ApiMeta): string {
+  return meta.retryAfter === undefined
+    ? `{"remain":${meta.remain},"cost":${meta.cost}}`
+    : `{"remain":${meta.remain},"cost":${meta.cost},"retryAfter":${meta.retryAfter}}`;
+}
+
+const DATA_AFTER_META = Buffer.from(',"data":');
+const ENVELOPE_END = Buffer.from('}');
+
+/**
+ * `{"meta":...,"data":<data>}` as one buffer, from data already written as UTF-8 JSON bytes: the
+ * meta is written in front and the data copied once (no text encoded per request).
+ */
+export function dataEnvelopeBytes(meta: ApiMeta, data: Buffer): Buffer {
+  const head = `{"meta":${metaJson(meta)}`;
+  const headBytes = Buffer.byteLength(head, 'latin1');
+  const total = headBytes + DATA_AFTER_META.length + data.length + ENVELOPE_END.length;
+  const body = Buffer.allocUnsafe(total);
+  body.write(head, 0, 'latin1');
+  let at = headBytes;
+  at += DATA_AFTER_META.copy(body, at);
+  at += data.copy(body, at);
+  ENVELOPE_END.copy(body, at);
+  return body;
+}

@@ -17,11 +17,19 @@ import { ApiError, isDatabaseUnavailable } from './api-error.js';
 import { anonymousCaller, type Caller, type CredentialCache } from './caller.js';
 import {
   dataEnvelope,
+  dataEnvelopeBytes,
   errorEnvelopeSchema,
+  metaJson,
   QUOTA_HEADERS,
   type ApiMeta,
   type ErrorEnvelope,
 } from './envelope.js';
+import {
+  answerPrepared,
+  type PreparedAnswerContext,
+  type PreparedAnswers,
+} from './prepared-answers.js';
+import type { PageVersionKey } from '../records/page-versions.js';
 import { RequestQuota } from './request-quota.js';
 import type { z } from 'zod';
 
@@ -115,6 +123,8 @@ export interface V2EdgeOptions {
   store: QuotaStore;
   credentials: CredentialCache;
   clock: Clock;
+  /** URLs answered from kept pages, answered again in the first hook (prepared-answers.ts). */
+  prepared?: PreparedAnswers;
 }
 
 const V2_PREFIX = '/api/v2/';
@@ -140,6 +150,31 @@ function bearerOf(request: FastifyRequest): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   return match ? match[1]! : '';
+}
+
+/** The credential a request sends (bearer wins over the `token` cookie), or undefined. */
+function secretOf(
+  request: FastifyRequest,
+): { secret: string; via: 'bearer' | 'cookie' } | undefined {
+  const bearer = bearerOf(request);
+  if (bearer !== undefined) return { secret: bearer, via: 'bearer' };
+  const cookie = request.cookies?.token;
+  return cookie === undefined ? undefined : { secret: cookie, via: 'cookie' };
+}
+
+function credentialCaller(
+  request: FastifyRequest,
+  result: Extract<AuthenticationResult, { ok: true }>,
+  via: 'bearer' | 'cookie',
+): Caller {
+  return {
+    kind: 'credential',
+    address: clientAddress(request),
+    user: result.user,
+    credential: result.credential,
+    scopes: result.credential.scopes,
+    via,
+  };
 }
 
 function optionsOf(request: FastifyRequest): V2EdgeOptions {
@@ -221,12 +256,6 @@ function authenticationError(result: Exclude<AuthenticationResult, { ok: true }>
   }
 }
 
-function metaJson(meta: ApiMeta): string {
-  return meta.retryAfter === undefined
-    ? `{"remain":${meta.remain},"cost":${meta.cost}}`
-    : `{"remain":${meta.remain},"cost":${meta.cost},"retryAfter":${meta.retryAfter}}`;
-}
-
 /** Sets x-api-remain, x-api-cost and, when throttled, Retry-After. */
 function setQuotaHeaders(reply: FastifyReply, meta: ApiMeta): void {
   reply.header(QUOTA_HEADERS.remain, meta.remain);
@@ -239,35 +268,40 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
   if (rule && 'perRecord' in rule) await quotaOf(request).settle(rule.perRecord.of(records));
 }
 
-const DATA_AFTER_META = Buffer.from(',"data":');
-const ENVELOPE_END = Buffer.from('}');
-
 /**
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
  * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
  * sends `{"meta":...,"data":<data>}`. The data must match the route's 200 data schema. Bytes are
- * sent as one buffer copied from the page's own (no text is encoded per request).
+ * sent as one buffer copied from the page's own (no text is encoded per request). A page of the
+ * page cache (`prepared`) is remembered for the request's URL, so that the next request of that
+ * URL can be answered by the edge straight from the cache (prepared-answers.ts).
  */
 export async function sendDataJson(
   request: FastifyRequest,
   reply: FastifyReply,
   data: string | Buffer,
-  options: { records?: number } = {},
+  options: { records?: number; prepared?: { pageKey: string; depends: PageVersionKey } } = {},
 ): Promise<FastifyReply> {
   if (options.records !== undefined) await settleRecords(request, options.records);
   const meta = await quotaOf(request).meta();
   reply.header('content-type', 'application/json; charset=utf-8');
   if (typeof data === 'string') return reply.send(dataEnvelopeJson(meta, data));
-  const head = `{"meta":${metaJson(meta)}`;
-  const headBytes = Buffer.byteLength(head, 'latin1');
-  const total = headBytes + DATA_AFTER_META.length + data.length + ENVELOPE_END.length;
-  const body = Buffer.allocUnsafe(total);
-  body.write(head, 0, 'latin1');
-  let at = headBytes;
-  at += DATA_AFTER_META.copy(body, at);
-  at += data.copy(body, at);
-  ENVELOPE_END.copy(body, at);
-  return reply.send(body);
+  const rule = request.routeOptions.config.v2?.cost;
+  if (options.prepared && rule && request.method === 'GET') {
+    const records = options.records ?? 0;
+    const costs =
+      'perRecord' in rule
+        ? {
+            reserve: rule.perRecord.of(rule.reserveRecords(request)),
+            cost: rule.perRecord.of(records),
+          }
+        : 'fixed' in rule
+          ? { reserve: rule.fixed.of(), cost: rule.fixed.of() }
+          : undefined;
+    if (costs)
+      optionsOf(request).prepared?.remember(request.url, { ...options.prepared, ...costs });
+  }
+  return reply.send(dataEnvelopeBytes(meta, data));
 }
 
 /** `{"meta":...,"data":<dataJson>}`: the success envelope around data already written as JSON. */
@@ -421,28 +455,31 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
 
   app.addHook('onRoute', completeSchema);
 
+  const prepared: PreparedAnswerContext | undefined = options.prepared && {
+    prepared: options.prepared,
+    credentials,
+    store: options.store,
+    bucketOf: (caller) => bucketOf(caller, options.config, options.clock),
+    callerNow(request) {
+      const sent = secretOf(request);
+      if (!sent) return anonymousCaller(clientAddress(request));
+      const result = credentials.peek(sent.secret);
+      return result?.ok ? credentialCaller(request, result, sent.via) : undefined;
+    },
+  };
+
   // A callback, not a promise: most requests carry no credential and leave at once.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (!isV2(request)) return done();
     const v2 = request.routeOptions.config.v2;
     if (v2?.auth === 'none') return done();
-    let secret = bearerOf(request);
-    let via: 'bearer' | 'cookie' = 'bearer';
-    if (secret === undefined) {
-      secret = request.cookies?.token;
-      via = 'cookie';
-    }
-    if (secret === undefined) return done();
-    credentials.authenticate(secret).then((result) => {
+    // Answered from a kept page at once: the hook chain ends here (no done()).
+    if (prepared && answerPrepared(request, reply, prepared)) return;
+    const sent = secretOf(request);
+    if (!sent) return done();
+    credentials.authenticate(sent.secret).then((result) => {
       if (!result.ok) return done(authenticationError(result));
-      request.emutrackCaller = {
-        kind: 'credential',
-        address: clientAddress(request),
-        user: result.user,
-        credential: result.credential,
-        scopes: result.credential.scopes,
-        via,
-      };
+      request.emutrackCaller = credentialCaller(request, result, sent.via);
       done();
     }, done);
   });

@@ -29,6 +29,27 @@ export interface Db extends Queryable {
   copyTo(sql: string): AsyncIterable<Buffer>;
   /** Runs fn on one dedicated connection without opening a transaction (migrations use it). */
   session<T>(fn: (session: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A connection of its own that LISTENs on `channels` (Postgres only: absent on the embedded
+   * PGlite, whose one connection serves everything). Notifications arrive in the order their
+   * transactions committed, a session's own included.
+   */
+  listen?(options: ListenOptions): Promise<DbListener>;
+  close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  /** Channel names (lower-case identifiers: they are LISTENed unquoted). */
+  channels: readonly string[];
+  onNotification(channel: string, payload: string): void;
+  /** The connection ended or failed; not called after close(). Open a new listener to go on. */
+  onLost(err: Error): void;
+}
+
+/** A LISTENing connection (Db.listen). */
+export interface DbListener {
+  /** Runs a statement on the listening connection. */
+  query(sql: string, params?: unknown[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,14 @@ import { from as copyFromStream, to as copyToStream } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createLogger, type Logger } from '../log/logger.js';
-import { copyColumnsSql, type Db, type Queryable, type QueryResult } from './db.js';
+import {
+  copyColumnsSql,
+  type Db,
+  type DbListener,
+  type ListenOptions,
+  type Queryable,
+  type QueryResult,
+} from './db.js';
 import { isConnectionLoss, ReachabilityGate } from './reachability-gate.js';
 
 // int8 (ids, Unix seconds) as JS numbers: every value we keep is far below 2^53.
@@ -170,8 +177,62 @@ export function createPostgresDb(options: PostgresDbOptions): Db {
         release();
       }
     },
+    listen: (listenOptions) => openListener(options, listenOptions),
     async close() {
       await pool.end();
+    },
+  };
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * A client outside the pool that LISTENs: notifications are delivered only to the session that
+ * listens, so it must stay connected and is never shared. Its own heartbeats and other short
+ * statements go through `query`; it commits them asynchronously (synchronous_commit off), since
+ * nothing it writes needs to survive a crash.
+ */
+async function openListener(
+  options: PostgresDbOptions,
+  listen: ListenOptions,
+): Promise<DbListener> {
+  for (const channel of listen.channels) {
+    if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${JSON.stringify(channel)}`);
+  }
+  const client = new pg.Client({
+    connectionString: options.connectionString,
+    application_name: `${options.applicationName ?? 'emutrack'}-listen`,
+    types,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
+  });
+  let closed = false;
+  let lost = false;
+  const lose = (err: Error) => {
+    if (closed || lost) return;
+    lost = true;
+    listen.onLost(err);
+  };
+  client.on('notification', (m) => listen.onNotification(m.channel, m.payload ?? ''));
+  client.on('error', lose);
+  client.on('end', () => lose(new Error('the listening connection ended')));
+  try {
+    await client.connect();
+    await client.query(
+      `SET synchronous_commit = off; ${listen.channels.map((c) => `LISTEN ${c};`).join(' ')}`,
+    );
+  } catch (err) {
+    closed = true;
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  return {
+    async query(sql, params) {
+      await client.query(sql, params);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.end().catch(() => undefined);
     },
   };
 }

@@ -3,7 +3,8 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import { FallbackQuotaStore } from './fallback-quota-store.js';
 import { MemoryQuotaStore } from './memory-quota-store.js';
-import type { Clock, QuotaStore, RefillParams } from './quota-store.js';
+import { LeasingQuotaStore } from './leasing-quota-store.js';
+import type { Clock, ImmediateQuotaStore, RefillParams } from './quota-store.js';
 import { RedisQuotaStore } from './redis-quota-store.js';
 
 export function refillFromConfig(config: Config): RefillParams {
@@ -40,8 +41,11 @@ export interface QuotaStoreDeps {
   clock?: Clock;
 }
 
-/** Redis buckets with the in-process fallback, or in-process buckets alone when there is no Redis. */
-export function createQuotaStore(deps: QuotaStoreDeps): QuotaStore {
+/**
+ * Redis buckets with the in-process fallback and leases for busy callers
+ * (leasing-quota-store.ts), or in-process buckets alone when there is no Redis.
+ */
+export function createQuotaStore(deps: QuotaStoreDeps): ImmediateQuotaStore {
   const refill = refillFromConfig(deps.config);
   const memory = new MemoryQuotaStore({ refill, clock: deps.clock });
   if (!deps.redis) return memory;
@@ -51,5 +55,10 @@ export function createQuotaStore(deps: QuotaStoreDeps): QuotaStore {
     keyPrefix: deps.config.QUOTA_KEY_PREFIX,
     clock: deps.clock,
   });
-  return new FallbackQuotaStore(deps.redis, redisStore, memory, deps.logger);
+  return new LeasingQuotaStore(
+    new FallbackQuotaStore(deps.redis, redisStore, memory, deps.logger),
+    {
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    },
+  );
 }

@@ -1,4 +1,10 @@
-import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from './quota-store.js';
+import type {
+  BucketRef,
+  Clock,
+  ImmediateQuotaStore,
+  QuotaDecision,
+  RefillParams,
+} from './quota-store.js';
 import { applyBucket, applyBucketAndDaily, type BucketState } from './token-bucket.js';
 
 export interface MemoryQuotaStoreOptions {
@@ -18,7 +24,7 @@ interface Entry extends BucketState {
  * Token buckets in this process: the embedded default (no Redis) and the fallback while Redis is
  * away. Same rules as the Redis store; the state is lost on restart, and each process has its own.
  */
-export class MemoryQuotaStore implements QuotaStore {
+export class MemoryQuotaStore implements ImmediateQuotaStore {
   private readonly buckets = new Map<string, Entry>();
   /** Daily counters: key -> tokens spent in the period and when it ends. */
   private readonly daily = new Map<string, { spent: number; resetAtMs: number }>();
@@ -31,6 +37,19 @@ export class MemoryQuotaStore implements QuotaStore {
   }
 
   async take(bucket: BucketRef, cost: number): Promise<QuotaDecision> {
+    return this.decide(bucket, cost);
+  }
+
+  /** Always decided at once: the buckets are in this process. */
+  takeNow(bucket: BucketRef, reserve: number, charge = reserve): QuotaDecision {
+    const decision = this.decide(bucket, reserve);
+    const refund = decision.allowed ? decision.cost - Math.min(charge, decision.cost) : 0;
+    if (refund <= 0) return decision;
+    const remain = this.apply(bucket, { kind: 'refund', amount: refund }).remain;
+    return { ...decision, remain, cost: decision.cost - refund };
+  }
+
+  private decide(bucket: BucketRef, cost: number): QuotaDecision {
     const outcome = this.apply(bucket, { kind: 'take', cost });
     return {
       allowed: outcome.allowed,

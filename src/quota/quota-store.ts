@@ -29,8 +29,8 @@ export interface QuotaDecision {
   cost: number;
   /** When refused: ms until the bucket holds the cost; 0 when allowed. */
   retryAfterMs: number;
-  /** Which store decided: a refund must go back to the same one. */
-  via: 'redis' | 'memory';
+  /** Which store decided (`lease`: a lease held in this process): a refund goes back to it. */
+  via: 'redis' | 'memory' | 'lease';
   /** When the bucket next gains tokens (ms); absent when it is full or refill is off. */
   nextRefillAtMs?: number;
   /** When refused: which limit refused it (the bucket, or the daily limit of BucketRef.daily). */
@@ -45,6 +45,18 @@ export interface QuotaStore {
   take(bucket: BucketRef, cost: number): Promise<QuotaDecision>;
   /** Gives back unused tokens of an earlier take; resolves to the tokens left afterwards. */
   refund(bucket: BucketRef, amount: number, via: QuotaDecision['via']): Promise<number>;
+}
+
+/** A store that can sometimes decide a take at once, with no I/O. */
+export interface ImmediateQuotaStore extends QuotaStore {
+  /**
+   * When it can be decided now, synchronously: a take that needs `reserve` tokens available and
+   * keeps `charge` of them (a reservation settled at once: take(reserve) then refund(reserve -
+   * charge)); else undefined. Default charge: reserve.
+   */
+  takeNow(bucket: BucketRef, reserve: number, charge?: number): QuotaDecision | undefined;
+  /** Gives back what the store holds for this process alone (leases); the app is closing. */
+  close?(): Promise<void>;
 }
 
 /** The refill rule shared by every bucket of a store (capacity is per caller). */

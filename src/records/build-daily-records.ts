@@ -1,8 +1,10 @@
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { assertServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
 import { dayBuildInputs, saveDayBuildState } from './day-build-inputs.js';
 import { daySightingsSql, movedSightings } from './day-sightings.js';
+import { ChangeNotice } from './page-version-notices.js';
+import { recordsVersionKey } from './page-versions.js';
 
 /**
  * How sightings of one train on one service day become records. Defaults in brackets.
@@ -123,7 +125,17 @@ export async function buildDailyRecords(
 ): Promise<BuildResult> {
   assertServiceDay(serviceDay);
   const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
-  return db.transaction(async (tx) => {
+  // The change is announced before it can commit, so that API processes never serve a page of
+  // the day older than it (page-version-notices.ts); withdrawn if the build fails.
+  let notice: ChangeNotice | undefined;
+  try {
+    return await db.transaction((tx) => build(tx));
+  } catch (err) {
+    await notice?.withdraw();
+    throw err;
+  }
+
+  async function build(tx: Queryable): Promise<BuildResult> {
     const phases: Record<string, number> = {};
     let mark = performance.now();
     const phase = (name: string) => {
@@ -160,6 +172,7 @@ export async function buildDailyRecords(
         phases,
       };
     }
+    notice = ChangeNotice.announce(db, recordsVersionKey(serviceDay));
     // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
     // that runs in a fraction of the compile time; a day's candidates sort in memory.
     await tx.query(`SET LOCAL jit = off`);
@@ -225,6 +238,9 @@ export async function buildDailyRecords(
       changed,
     );
     phase('save');
+    // Waits, if need be, until the announcement has been out for its lead.
+    await notice.commitIn(tx, version, changed);
+    phase('announce');
     return {
       serviceDay,
       records: count.rows[0]!.n,
@@ -236,5 +252,5 @@ export async function buildDailyRecords(
       version,
       phases,
     };
-  });
+  }
 }

@@ -1,10 +1,16 @@
 import { LRUCache } from 'lru-cache';
+import { PageVersionFeed } from './page-version-feed.js';
 import { PageVersionReader, type PageVersionKey } from './page-versions.js';
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 
 export interface PageCacheOptions {
   /** Bytes of rendered pages kept (UTF-8); least recently used go first. Default 32 MiB. */
   maxBytes?: number;
+  /**
+   * Versions learned from the writers' notices (page-version-feed.ts), so that a kept page is
+   * served without reading its version. Default: none (every request reads its version).
+   */
+  feed?: PageVersionFeed;
 }
 
 /** A rendered page: its body (JSON text) and how many records it holds (for per-record costs). */
@@ -43,8 +49,11 @@ export class PageCache {
   /** Renders in progress: concurrent misses of one page and version share one render. */
   private readonly rendering = new Map<string, Promise<Entry>>();
 
+  private readonly feed: PageVersionFeed | undefined;
+
   constructor(db: Queryable, options: PageCacheOptions = {}) {
-    this.versions = new PageVersionReader(db);
+    this.feed = options.feed;
+    this.versions = new PageVersionReader(db, options.feed);
     this.pages = new LRUCache<string, Entry>({
       maxSize: options.maxBytes ?? 32 * 1024 * 1024,
       sizeCalculation: (e) => e.bytes.byteLength + 64,
@@ -75,6 +84,23 @@ export class PageCache {
   ): Promise<ServedPage> {
     const current = await version;
     return this.pageAt(key, current, render);
+  }
+
+  /**
+   * The page `key` if it is kept at the version of `depends` that the feed trusts now, without
+   * any read; undefined otherwise (then ask page()).
+   */
+  peek(key: string, depends: PageVersionKey): ServedPage | undefined {
+    const version = this.versions.trusted(depends);
+    if (version === undefined) return undefined;
+    const kept = this.pages.get(key);
+    if (!kept || kept.version !== version) return undefined;
+    return { bytes: kept.bytes, records: kept.records, cached: true };
+  }
+
+  /** Stops the feed's heartbeats and closes its listener (the next request opens it again). */
+  async closeFeed(): Promise<void> {
+    await this.feed?.close();
   }
 
   private async pageAt(
@@ -117,12 +143,14 @@ const shared = new WeakMap<object, PageCache>();
 
 /**
  * The page cache of a database handle: one per process and database, made on first use, so
- * that every route of an app (and every app on the same handle) shares one bound.
+ * that every route of an app (and every app on the same handle) shares one bound. On Postgres
+ * it has a version feed (page-version-feed.ts).
  */
-export function pageCacheOf(db: Queryable, options: PageCacheOptions = {}): PageCache {
+export function pageCacheOf(db: Db, options: Omit<PageCacheOptions, 'feed'> = {}): PageCache {
   let cache = shared.get(db);
   if (!cache) {
-    cache = new PageCache(db, options);
+    const feed = PageVersionFeed.supported(db) ? new PageVersionFeed(db) : undefined;
+    cache = new PageCache(db, { ...options, ...(feed ? { feed } : {}) });
     shared.set(db, cache);
   }
   return cache;

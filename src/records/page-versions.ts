@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { ReadsBegunAfter } from '../db/reads-begun-after.js';
+import type { PageVersionFeed } from './page-version-feed.js';
 
 /**
  * What a rendered page depends on, by name:
@@ -24,19 +25,36 @@ export function recordsVersionKey(serviceDay: number): PageVersionKey {
  * request sees every transaction that had committed when it arrived, in this process or any
  * other, which is what makes a kept page safe to serve: any API process, any number of them,
  * and the embedded PGlite alike, with no channel between processes to lose a message on.
+ *
+ * With a feed (page-version-feed.ts: Postgres), a version the feed trusts is used without a
+ * read at all, which is just as exact (the writers announce their changes before they commit);
+ * every read also teaches the feed.
  */
 export class PageVersionReader {
   private readonly reads: ReadsBegunAfter<number, Map<PageVersionKey, number>>;
 
-  constructor(db: Queryable) {
+  constructor(
+    db: Queryable,
+    private readonly feed?: PageVersionFeed,
+  ) {
     this.reads = new ReadsBegunAfter((days) => readVersions(db, [...days]));
   }
 
-  /** The current version of `key`, read by a query that began after this call. */
+  /** The current version of `key`: trusted by the feed, or read by a query begun after this call. */
   async read(key: PageVersionKey): Promise<number> {
+    const trusted = this.feed?.trusted(key);
+    if (trusted !== undefined) return trusted;
+    const token = this.feed?.readToken();
     const day = key.startsWith('records:') ? Number(key.slice(8)) : undefined;
     const versions = await this.reads.read(day);
-    return versions.get(key) ?? 0;
+    const version = versions.get(key) ?? 0;
+    this.feed?.learn(key, version, token);
+    return version;
+  }
+
+  /** The current version of `key` if the feed trusts one now (no read), else undefined. */
+  trusted(key: PageVersionKey): number | undefined {
+    return this.feed?.trusted(key);
   }
 }
 

@@ -72,8 +72,9 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       // A page is rendered once per version of its day (page-cache.ts): the build bumps it in
       // the transaction that changes the day, so a kept page is never stale.
       const early = versionReads.get(request);
+      const pageKey = `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`;
       const page = await pages.page(
-        `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`,
+        pageKey,
         recordsVersionKey(serviceDay),
         async () => {
           const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
@@ -99,7 +100,10 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         early?.day === serviceDay ? early.version : undefined,
       );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
-      return sendDataJson(request, reply, page.bytes, { records: page.records });
+      return sendDataJson(request, reply, page.bytes, {
+        records: page.records,
+        prepared: { pageKey, depends: recordsVersionKey(serviceDay) },
+      });
     },
   );
 };

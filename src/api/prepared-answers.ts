@@ -1,0 +1,97 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { PageCache } from '../records/page-cache.js';
+import type { PageVersionKey } from '../records/page-versions.js';
+import type { BucketRef, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
+import type { Caller, CredentialCache } from './caller.js';
+import { dataEnvelopeBytes, QUOTA_HEADERS } from './envelope.js';
+
+/**
+ * Answers a GET of a URL that a route has already answered from the page cache, in the edge's
+ * first hook, when everything the answer needs is known in this process at once: the page is
+ * kept at the version the version feed trusts (page-version-feed.ts), the caller is anonymous
+ * or its credential is cached, the scope holds, and the quota decides without I/O (a lease or
+ * the in-process buckets). It is the route's own answer (same bytes, meta, headers and charge)
+ * without validation, the route's handler, or any round trip to Postgres or Redis. Anything
+ * else (a refusal, an unknown credential, a page not kept, a version not trusted) goes the
+ * usual way, which answers it exactly as before.
+ */
+
+/** What a route answered a URL with (see sendDataJson's `prepared`). */
+export interface PreparedPage {
+  /** The page cache's key of the page. */
+  pageKey: string;
+  /** The version the page depends on. */
+  depends: PageVersionKey;
+  /** Tokens a caller must have (a full page at the request's limit). */
+  reserve: number;
+  /** Tokens the answer costs (its records). */
+  cost: number;
+}
+
+export class PreparedAnswers {
+  private readonly byUrl: LRUCache<string, PreparedPage>;
+
+  /** @param maxUrls URLs remembered at most (least recently asked go first). Default 20,000. */
+  constructor(
+    readonly pages: PageCache,
+    maxUrls = 20_000,
+  ) {
+    this.byUrl = new LRUCache({ max: maxUrls });
+  }
+
+  remember(url: string, page: PreparedPage): void {
+    this.byUrl.set(url, page);
+  }
+
+  find(url: string): PreparedPage | undefined {
+    return this.byUrl.get(url);
+  }
+}
+
+export interface PreparedAnswerContext {
+  prepared: PreparedAnswers;
+  credentials: CredentialCache;
+  store: QuotaStore;
+  /** The caller, when it is known at once (anonymous, or a cached credential); else undefined. */
+  callerNow(request: FastifyRequest): Caller | undefined;
+  bucketOf(caller: Caller): BucketRef;
+}
+
+function immediate(store: QuotaStore): ImmediateQuotaStore | undefined {
+  return typeof (store as Partial<ImmediateQuotaStore>).takeNow === 'function'
+    ? (store as ImmediateQuotaStore)
+    : undefined;
+}
+
+/** Whether the request was answered here (then the hook must not go on). */
+export function answerPrepared(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: PreparedAnswerContext,
+): boolean {
+  if (request.method !== 'GET') return false;
+  const prepared = ctx.prepared.find(request.url);
+  if (!prepared) return false;
+  const v2 = request.routeOptions.config.v2;
+  const store = immediate(ctx.store);
+  if (!v2 || !store) return false;
+  const caller = ctx.callerNow(request);
+  if (!caller || (v2.scope !== undefined && !caller.scopes.includes(v2.scope))) return false;
+  if (caller.kind === 'credential' && v2.issuers && !v2.issuers.includes(caller.credential.issuer))
+    return false;
+  if (caller.kind === 'anonymous' && v2.auth === 'required') return false;
+  const page = ctx.prepared.pages.peek(prepared.pageKey, prepared.depends);
+  if (!page) return false;
+  const decision = store.takeNow(ctx.bucketOf(caller), prepared.reserve, prepared.cost);
+  // A refusal is answered by the usual way (it decides again, and a refused take took nothing).
+  if (!decision?.allowed) return false;
+  request.emutrackCaller = caller;
+  const meta = { remain: decision.remain, cost: decision.cost };
+  reply
+    .header(QUOTA_HEADERS.remain, meta.remain)
+    .header(QUOTA_HEADERS.cost, meta.cost)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(dataEnvelopeBytes(meta, page.bytes));
+  return true;
+}

@@ -31,6 +31,8 @@ export interface PreparedPage {
 
 export class PreparedAnswers {
   private readonly byUrl: LRUCache<string, PreparedPage>;
+  /** Requests answered here so far (tests; a metric). */
+  answered = 0;
 
   /** @param maxUrls URLs remembered at most (least recently asked go first). Default 20,000. */
   constructor(
@@ -87,6 +89,7 @@ export function answerPrepared(
   // A refusal is answered by the usual way (it decides again, and a refused take took nothing).
   if (!decision?.allowed) return false;
   request.emutrackCaller = caller;
+  ctx.prepared.answered++;
   const meta = { remain: decision.remain, cost: decision.cost };
   reply
     .header(QUOTA_HEADERS.remain, meta.remain)

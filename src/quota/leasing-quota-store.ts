@@ -44,6 +44,8 @@ interface Lease {
   bucket: BucketRef;
   /** Tokens held here, not yet spent. */
   tokens: number;
+  /** Tokens the lease was taken with; it is topped up by as many when half is spent. */
+  size: number;
   /** The shared bucket's level (tokens not held here) when the lease was taken. */
   level: number;
   via: QuotaDecision['via'];
@@ -90,6 +92,8 @@ export class LeasingQuotaStore implements ImmediateQuotaStore {
     lease.tokens -= cost;
     lease.usedAt = now;
     this.countTake(bucket.key, now);
+    // Topped up before it runs out, so that a steady stream of takes never waits for Redis.
+    if (lease.tokens < lease.size / 2 && !this.leasing.has(bucket.key)) this.topUp(lease);
     return {
       allowed: true,
       remain: lease.level + lease.tokens,
@@ -135,6 +139,8 @@ export class LeasingQuotaStore implements ImmediateQuotaStore {
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    // Leases being taken or topped up land first, so that they go back too.
+    await Promise.all([...this.leasing.values()].map((asking) => asking.catch(() => undefined)));
     await Promise.all([...this.leases.keys()].map((key) => this.giveBack(key)));
   }
 
@@ -179,6 +185,7 @@ export class LeasingQuotaStore implements ImmediateQuotaStore {
     this.leases.set(bucket.key, {
       bucket,
       tokens: extra + carried,
+      size: extra,
       level: decision.remain,
       via: decision.via,
       ...(decision.nextRefillAtMs !== undefined ? { nextRefillAtMs: decision.nextRefillAtMs } : {}),
@@ -194,6 +201,32 @@ export class LeasingQuotaStore implements ImmediateQuotaStore {
       via: 'lease',
       ...(decision.nextRefillAtMs !== undefined ? { nextRefillAtMs: decision.nextRefillAtMs } : {}),
     };
+  }
+
+  /** Takes another `size` tokens into `lease` in the background, while the bucket has plenty. */
+  private topUp(lease: Lease): void {
+    const { bucket, size } = lease;
+    if (size * 4 > lease.level) return;
+    const asking = this.shared
+      .take(bucket, size)
+      .then(async (decision) => {
+        const current = this.leases.get(bucket.key) === lease;
+        const granted = decision.allowed && decision.cost === size && decision.via === lease.via;
+        if (!current || !granted) {
+          if (decision.allowed) await this.shared.refund(bucket, decision.cost, decision.via);
+          return;
+        }
+        lease.tokens += size;
+        lease.level = decision.remain;
+        lease.takenAt = this.clock();
+        if (decision.nextRefillAtMs !== undefined) lease.nextRefillAtMs = decision.nextRefillAtMs;
+        this.lastLevel.set(bucket.key, decision.remain + lease.tokens);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.leasing.get(bucket.key) === asking) this.leasing.delete(bucket.key);
+      });
+    this.leasing.set(bucket.key, asking);
   }
 
   private countTake(key: string, now: number): number {

@@ -39,6 +39,8 @@ export interface PageVersionFeedOptions {
   idleMs?: number;
   /** A lost listener is opened again after this long, ms. Default 1,000. */
   reconnectMs?: number;
+  /** See INTENT_TTL_MS (tests shorten it). Default INTENT_TTL_MS. */
+  intentTtlMs?: number;
   /** Keys remembered at most. Default 10,000. */
   maxKeys?: number;
   /** Monotonic ms. Default performance.now. */
@@ -169,7 +171,10 @@ export class PageVersionFeed {
     switch (notice.kind) {
       case 'intent':
         if (this.intents.has(notice.id)) this.closeIntent(notice.id);
-        this.intents.set(notice.id, { key: notice.key, expiresAt: this.now() + INTENT_TTL_MS });
+        this.intents.set(notice.id, {
+          key: notice.key,
+          expiresAt: this.now() + (this.options.intentTtlMs ?? INTENT_TTL_MS),
+        });
         this.intentCount.set(notice.key, (this.intentCount.get(notice.key) ?? 0) + 1);
         return;
       case 'done':

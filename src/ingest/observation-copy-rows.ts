@@ -1,4 +1,12 @@
 import { copyTextValue } from '../db/db.js';
+import {
+  dedupDigestHex,
+  newScannedLine,
+  scanLine,
+  writeInt,
+  type EmuEntry,
+  type ScannedLine,
+} from './ndjson-line-scan.js';
 import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
 import type { RejectedLine } from './record-rejects.js';
 
@@ -42,63 +50,143 @@ export interface ParsedChunk {
 const EMU_ID_DIGITS = 10;
 const EMU_ID_PLACEHOLDER = '0'.repeat(EMU_ID_DIGITS);
 const encoder = new TextEncoder();
+const PLACEHOLDER_BYTES = encoder.encode(EMU_ID_PLACEHOLDER);
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const BACKSLASH = 0x5c;
+const HEX = encoder.encode('0123456789abcdef');
 
 /**
- * Rows of COPY text encoded into one growing byte array as they come, a few hundred at a time:
- * the rendered strings die young instead of surviving, with the whole chunk, into the old
- * generation.
+ * A chunk's COPY text, written as bytes into one growing array: rows of scanned lines are
+ * copied from the block's bytes, others are encoded from their strings. Nothing survives a row
+ * but the bytes.
  */
-class CopyTextBytes {
-  private bytes = new Uint8Array(1 << 20);
-  private length = 0;
-  private pending = '';
-  private pendingRows = 0;
+class RowBytes {
+  bytes: Uint8Array;
+  length = 0;
 
-  push(row: string): void {
-    this.pending += row;
-    if (++this.pendingRows === 256) this.flush();
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(capacity);
   }
 
-  /** How many bytes were pushed so far. */
-  byteLength(): number {
-    this.flush();
-    return this.length;
+  reserve(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.length + n, this.bytes.length * 2));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  /** Copies src[start..end); the caller reserved room. */
+  copy(src: Uint8Array, start: number, end: number): void {
+    const out = this.bytes;
+    let at = this.length;
+    for (let i = start; i < end; i++) out[at++] = src[i]!;
+    this.length = at;
+  }
+
+  text(s: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    this.reserve(s.length * 3);
+    this.length += encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
   }
 
   /** The bytes; a view of a buffer of their own (transferable). */
   finish(): Uint8Array {
-    this.flush();
     return this.bytes.subarray(0, this.length);
   }
+}
 
-  private flush(): void {
-    if (this.pending === '') return;
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    const need = this.length + this.pending.length * 3;
-    if (need > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(need, this.bytes.length * 2));
-      grown.set(this.bytes.subarray(0, this.length));
-      this.bytes = grown;
-    }
-    this.length += encoder.encodeInto(this.pending, this.bytes.subarray(this.length)).written;
-    this.pending = '';
-    this.pendingRows = 0;
+/**
+ * The dedup keys of a chunk, each as 8 words (the service day, then the first 224 bits of the
+ * sha256), in an open-addressing table: the same comparison as the keys' text, without keeping
+ * a string per row alive through the chunk.
+ */
+class DedupKeys {
+  private words: Int32Array;
+  private filled: Uint8Array;
+  private size = 0;
+
+  constructor(slots: number) {
+    this.words = new Int32Array(slots * 8);
+    this.filled = new Uint8Array(slots);
   }
+
+  /** Empties the table for another chunk. */
+  clear(): void {
+    this.filled.fill(0);
+    this.size = 0;
+  }
+
+  /** Adds `key` (8 words); false when it was there already. */
+  add(key: Int32Array): boolean {
+    if ((this.size + 1) * 2 > this.filled.length) this.grow();
+    return this.put(key);
+  }
+
+  private put(key: Int32Array): boolean {
+    const words = this.words;
+    const mask = this.filled.length - 1;
+    for (let i = (key[1]! ^ key[0]!) & mask; ; i = (i + 1) & mask) {
+      const at = i * 8;
+      if (this.filled[i] === 0) {
+        for (let k = 0; k < 8; k++) words[at + k] = key[k]!;
+        this.filled[i] = 1;
+        this.size++;
+        return true;
+      }
+      let k = 0;
+      while (k < 8 && words[at + k] === key[k]) k++;
+      if (k === 8) return false;
+    }
+  }
+
+  private grow(): void {
+    const { words, filled } = this;
+    this.words = new Int32Array(words.length * 2);
+    this.filled = new Uint8Array(filled.length * 2);
+    this.size = 0;
+    const key = new Int32Array(8);
+    for (let i = 0; i < filled.length; i++) {
+      if (filled[i] === 0) continue;
+      for (let k = 0; k < 8; k++) key[k] = words[i * 8 + k]!;
+      this.put(key);
+    }
+  }
+}
+
+/** Tables of finished chunks, for the next ones (a thread parses one block at a time). */
+const spareKeys: DedupKeys[] = [];
+
+function hexValue(c: number): number {
+  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
+}
+
+/** Eight hex digits of `hex` from `at`, as a 32-bit word. */
+function hexWord(hex: string, at: number): number {
+  let w = 0;
+  for (let k = 0; k < 8; k++) w = (w << 4) | hexValue(hex.charCodeAt(at + k));
+  return w;
 }
 
 /**
  * Collects one chunk's lines, rendering each accepted one as COPY text as it comes. `emuIds`
  * (written unit -> emu id) holds the units known to be registered; a row naming another unit
- * gets a placeholder id (see RenderedRows).
+ * gets a placeholder id (see RenderedRows). Lines come validated (add, from the line reader or
+ * a line the scanner left) or scanned (addScanned): both render the same bytes for the same
+ * line.
  */
 export class ChunkBuilder {
   read = 0;
   valid = 0;
   readonly rejects: RejectedLine[] = [];
-  private readonly seen = new Set<string>();
-  /** batch_id and file, the same on every row. */
+  /** Taken from the spare tables; given back by finish(). */
+  private readonly keys = spareKeys.pop() ?? new DedupKeys(1 << 14);
+  private readonly key = new Int32Array(8);
+  /** batch_id and file, the same on every row, as text and as bytes. */
   private readonly prefix: string;
-  private readonly out = new CopyTextBytes();
+  private readonly prefixBytes: Uint8Array;
+  private readonly out: RowBytes;
   private readonly days = new Map<number, number>();
   private readonly pending: PendingEmuIds = { units: [], offsets: [], unitIndexes: [] };
   private readonly pendingUnits = new Map<string, number>();
@@ -107,52 +195,159 @@ export class ChunkBuilder {
     batchId: number,
     file: string,
     private readonly emuIds: ReadonlyMap<string, number> = new Map(),
+    capacity = 1 << 20,
   ) {
     this.prefix = `${batchId}\t${copyTextValue(file)}\t`;
+    this.prefixBytes = encoder.encode(this.prefix);
+    this.out = new RowBytes(capacity);
   }
 
   reject(line: number, raw: string, field: string | null, reason: string): void {
     this.rejects.push({ line, raw, field, reason });
   }
 
+  private pendingIndexOf(unit: string): number {
+    let index = this.pendingUnits.get(unit);
+    if (index === undefined) {
+      index = this.pending.units.push(unit) - 1;
+      this.pendingUnits.set(unit, index);
+    }
+    return index;
+  }
+
+  private countDay(day: number): void {
+    this.days.set(day, (this.days.get(day) ?? 0) + 1);
+  }
+
   /**
-   * Adds one accepted record. Hot: one call per line ingested. Numbers, booleans and the
-   * validated train codes (letters, digits, "/") need no escaping; free text goes through
-   * copyTextValue.
+   * Adds one accepted record. Numbers, booleans and the validated train codes (letters,
+   * digits, "/") need no escaping; free text goes through copyTextValue.
    */
   add(line: number, r: ObservationRecord): void {
     this.valid++;
-    if (this.seen.has(r.dedupKey)) {
+    const key = this.key;
+    for (let k = 0; k < 8; k++) key[k] = hexWord(r.dedupKey, k * 8);
+    if (!this.keys.add(key)) {
       // A repeat stores no row, but its written form of the unit is still registered as an
       // alias (CR400AF2001 beside CR400AF-2001), as every accepted line's form always was.
-      if (!this.emuIds.has(r.emuUnit) && !this.pendingUnits.has(r.emuUnit)) {
-        this.pendingUnits.set(r.emuUnit, this.pending.units.push(r.emuUnit) - 1);
-      }
+      if (!this.emuIds.has(r.emuUnit)) this.pendingIndexOf(r.emuUnit);
       return;
     }
-    this.seen.add(r.dedupKey);
     const head =
       `${this.prefix}${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
       `${r.trainCode}\t{${r.trainCodes.join(',')}}\t`;
     const tail = `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`;
     const emuId = this.emuIds.get(r.emuUnit);
     if (emuId !== undefined) {
-      this.out.push(head + emuId + tail);
+      this.out.text(head + emuId + tail);
     } else {
-      this.out.push(head);
-      let unit = this.pendingUnits.get(r.emuUnit);
-      if (unit === undefined) {
-        unit = this.pending.units.push(r.emuUnit) - 1;
-        this.pendingUnits.set(r.emuUnit, unit);
-      }
-      this.pending.offsets.push(this.out.byteLength());
-      this.pending.unitIndexes.push(unit);
-      this.out.push(EMU_ID_PLACEHOLDER + tail);
+      this.out.text(head);
+      this.pending.offsets.push(this.out.length);
+      this.pending.unitIndexes.push(this.pendingIndexOf(r.emuUnit));
+      this.out.text(EMU_ID_PLACEHOLDER + tail);
     }
-    this.days.set(r.serviceDay, (this.days.get(r.serviceDay) ?? 0) + 1);
+    this.countDay(r.serviceDay);
   }
 
+  /** The emu id of a scanned line's unit as digits, if this chunk's map knows it. */
+  private emuIdDigits(e: EmuEntry): Uint8Array | undefined {
+    // Asked once per unit and map (a unit's id never changes; a map that gains it later only
+    // costs a placeholder, which the writer fills).
+    if (e.idsFrom !== this.emuIds) {
+      const id = this.emuIds.get(e.unit);
+      if (id !== e.id) {
+        e.id = id;
+        e.idDigits = id === undefined ? undefined : encoder.encode(String(id));
+      }
+      e.idsFrom = this.emuIds;
+    }
+    return e.idDigits;
+  }
+
+  /**
+   * Adds a line the scanner accepted (bytes of the block, see ndjson-line-scan.ts): the same
+   * row as add() renders for the record the validator makes of that line, copied from the
+   * line's bytes. Hot: one call per line of a block.
+   */
+  addScanned(line: number, bytes: Uint8Array, s: ScannedLine): void {
+    this.valid++;
+    const digest = dedupDigestHex(bytes, s);
+    const key = this.key;
+    key[0] = s.serviceDay;
+    for (let k = 1; k < 8; k++) key[k] = hexWord(digest, (k - 1) * 8);
+    const emu = s.emu!;
+    const emuId = this.emuIdDigits(emu);
+    if (!this.keys.add(key)) {
+      if (emuId === undefined) this.pendingIndexOf(emu.unit);
+      return;
+    }
+    const train = s.train!;
+    const out = this.out;
+    out.reserve(
+      this.prefixBytes.length +
+        train.code!.length +
+        train.array!.length +
+        (s.emuEnd - s.emuStart) +
+        (s.sourceEnd - s.sourceStart) +
+        (s.refEnd - s.refStart) +
+        160,
+    );
+    const o = out.bytes;
+    out.copy(this.prefixBytes, 0, this.prefixBytes.length);
+    let at = writeInt(o, out.length, line);
+    o[at++] = TAB;
+    if (s.observedAtStart >= 0) {
+      out.length = at;
+      out.copy(bytes, s.observedAtStart, s.observedAtEnd);
+      at = out.length;
+    } else {
+      at = writeInt(o, at, s.observedAt);
+    }
+    o[at++] = TAB;
+    at = writeInt(o, at, s.serviceDay);
+    o[at++] = TAB;
+    o[at++] = s.serviceDateGiven ? 0x74 : 0x66;
+    o[at++] = TAB;
+    out.length = at;
+    out.copy(train.code!, 0, train.code!.length);
+    out.bytes[out.length++] = TAB;
+    out.copy(train.array!, 0, train.array!.length);
+    out.bytes[out.length++] = TAB;
+    if (emuId !== undefined) {
+      out.copy(emuId, 0, emuId.length);
+    } else {
+      this.pending.offsets.push(out.length);
+      this.pending.unitIndexes.push(this.pendingIndexOf(emu.unit));
+      out.copy(PLACEHOLDER_BYTES, 0, EMU_ID_DIGITS);
+    }
+    o[out.length++] = TAB;
+    out.copy(bytes, s.emuStart, s.emuEnd);
+    o[out.length++] = TAB;
+    out.copy(bytes, s.sourceStart, s.sourceEnd);
+    o[out.length++] = TAB;
+    if (s.refStart >= 0) {
+      out.copy(bytes, s.refStart, s.refEnd);
+    } else {
+      o[out.length++] = BACKSLASH;
+      o[out.length++] = 0x4e;
+    }
+    at = out.length;
+    o[at++] = TAB;
+    o[at++] = BACKSLASH;
+    o[at++] = BACKSLASH;
+    o[at++] = 0x78;
+    const day = s.serviceDay >>> 0;
+    for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(day >>> shift) & 15]!;
+    for (let k = 0; k < 56; k++) o[at++] = digest.charCodeAt(k);
+    o[at++] = LF;
+    out.length = at;
+    this.countDay(s.serviceDay);
+  }
+
+  /** The chunk; the builder must not be used after. */
   finish(): ParsedChunk {
+    this.keys.clear();
+    spareKeys.push(this.keys);
     const days: number[] = [];
     for (const [day, n] of this.days) days.push(day, n);
     return {
@@ -189,47 +384,63 @@ export interface NdjsonBlock {
  * Parses a block of whole NDJSON lines exactly as the line reader does (read-observation-lines:
  * lines split at \r\n, \n or a lone \r; a byte-order mark dropped from line 1; blank lines
  * skipped and not counted; a line that is not JSON refused with JSON.parse's message), then
- * validates each value with toObservationRecord. Runs in a parse worker thread, or in-process.
+ * validates each value with toObservationRecord. Lines of the common shape are scanned from
+ * their bytes instead (ndjson-line-scan.ts: the same values, no JSON.parse, nothing allocated
+ * per line); any other line is decoded and parsed the general way. Runs in a parse worker
+ * thread, or in-process.
  */
-export function parseNdjsonBlock(block: NdjsonBlock): ParsedChunk {
-  const text = Buffer.from(
-    block.bytes.buffer,
-    block.bytes.byteOffset,
-    block.bytes.byteLength,
-  ).toString('utf8');
-  const chunk = new ChunkBuilder(block.batchId, block.file, block.emuIds);
-  // One line at a time (no array of the block's lines kept alive while it is parsed). A block
-  // ends with a line break except at the end of a file without one; an empty rest after the
-  // last break is not a line.
+export function parseNdjsonBlock(
+  block: NdjsonBlock,
+  options: {
+    /** false: every line the general way (tests compare the two). Default true. */
+    scan?: boolean;
+  } = {},
+): ParsedChunk {
+  const scan = options.scan ?? true;
+  const bytes = block.bytes;
+  const end = bytes.length;
+  // Rows are longer than their lines: the batch, file, day and key are added.
+  const chunk = new ChunkBuilder(block.batchId, block.file, block.emuIds, 2 * end + 4096);
+  const scanned = SCANNED;
   let line = block.firstLine;
-  let cr = text.indexOf('\r');
-  for (let start = 0; start < text.length; line++) {
-    const lf = text.indexOf('\n', start);
-    if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
-    let end: number;
-    let next: number;
-    if (cr !== -1 && (lf === -1 || cr < lf)) {
-      end = cr;
-      next = text.charCodeAt(cr + 1) === 0x0a ? cr + 2 : cr + 1;
-    } else {
-      end = lf === -1 ? text.length : lf;
-      next = end + 1;
-    }
-    let raw = text.slice(start, end);
-    start = next;
-    if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
-    if (raw.trim() === '') continue;
-    chunk.read++;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      chunk.reject(line, raw, null, `not valid JSON: ${(err as Error).message}`);
+  for (let start = 0; start < end; line++) {
+    if (scan && scanLine(bytes, start, end, scanned)) {
+      chunk.read++;
+      chunk.addScanned(line, bytes, scanned);
+      start = scanned.next;
       continue;
     }
-    const rec = toObservationRecord(value);
-    if (isProblem(rec)) chunk.reject(line, raw, rec.field, rec.reason);
-    else chunk.add(line, rec);
+    start = parseLine(chunk, bytes, start, line);
   }
   return chunk.finish();
 }
+
+/**
+ * The line at `start` the general way (decoded, JSON.parse, toObservationRecord), as the line
+ * reader parses it; returns where the next line starts. A block ends with a line break except
+ * at the end of a file without one; an empty rest after the last break is not a line.
+ */
+function parseLine(chunk: ChunkBuilder, bytes: Uint8Array, start: number, line: number): number {
+  const end = bytes.length;
+  let lineEnd = start;
+  while (lineEnd < end && bytes[lineEnd] !== LF && bytes[lineEnd] !== CR) lineEnd++;
+  const next = bytes[lineEnd] === CR && bytes[lineEnd + 1] === LF ? lineEnd + 2 : lineEnd + 1;
+  let raw = Buffer.from(bytes.buffer, bytes.byteOffset + start, lineEnd - start).toString('utf8');
+  if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
+  if (raw.trim() === '') return next;
+  chunk.read++;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    chunk.reject(line, raw, null, `not valid JSON: ${(err as Error).message}`);
+    return next;
+  }
+  const rec = toObservationRecord(value);
+  if (isProblem(rec)) chunk.reject(line, raw, rec.field, rec.reason);
+  else chunk.add(line, rec);
+  return next;
+}
+
+/** The scanner's output for the line at hand (one per thread: blocks are parsed one at a time). */
+const SCANNED = newScannedLine();

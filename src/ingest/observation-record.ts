@@ -31,8 +31,8 @@ export interface ObservationProblem {
 }
 
 // Sightings before the first CRH service or after 2100 are typing errors, not observations.
-const EARLIEST = Date.UTC(2007, 0, 1) / 1000;
-const LATEST = Date.UTC(2100, 0, 1) / 1000;
+export const EARLIEST = Date.UTC(2007, 0, 1) / 1000;
+export const LATEST = Date.UTC(2100, 0, 1) / 1000;
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const MAX_SOURCE = 64;
@@ -130,7 +130,7 @@ function checkEmu(raw: string): { canonical: string; unit: string } | Observatio
   return hit;
 }
 
-function checkTrain(raw: string): string[] | ObservationProblem {
+export function checkTrain(raw: string): string[] | ObservationProblem {
   let hit = trainCache.get(raw);
   if (hit === undefined) {
     try {

@@ -126,7 +126,14 @@ export async function ingestObservations(
       ? new ParsePool(threads)
       : undefined;
 
+  // Every file's chunks come parsed, in order, from one stream that runs ahead of the writer
+  // across file boundaries (the next file's first blocks are parsed while the last file's
+  // last chunks are written); each chunk is written in its own transaction.
+  const items = readAhead(
+    fileChunks(files, formats, root, pool, batchId, chunkSize, threads, emuCache),
+  )[Symbol.asyncIterator]();
   try {
+    let item = await items.next();
     for (const [i, filePath] of files.entries()) {
       const name = path.relative(root, filePath) || path.basename(filePath);
       const result: IngestFileResult = {
@@ -136,38 +143,36 @@ export async function ingestObservations(
         duplicate: 0,
         rejected: 0,
       };
-      // Chunks come parsed (in order) from one of two readers; each is written in its own
-      // transaction while the next ones are parsed.
-      const chunks = readAhead(
-        pool && formats[i] === 'ndjson'
-          ? parsedBlocks(pool, filePath, batchId, name, chunkSize, threads, emuCache)
-          : parsedLines(filePath, batchId, name, chunkSize, emuCache),
-      );
       // Optimistic COPY while the file's chunks are new; the safe path once a key was stored.
       let optimistic = true;
-      try {
-        for await (const chunk of chunks) {
-          result.read += chunk.read;
-          const w = await writeObservationChunk(db, batchId, name, chunk, emuCache, {
-            optimistic,
-          });
-          optimistic &&= !w.sawStored;
-          result.accepted += w.accepted;
-          result.duplicate += chunk.valid - w.accepted;
-          result.rejected += chunk.rejects.length;
-          for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
-          options.onProgress?.({
-            file: name,
-            read: total.read + result.read,
-            accepted: total.accepted + result.accepted,
-            duplicate: total.duplicate + result.duplicate,
-            rejected: total.rejected + result.rejected,
-          });
+      for (; !item.done && item.value.file === i; item = await items.next()) {
+        const it = item.value;
+        // A file that failed is reported; its later chunks (parsed already) are dropped.
+        if (result.error !== undefined) continue;
+        if ('error' in it) {
+          const err = it.error;
+          if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
+          result.error =
+            err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
+          continue;
         }
-      } catch (err) {
-        if (!(err instanceof UnreadableFileError) && !isFsError(err)) throw err;
-        result.error =
-          err instanceof UnreadableFileError ? err.message : `${name}: ${(err as Error).message}`;
+        const chunk = it.chunk;
+        result.read += chunk.read;
+        const w = await writeObservationChunk(db, batchId, name, chunk, emuCache, {
+          optimistic,
+        });
+        optimistic &&= !w.sawStored;
+        result.accepted += w.accepted;
+        result.duplicate += chunk.valid - w.accepted;
+        result.rejected += chunk.rejects.length;
+        for (const [d, n] of w.days) days.set(d, (days.get(d) ?? 0) + n);
+        options.onProgress?.({
+          file: name,
+          read: total.read + result.read,
+          accepted: total.accepted + result.accepted,
+          duplicate: total.duplicate + result.duplicate,
+          rejected: total.rejected + result.rejected,
+        });
       }
       results.push(result);
       total.read += result.read;
@@ -176,6 +181,7 @@ export async function ingestObservations(
       total.rejected += result.rejected;
     }
   } finally {
+    await items.return?.(undefined);
     await pool?.close();
   }
   await db.query(
@@ -215,30 +221,55 @@ async function* parsedLines(
   if (chunk.read > 0) yield chunk.finish();
 }
 
+/** A parsed chunk of the file at index `file`, or why that file could not be read further. */
+type FileItem = { file: number; chunk: ParsedChunk } | { file: number; error: unknown };
+
 /**
- * An NDJSON file cut into blocks of chunkSize lines on this thread (a memchr per line) and
- * parsed by the pool's threads, up to `ahead` blocks at once; chunks come out in file order.
- * Each block takes the EMU ids known so far, so that its thread renders whole COPY rows (the
- * writer puts in the ids of units not registered yet). Memory
- * stays bounded: at most `ahead` parsed blocks wait for the writer.
+ * The chunks of every file, in file order. NDJSON files (when there is a pool) are cut into
+ * blocks of chunkSize lines on this thread (a memchr per line) and parsed by the pool's
+ * threads, up to `ahead` blocks at once, across file boundaries; other files are read line by
+ * line on this thread. Each block takes the EMU ids known so far, so that its thread renders
+ * whole COPY rows (the writer puts in the ids of units not registered yet). A file that fails
+ * yields its error in its place, and the next files go on. Memory stays bounded: at most
+ * `ahead` parsed blocks wait for the writer.
  */
-async function* parsedBlocks(
-  pool: ParsePool,
-  filePath: string,
+async function* fileChunks(
+  files: readonly string[],
+  formats: readonly string[],
+  root: string,
+  pool: ParsePool | undefined,
   batchId: number,
-  name: string,
   chunkSize: number,
   ahead: number,
   emuIds: ReadonlyMap<string, number>,
-): AsyncGenerator<ParsedChunk> {
-  const queue: Promise<ParsedChunk>[] = [];
+): AsyncGenerator<FileItem> {
+  const queue: Promise<FileItem>[] = [];
   try {
-    for await (const block of readLineBlocks(filePath, chunkSize)) {
-      const parsing = pool.parse({ ...block, batchId, file: name, emuIds });
-      // Reported when awaited in order; this only keeps Node from calling it unhandled meanwhile.
-      parsing.catch(() => {});
-      queue.push(parsing);
-      if (queue.length > ahead) yield await queue.shift()!;
+    for (const [file, filePath] of files.entries()) {
+      const name = path.relative(root, filePath) || path.basename(filePath);
+      if (pool && formats[file] === 'ndjson') {
+        try {
+          for await (const block of readLineBlocks(filePath, chunkSize)) {
+            queue.push(
+              pool.parse({ ...block, batchId, file: name, emuIds }).then(
+                (chunk) => ({ file, chunk }),
+                (error: unknown) => ({ file, error }),
+              ),
+            );
+            if (queue.length > ahead) yield await queue.shift()!;
+          }
+        } catch (error) {
+          queue.push(Promise.resolve({ file, error }));
+        }
+        continue;
+      }
+      while (queue.length > 0) yield await queue.shift()!;
+      try {
+        for await (const chunk of parsedLines(filePath, batchId, name, chunkSize, emuIds))
+          yield { file, chunk };
+      } catch (error) {
+        yield { file, error };
+      }
     }
     while (queue.length > 0) yield await queue.shift()!;
   } finally {

@@ -127,6 +127,62 @@ describe('parallel NDJSON parser: results identical to the line reader', () => {
     expect(await stored(parallelDb)).toEqual(await stored(lineDb));
   }, 120_000);
 
+  it('on several files in one stream: CSV between NDJSON files, an unreadable one, an empty one, repeats across files', async () => {
+    const several = path.join(dir, 'several');
+    await mkdir(several);
+    const sighting = (i: number, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        observedAt: shanghai('20260905', '07:00') + i,
+        trainCode: `D${300 + (i % 7)}`,
+        emuCode: `CRH380A-${String(2700 + (i % 13)).padStart(4, '0')}${i % 4 === 0 ? '-03-12C' : ''}`,
+        source: i % 2 ? 'report' : 'travel-code',
+        ...(i % 3 ? { ref: `s-${i}` } : {}),
+        ...extra,
+      });
+    const ndjson = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, k) =>
+        (from + k) % 17 === 0 ? sighting(from + k, { trainCode: 'X1' }) : sighting(from + k),
+      ).join('\n') + '\n';
+    await writeFile(path.join(several, 'a.ndjson'), ndjson(0, 60));
+    await writeFile(path.join(several, 'b-no-header.csv'), 'when,train\n1,G1\n');
+    await writeFile(
+      path.join(several, 'c.csv'),
+      'observedAt,trainCode,emuCode,source,ref\n' +
+        Array.from(
+          { length: 20 },
+          (_, k) =>
+            `${shanghai('20260905', '09:00') + k},G${k + 1},CR400AF-${2100 + k},report,c-${k}`,
+        ).join('\n') +
+        '\n',
+    );
+    await writeFile(path.join(several, 'd.ndjson'), ndjson(40, 130)); // repeats a's last 20
+    await writeFile(path.join(several, 'e.ndjson'), '');
+    await writeFile(path.join(several, 'f.ndjson'), ndjson(125, 140) + '{oops\n');
+    for (const [chunkSize, parseThreads] of [
+      [7, 1],
+      [50, 2],
+      [7, 2],
+    ] as const) {
+      const a = await ingestObservations(lineDb.db, several, { ...LINE_READER, chunkSize });
+      const b = await ingestObservations(parallelDb.db, several, {
+        parseThreads,
+        parallelMinBytes: 0,
+        chunkSize,
+      });
+      expect(totals(b)).toEqual(totals(a));
+      expect(a.files.map((f) => f.file)).toEqual([
+        'a.ndjson',
+        'b-no-header.csv',
+        'c.csv',
+        'd.ndjson',
+        'e.ndjson',
+        'f.ndjson',
+      ]);
+      expect(a.files[1]!.error).toMatch(/CSV header lacks/);
+    }
+    expect(await stored(parallelDb)).toEqual(await stored(lineDb));
+  }, 120_000);
+
   it('on a file of 100k generated lines (duplicates, bad lines, many days), in chunks', async () => {
     const big = path.join(dir, 'big');
     await mkdir(big);

@@ -30,6 +30,25 @@ const COLUMNS = [
   'dedup_key',
 ] as const;
 
+/**
+ * A map that reads through to `base` and keeps what is set in itself (iterating gives only
+ * those): resolveEmuIds gets and sets entries, and the caller moves them into `base` once the
+ * transaction that registered them has committed.
+ */
+class CacheOverlay extends Map<string, number> {
+  constructor(private readonly base: ReadonlyMap<string, number>) {
+    super();
+  }
+
+  override get(key: string): number | undefined {
+    return super.get(key) ?? this.base.get(key);
+  }
+
+  override has(key: string): boolean {
+    return super.has(key) || this.base.has(key);
+  }
+}
+
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
@@ -130,15 +149,16 @@ export async function writeObservationChunk(
   options: WriteChunkOptions = {},
 ): Promise<ChunkResult> {
   // EMUs registered by a transaction that rolls back do not exist: the shared cache learns a
-  // chunk's new entries only once its transaction has committed.
-  let local = new Map(emuCache);
+  // chunk's new entries only once its transaction has committed. Meanwhile they are kept in
+  // an overlay of their own (not a copy of the whole cache, which grows to thousands of units).
+  let local = new CacheOverlay(emuCache);
   let result: ChunkResult;
   try {
     const first = options.optimistic ? copyOptimistically : insertIgnoringDuplicates;
     result = await writeChunk(db, first, batchId, file, chunk, local);
   } catch (err) {
     if (!options.optimistic || !isUniqueViolation(err)) throw err;
-    local = new Map(emuCache);
+    local = new CacheOverlay(emuCache);
     result = await writeChunk(db, insertIgnoringDuplicates, batchId, file, chunk, local);
   }
   for (const [written, id] of local) emuCache.set(written, id);

@@ -158,8 +158,12 @@ export async function ingestObservations(
         }
         const chunk = it.chunk;
         result.read += chunk.read;
+        // Chunks commit without waiting for the disk; the batch's closing update below
+        // commits synchronously, which flushes the WAL up to it: when ingestObservations
+        // returns, every chunk is as durable as it was with synchronous commits.
         const w = await writeObservationChunk(db, batchId, name, chunk, emuCache, {
           optimistic,
+          commitAsync: true,
         });
         optimistic &&= !w.sawStored;
         result.accepted += w.accepted;

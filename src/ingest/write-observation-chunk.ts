@@ -112,8 +112,10 @@ async function writeChunk(
   file: string,
   chunk: ParsedChunk,
   emuCache: Map<string, number>,
+  commitAsync: boolean,
 ): Promise<ChunkResult> {
   return db.transaction(async (tx) => {
+    if (commitAsync) await tx.query('SET LOCAL synchronous_commit TO off');
     const rows = chunk.rows;
     if (rows.pending.units.length > 0)
       fillPendingEmuIds(rows, await resolveEmuIds(tx, rows.pending.units, emuCache));
@@ -132,6 +134,12 @@ export interface WriteChunkOptions {
    * false.
    */
   optimistic?: boolean;
+  /**
+   * Commit without waiting for the WAL to reach the disk (synchronous_commit off for this
+   * transaction): the caller ends with a synchronous commit of its own, which flushes the WAL
+   * up to it, this chunk's commit included. Default false.
+   */
+  commitAsync?: boolean;
 }
 
 /**
@@ -151,15 +159,24 @@ export async function writeObservationChunk(
   // EMUs registered by a transaction that rolls back do not exist: the shared cache learns a
   // chunk's new entries only once its transaction has committed. Meanwhile they are kept in
   // an overlay of their own (not a copy of the whole cache, which grows to thousands of units).
+  const commitAsync = options.commitAsync ?? false;
   let local = new CacheOverlay(emuCache);
   let result: ChunkResult;
   try {
     const first = options.optimistic ? copyOptimistically : insertIgnoringDuplicates;
-    result = await writeChunk(db, first, batchId, file, chunk, local);
+    result = await writeChunk(db, first, batchId, file, chunk, local, commitAsync);
   } catch (err) {
     if (!options.optimistic || !isUniqueViolation(err)) throw err;
     local = new CacheOverlay(emuCache);
-    result = await writeChunk(db, insertIgnoringDuplicates, batchId, file, chunk, local);
+    result = await writeChunk(
+      db,
+      insertIgnoringDuplicates,
+      batchId,
+      file,
+      chunk,
+      local,
+      commitAsync,
+    );
   }
   for (const [written, id] of local) emuCache.set(written, id);
   return result;

@@ -1,6 +1,6 @@
-import { hash } from 'node:crypto';
 import { checkTrain, EARLIEST, LATEST } from './observation-record.js';
 import { MalformedEmuCodeError, parseEmuCode } from '../emus/normalize-emu-code.js';
+import { sha256Words } from './sha256-words.js';
 import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
 
 /**
@@ -506,11 +506,11 @@ export function newScannedLine(): ScannedLine {
 
 /**
  * Bytes to hash for a scanned line's dedup key, as dedupKeyOf builds it: ref, source and ref;
- * or content, source, time, train numbers, canonical EMU code and the stated service day.
- * Views by length are kept so that hashing allocates nothing but the digest's text.
+ * or content, source, time, train numbers, canonical EMU code and the stated service day. At
+ * most about 420 bytes (source, ref, train and EMU codes are bounded above), plus the hash's
+ * padding.
  */
 const material = new Uint8Array(1024);
-const views: Uint8Array[] = [];
 const REF_TAG = encoder.encode('ref\u0000');
 const CONTENT_TAG = encoder.encode('content\u0000');
 
@@ -538,8 +538,8 @@ export function writeInt(target: Uint8Array, at: number, n: number): number {
   return end;
 }
 
-/** The sha256 of a scanned line's dedup material, as 64 hex digits. */
-export function dedupDigestHex(bytes: Uint8Array, s: ScannedLine): string {
+/** The sha256 of a scanned line's dedup material (as dedupKeyOf hashes it), as 8 words. */
+export function dedupDigest(bytes: Uint8Array, s: ScannedLine, out: Int32Array): void {
   let at: number;
   if (s.refStart >= 0) {
     at = put(REF_TAG, 0, REF_TAG.length, 0);
@@ -563,6 +563,5 @@ export function dedupDigestHex(bytes: Uint8Array, s: ScannedLine): string {
     material[at++] = 0;
     if (s.serviceDateGiven) at = writeInt(material, at, s.serviceDay);
   }
-  const view = (views[at] ??= material.subarray(0, at));
-  return hash('sha256', view, 'hex');
+  sha256Words(material, at, out);
 }

@@ -1,6 +1,6 @@
 import { copyTextValue } from '../db/db.js';
 import {
-  dedupDigestHex,
+  dedupDigest,
   newScannedLine,
   scanLine,
   writeInt,
@@ -271,10 +271,11 @@ export class ChunkBuilder {
    */
   addScanned(line: number, bytes: Uint8Array, s: ScannedLine): void {
     this.valid++;
-    const digest = dedupDigestHex(bytes, s);
+    const digest = DIGEST;
+    dedupDigest(bytes, s, digest);
     const key = this.key;
     key[0] = s.serviceDay;
-    for (let k = 1; k < 8; k++) key[k] = hexWord(digest, (k - 1) * 8);
+    for (let k = 1; k < 8; k++) key[k] = digest[k - 1]!;
     const emu = s.emu!;
     const emuId = this.emuIdDigits(emu);
     if (!this.keys.add(key)) {
@@ -336,9 +337,11 @@ export class ChunkBuilder {
     o[at++] = BACKSLASH;
     o[at++] = BACKSLASH;
     o[at++] = 0x78;
-    const day = s.serviceDay >>> 0;
-    for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(day >>> shift) & 15]!;
-    for (let k = 0; k < 56; k++) o[at++] = digest.charCodeAt(k);
+    // The key as stored: the service day, then the first 224 bits of the digest, in hex.
+    for (let k = 0; k < 8; k++) {
+      const word = key[k]!;
+      for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
+    }
     o[at++] = LF;
     out.length = at;
     this.countDay(s.serviceDay);
@@ -441,6 +444,9 @@ function parseLine(chunk: ChunkBuilder, bytes: Uint8Array, start: number, line: 
   else chunk.add(line, rec);
   return next;
 }
+
+/** A scanned line's digest (one per thread: blocks are parsed one at a time). */
+const DIGEST = new Int32Array(8);
 
 /** The scanner's output for the line at hand (one per thread: blocks are parsed one at a time). */
 const SCANNED = newScannedLine();

@@ -341,24 +341,28 @@ const REF = 16;
 const SERVICE_DATE = 32;
 const REQUIRED = OBSERVED_AT | TRAIN_CODE | EMU_CODE | SOURCE;
 
-const KEYS: [number, Uint8Array][] = [
-  [OBSERVED_AT, encoder.encode('observedAt')],
-  [TRAIN_CODE, encoder.encode('trainCode')],
-  [EMU_CODE, encoder.encode('emuCode')],
-  [SOURCE, encoder.encode('source')],
-  [REF, encoder.encode('ref')],
-  [SERVICE_DATE, encoder.encode('serviceDate')],
-];
+/** The known keys by length (each length names one key), with the bit each stands for. */
+const KEY_BY_LENGTH: (Uint8Array | undefined)[] = [];
+const BIT_BY_LENGTH = new Int32Array(12);
+for (const [bit, name] of [
+  [OBSERVED_AT, 'observedAt'],
+  [TRAIN_CODE, 'trainCode'],
+  [EMU_CODE, 'emuCode'],
+  [SOURCE, 'source'],
+  [REF, 'ref'],
+  [SERVICE_DATE, 'serviceDate'],
+] as const) {
+  KEY_BY_LENGTH[name.length] = encoder.encode(name);
+  BIT_BY_LENGTH[name.length] = bit;
+}
 
+/** The bit of the known key at bytes start..end; 0 for any other key. */
 function keyAt(bytes: Uint8Array, start: number, end: number): number {
   const len = end - start;
-  for (const [bit, key] of KEYS) {
-    if (key.length !== len) continue;
-    let j = 0;
-    while (j < len && key[j] === bytes[start + j]) j++;
-    if (j === len) return bit;
-  }
-  return 0;
+  const key = len < KEY_BY_LENGTH.length ? KEY_BY_LENGTH[len] : undefined;
+  if (key === undefined) return 0;
+  for (let j = 0; j < len; j++) if (key[j] !== bytes[start + j]) return 0;
+  return BIT_BY_LENGTH[len]!;
 }
 
 /**

@@ -78,15 +78,18 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
        SELECT * FROM (VALUES ($1::int - 1, $2::bigint, $3::bigint), ($1::int, $3, $4),
                              ($1::int + 1, $4, $5)) AS d(day, midnight, next_midnight)
      ), late_run AS MATERIALIZED (
-       -- Timetables that can cross midnight, read once for both days.
-       SELECT id, end_offset FROM timetables WHERE end_offset > 23 * 3600
+       -- Coverage rows of timetables that can cross midnight, read once for both days: a join
+       -- of the few such timetables to the coverage, not of every coverage row to both days.
+       SELECT c.train_code, c.service_day_start, c.service_day_end_exclusive, t.end_offset
+         FROM timetables t
+         JOIN timetable_coverage c ON c.timetable_id = t.id
+        WHERE t.end_offset > 23 * 3600
      ), late AS MATERIALIZED (
        -- Numbers whose run of D-1 or of D ends after that day's midnight, and how late they may be seen.
-       SELECT d.day, c.train_code, d.midnight + t.end_offset + $6::int AS window_end
-         FROM late_run t
-         JOIN timetable_coverage c ON c.timetable_id = t.id
+       SELECT d.day, c.train_code, d.midnight + c.end_offset + $6::int AS window_end
+         FROM late_run c
          JOIN days d ON d.day <= $1::int AND ${coverageInForceSql('c', 'd.day')}
-        WHERE d.midnight + t.end_offset > d.next_midnight
+        WHERE d.midnight + c.end_offset > d.next_midnight
      ), own_start AS MATERIALIZED (
        -- When those numbers' own runs of the next day begin.
        SELECT d.day, c.train_code, d.midnight + t.start_offset AS run_start

@@ -141,6 +141,37 @@ describe('buildDailyRecords: rebuilds', () => {
     expect(await records('20260910')).toEqual(after);
   });
 
+  it('gives new keys ids in train order (prefix, then number), on a first build and after', async () => {
+    const day = serviceDayFromYmd('20260913');
+    const trains = ['G10', 'G9', 'D100', 'C5', '1461', 'G100', 'S1', 'D99', 'K7'];
+    await ingestSightings(
+      t.current.db,
+      trains.flatMap((train, i) =>
+        sightings('20260913', train, `CR400AF-${String(2300 + i).padStart(4, '0')}`, 1),
+      ),
+    );
+    expect(await buildDailyRecords(t.current.db, day)).toMatchObject({ inserted: 9 });
+    const byId = async () =>
+      (
+        await t.current.db.query<{ train_code: string }>(
+          'SELECT train_code FROM daily_records WHERE service_day = $1 ORDER BY id',
+          [day],
+        )
+      ).rows.map((r) => r.train_code);
+    expect(await byId()).toEqual(['1461', 'C5', 'D99', 'D100', 'G9', 'G10', 'G100', 'K7', 'S1']);
+
+    await ingestSightings(t.current.db, [
+      ...sightings('20260913', 'G2', 'CR400AF-2400', 1),
+      ...sightings('20260913', '88', 'CR400AF-2401', 1),
+      ...sightings('20260913', 'D1000', 'CR400AF-2402', 1),
+    ]);
+    expect(await buildDailyRecords(t.current.db, day)).toMatchObject({ inserted: 3 });
+    expect(await byId()).toEqual([
+      ...['1461', 'C5', 'D99', 'D100', 'G9', 'G10', 'G100', 'K7', 'S1'],
+      ...['88', 'D1000', 'G2'],
+    ]);
+  });
+
   it('leaves other days alone and builds an empty day as empty', async () => {
     // Its own other day (not one another test built), so the check holds when run alone.
     await ingestSightings(t.current.db, [

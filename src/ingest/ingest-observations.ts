@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../db/db.js';
-import { readLineBlocks } from './ndjson-blocks.js';
+import { BlockBuffers, readLineBlocks } from './ndjson-blocks.js';
 import { ChunkBuilder, type ParsedChunk } from './observation-copy-rows.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
 import { ParsePool } from './parse-pool.js';
@@ -166,6 +166,8 @@ export async function ingestObservations(
           commitAsync: true,
         });
         optimistic &&= !w.sawStored;
+        // Its rows are written: the buffer can take a later chunk's.
+        pool?.recycle(chunk.rows.bytes.buffer as ArrayBuffer);
         result.accepted += w.accepted;
         result.duplicate += chunk.valid - w.accepted;
         result.rejected += chunk.rejects.length;
@@ -248,15 +250,20 @@ async function* fileChunks(
   emuIds: ReadonlyMap<string, number>,
 ): AsyncGenerator<FileItem> {
   const queue: Promise<FileItem>[] = [];
+  // Blocks are read into buffers that the parse threads give back.
+  const buffers = new BlockBuffers();
   try {
     for (const [file, filePath] of files.entries()) {
       const name = path.relative(root, filePath) || path.basename(filePath);
       if (pool && formats[file] === 'ndjson') {
         try {
-          for await (const block of readLineBlocks(filePath, chunkSize)) {
+          for await (const block of readLineBlocks(filePath, chunkSize, buffers)) {
             queue.push(
               pool.parse({ ...block, batchId, file: name, emuIds }).then(
-                (chunk) => ({ file, chunk }),
+                (chunk) => {
+                  if (chunk.input) buffers.give(chunk.input);
+                  return { file, chunk };
+                },
                 (error: unknown) => ({ file, error }),
               ),
             );

@@ -45,6 +45,8 @@ export interface ParsedChunk {
   valid: number;
   rejects: RejectedLine[];
   rows: RenderedRows;
+  /** The block's buffer, given back by a parse thread to read another block into. */
+  input?: ArrayBuffer;
 }
 
 const EMU_ID_DIGITS = 10;
@@ -66,8 +68,8 @@ class RowBytes {
   bytes: Uint8Array;
   length = 0;
 
-  constructor(capacity: number) {
-    this.bytes = new Uint8Array(capacity);
+  constructor(output: number | ArrayBuffer) {
+    this.bytes = typeof output === 'number' ? new Uint8Array(output) : new Uint8Array(output);
   }
 
   reserve(n: number): void {
@@ -191,15 +193,16 @@ export class ChunkBuilder {
   private readonly pending: PendingEmuIds = { units: [], offsets: [], unitIndexes: [] };
   private readonly pendingUnits = new Map<string, number>();
 
+  /** `output`: a buffer to render into, or the capacity of a new one. */
   constructor(
     batchId: number,
     file: string,
     private readonly emuIds: ReadonlyMap<string, number> = new Map(),
-    capacity = 1 << 20,
+    output: number | ArrayBuffer = 1 << 20,
   ) {
     this.prefix = `${batchId}\t${copyTextValue(file)}\t`;
     this.prefixBytes = encoder.encode(this.prefix);
-    this.out = new RowBytes(capacity);
+    this.out = new RowBytes(output);
   }
 
   reject(line: number, raw: string, field: string | null, reason: string): void {
@@ -381,6 +384,12 @@ export interface NdjsonBlock {
   file: string;
   /** Written unit -> emu id, for the units known to be registered (see RenderedRows). */
   emuIds?: ReadonlyMap<string, number>;
+  /**
+   * A buffer whose rows were written already, for this thread to keep and render later rows
+   * into (ndjson-parse-worker.ts): reusing buffers spares both threads the allocation of a
+   * megabyte or two per chunk and the garbage collections such allocations set off.
+   */
+  spare?: ArrayBuffer;
 }
 
 /**
@@ -397,13 +406,21 @@ export function parseNdjsonBlock(
   options: {
     /** false: every line the general way (tests compare the two). Default true. */
     scan?: boolean;
+    /** Where to render the rows if it is large enough; else a new buffer. */
+    output?: ArrayBuffer;
   } = {},
 ): ParsedChunk {
   const scan = options.scan ?? true;
   const bytes = block.bytes;
   const end = bytes.length;
   // Rows are longer than their lines: the batch, file, day and key are added.
-  const chunk = new ChunkBuilder(block.batchId, block.file, block.emuIds, 2 * end + 4096);
+  const capacity = 2 * end + 4096;
+  const chunk = new ChunkBuilder(
+    block.batchId,
+    block.file,
+    block.emuIds,
+    options.output && options.output.byteLength >= capacity ? options.output : capacity,
+  );
   const scanned = SCANNED;
   let line = block.firstLine;
   for (let start = 0; start < end; line++) {

@@ -37,9 +37,25 @@ export class ParsePool {
     if (this.sentEmuIds >= 0 && size < this.sentEmuIds + 256)
       block = { ...block, emuIds: undefined };
     else this.sentEmuIds = size;
-    return this.pool.run(block, {
-      transferList: [block.bytes.buffer as ArrayBuffer],
-    }) as Promise<ParsedChunk>;
+    const spare = this.spares.pop();
+    const transferList = [block.bytes.buffer as ArrayBuffer];
+    if (spare) {
+      block = { ...block, spare };
+      transferList.push(spare);
+    }
+    return this.pool.run(block, { transferList }) as Promise<ParsedChunk>;
+  }
+
+  /** Rendered buffers given back, sent to a thread with the next blocks. */
+  private readonly spares: ArrayBuffer[] = [];
+
+  /**
+   * Gives back a chunk's rendered buffer once its rows are written (the caller must not use it
+   * after): a thread renders later rows into it instead of a new one. A few are kept.
+   */
+  recycle(buffer: ArrayBuffer): void {
+    if (this.spares.length < 2 && buffer.byteLength > 0 && !(buffer instanceof SharedArrayBuffer))
+      this.spares.push(buffer);
   }
 
   async close(): Promise<void> {

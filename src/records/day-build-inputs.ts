@@ -27,39 +27,62 @@ export interface DayBuildState {
  *     while in force on a day, its timetable), read through the GiST index on coverage days;
  *   - the conflict rule and BUILD_LOGIC_VERSION.
  * Two builds with the same digest write the same records, so the second can be skipped.
- * Read in the same statement (one round trip): the day's stored build state and the number of
- * its records as they stand (`records`).
+ * Read in the same statement (one round trip): the day's stored build state, the number of its
+ * records as they stand (`records`), and the distinct sources of the sightings the day counts, in
+ * order (`sources`, for the rule: build-daily-records.ts). The stored sightings are counted by
+ * source, which costs what counting them does; the list may name a source only a sighting moved
+ * out had (it does not change what the rule gives).
  */
 export async function dayBuildInputs(
   tx: Queryable,
   serviceDay: number,
   moved: MovedSightings,
   rule: ConflictRule,
-): Promise<{ inputs: string; stored: number; records: number; state?: DayBuildState }> {
+): Promise<{
+  inputs: string;
+  stored: number;
+  sources: string[];
+  records: number;
+  state?: DayBuildState;
+}> {
   const r = await tx.query<{
     stored: number;
+    sources: string[] | null;
     coverage: string | null;
     records: number;
     version: string | null;
     last_inputs: string | null;
   }>(
-    `SELECT (SELECT count(*)::int FROM observations WHERE service_day = $1) AS stored,
+    `WITH stored AS MATERIALIZED (
+       SELECT source, count(*)::int AS n FROM observations WHERE service_day = $1 GROUP BY source
+     )
+     SELECT (SELECT coalesce(sum(n), 0)::int FROM stored) AS stored,
+            (SELECT array_agg(source ORDER BY source)
+               FROM (SELECT source FROM stored
+                     UNION SELECT source FROM observations WHERE id = ANY ($2::bigint[])) AS s
+            ) AS sources,
             (SELECT md5(string_agg(id || ':' || timetable_id, ',' ORDER BY id))
                FROM timetable_coverage WHERE service_days @> $1::int) AS coverage,
             (SELECT count(*)::int FROM daily_records WHERE service_day = $1) AS records,
             b.version, b.inputs AS last_inputs
        FROM (SELECT) AS one
        LEFT JOIN daily_record_builds b ON b.service_day = $1`,
-    [serviceDay],
+    [serviceDay, moved.in],
   );
-  const { stored, coverage, records, version, last_inputs } = r.rows[0]!;
+  const { stored, sources, coverage, records, version, last_inputs } = r.rows[0]!;
   const hash = createHash('sha256');
   hash.update(`logic ${BUILD_LOGIC_VERSION}\nrule ${JSON.stringify(rule)}\n`);
   hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
   hash.update(`coverage ${coverage ?? ''}\n`);
   const state =
     version === null ? undefined : { version: Number(version), inputs: last_inputs ?? '' };
-  return { inputs: hash.digest('hex'), stored, records, ...(state ? { state } : {}) };
+  return {
+    inputs: hash.digest('hex'),
+    stored,
+    sources: sources ?? [],
+    records,
+    ...(state ? { state } : {}),
+  };
 }
 
 /** The day's build state, or undefined for a day never built since migration 011. */

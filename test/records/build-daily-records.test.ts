@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDailyRecords } from '../../src/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
-import { ingestSightings, sightings } from '../helpers/observations.js';
+import { ingestSightings, shanghai, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const t = useTestDatabase();
@@ -97,6 +97,64 @@ describe('buildDailyRecords: the conflict rule', () => {
     ]);
     await buildDailyRecords(t.current.db, serviceDayFromYmd('20260907'));
     expect((await records('20260907'))[0]!.sources).toEqual(['station-board', 'travel-code']);
+  });
+
+  it('ranks candidates of equal support by their number of distinct sources', async () => {
+    await ingestSightings(t.current.db, [
+      ...sightings('20260908', 'G18', 'CR400AF-2001', 2, 'report'),
+      ...sightings('20260908', 'G18', 'CR400AF-2002', 1, 'travel-code'),
+      ...sightings('20260908', 'G18', 'CR400AF-2002', 1, 'report'),
+      ...sightings('20260908', 'G18', 'CR400AF-2003', 1, 'station-board'),
+      ...sightings('20260908', 'G18', 'CR400AF-2003', 1, 'travel-code'),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260908'));
+    expect((await records('20260908')).map((r) => [r.code, r.sources])).toEqual([
+      ['CR400AF-2002', ['report', 'travel-code']],
+      ['CR400AF-2003', ['station-board', 'travel-code']],
+    ]);
+  });
+
+  it('gives the sources in the order Postgres sorts them, whatever they hold', async () => {
+    const odd = [
+      'travel-code',
+      'a,b',
+      'x"y',
+      '{z}',
+      'back\\slash',
+      'NULL',
+      'über',
+      'Zeta',
+      ' lead',
+    ];
+    await ingestSightings(
+      t.current.db,
+      odd.flatMap((source, i) => sightings('20260909', 'G19', 'CR400AF-2001', 1 + (i % 2), source)),
+    );
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260909'));
+    const expected = await t.current.db.query<{ s: string[] }>(
+      'SELECT array_agg(DISTINCT source ORDER BY source) AS s FROM observations WHERE service_day = $1',
+      [serviceDayFromYmd('20260909')],
+    );
+    expect(expected.rows[0]!.s).toHaveLength(odd.length);
+    expect((await records('20260909'))[0]!.sources).toEqual(expected.rows[0]!.s);
+  });
+
+  it('finds the sources of a day with more distinct sources than the rule counts in bits', async () => {
+    // 70 sources in the day: past 63 the rule aggregates each candidate's sources instead.
+    const many = Array.from({ length: 70 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
+    await ingestSightings(t.current.db, [
+      ...many.map((source, i) => ({
+        ...sightings('20260912', 'G23', 'CR400AF-2001', 1, source)[0]!,
+        observedAt: shanghai('20260912', '10:00') + i,
+      })),
+      ...sightings('20260912', 'G24', 'CR400AF-2002', 2, 'src-05'),
+      ...sightings('20260912', 'G24', 'CR400AF-2002', 1, 'src-01'),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260912'));
+    expect((await records('20260912')).map((r) => [r.train_code, r.support, r.sources])).toEqual([
+      ['G23', 70, many],
+      ['G24', 3, ['src-01', 'src-05']],
+    ]);
   });
 });
 

@@ -27,7 +27,15 @@ export interface ScannedLine {
   observedAtEnd: number;
   serviceDay: number;
   serviceDateGiven: boolean;
-  train: TrainEntry | undefined;
+  /**
+   * The train code as stored (G4340/G4337) and as an array ({G4340,G4337}): where they are in
+   * `trainBytes` (the train table's arena).
+   */
+  trainBytes: Uint8Array;
+  trainCodeStart: number;
+  trainCodeEnd: number;
+  trainArrayStart: number;
+  trainArrayEnd: number;
   emu: EmuEntry | undefined;
   emuStart: number;
   emuEnd: number;
@@ -38,25 +46,25 @@ export interface ScannedLine {
   refEnd: number;
 }
 
-/** A written train code, as validated: the stored text (G4340/G4337) and array ({G4340,G4337}). */
-export interface TrainEntry {
-  key: Uint8Array;
-  /** Undefined when the code is malformed (the line is left to the validator). */
-  code: Uint8Array | undefined;
-  array: Uint8Array | undefined;
-}
-
-/** A written EMU code, as validated: its canonical code and the written unit the registry resolves. */
+/**
+ * A written EMU code, as validated: its canonical code (in `bytes`, the EMU table's arena) and
+ * the written unit the registry resolves.
+ */
 export interface EmuEntry {
-  key: Uint8Array;
   ok: boolean;
   /** Parsed as a Fuxing or Hexie unit (not kept as it stands). */
   structured: boolean;
-  canonical: Uint8Array;
+  bytes: Uint8Array;
+  canonicalStart: number;
+  canonicalEnd: number;
   unit: string;
-  /** The emu id of `unit` as `idsFrom` gave it (undefined: not there), and as ASCII digits. */
+  /**
+   * The emu id of `unit` as `idsFrom` gave it (undefined: not there), and where it is as ASCII
+   * digits in `bytes`.
+   */
   id: number | undefined;
-  idDigits: Uint8Array | undefined;
+  idStart: number;
+  idEnd: number;
   /** The map of known ids last asked for this unit. */
   idsFrom: ReadonlyMap<string, number> | undefined;
   /** The chunk that listed this unit as pending, and its index there. */
@@ -82,13 +90,21 @@ const MAX_TRAIN = 256;
 const MAX_CANONICAL_EMU = 256;
 
 /**
- * Byte strings to entries, by open addressing on an FNV-1a hash of the bytes. Bounded like the
- * validator's caches: cleared when it holds more than `limit` entries.
+ * Byte strings (keys) to entry numbers, by open addressing on an FNV-1a hash of the bytes. The
+ * keys, and the bytes an entry keeps (appended after its key), are in one arena, and a slot
+ * holds the hash and the entry number: a lookup touches the slot, the key's bytes and, on a hit,
+ * what follows them, instead of an object and a typed array per entry. Bounded like the
+ * validator's caches: cleared when it holds more than `limit` entries (entry numbers then
+ * start again; `entries` is emptied).
  */
-class ByteTable<E extends { key: Uint8Array }> {
-  private slots: (E | undefined)[] = new Array<E | undefined>(1024).fill(undefined);
-  private hashes = new Int32Array(1024);
-  private size = 0;
+export class ByteTable<E> {
+  /** Per slot: the key's hash and its entry's number + 1 (0: empty). */
+  private slots = new Int32Array(2 * 1024);
+  /** Per entry: where its key starts in the arena, and its length. */
+  private keys = new Int32Array(2 * 512);
+  arena = new Uint8Array(1 << 16);
+  private arenaLength = 0;
+  readonly entries: E[] = [];
 
   constructor(private readonly limit: number) {}
 
@@ -98,47 +114,89 @@ class ByteTable<E extends { key: Uint8Array }> {
     return h;
   }
 
+  /** The entry whose key is bytes[start..end) (hash h), or undefined. */
   get(bytes: Uint8Array, start: number, end: number, h: number): E | undefined {
-    const mask = this.slots.length - 1;
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
     const len = end - start;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const e = this.slots[i];
-      if (e === undefined) return undefined;
-      if (this.hashes[i] !== h || e.key.length !== len) continue;
+      const entry = slots[2 * i + 1]! - 1;
+      if (entry < 0) return undefined;
+      if (slots[2 * i] !== h || this.keys[2 * entry + 1] !== len) continue;
+      const arena = this.arena;
+      const at = this.keys[2 * entry]!;
       let j = 0;
-      while (j < len && e.key[j] === bytes[start + j]) j++;
-      if (j === len) return e;
+      while (j < len && arena[at + j] === bytes[start + j]) j++;
+      if (j === len) return this.entries[entry];
     }
   }
 
-  add(entry: E, h: number): void {
-    if (this.size >= this.limit) this.clear();
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
-    this.put(entry, h);
-    this.size++;
+  /** Appends bytes to the arena; returns where they start (arena may be a new array after). */
+  append(src: Uint8Array, start: number, end: number): number {
+    const len = end - start;
+    if (this.arenaLength + len > this.arena.length) {
+      const grown = new Uint8Array(Math.max(this.arena.length * 2, this.arenaLength + len));
+      grown.set(this.arena.subarray(0, this.arenaLength));
+      this.arena = grown;
+    }
+    const at = this.arenaLength;
+    for (let i = 0; i < len; i++) this.arena[at + i] = src[start + i]!;
+    this.arenaLength += len;
+    return at;
   }
 
-  private put(entry: E, h: number): void {
-    const mask = this.slots.length - 1;
+  /**
+   * Adds an entry for the key bytes[start..end) (hash h), its key copied into the arena first;
+   * `make` is then called to append the entry's own bytes and make it.
+   */
+  add(bytes: Uint8Array, start: number, end: number, h: number, make: () => E): E {
+    if (this.entries.length >= this.limit) this.clear();
+    const number = this.entries.length;
+    if ((number + 1) * 2 > this.slots.length >> 1) this.grow();
+    if (2 * number + 2 > this.keys.length) {
+      const grown = new Int32Array(this.keys.length * 2);
+      grown.set(this.keys);
+      this.keys = grown;
+    }
+    this.keys[2 * number] = this.append(bytes, start, end);
+    this.keys[2 * number + 1] = end - start;
+    const entry = make();
+    this.entries.push(entry);
+    this.put(h, number);
+    return entry;
+  }
+
+  private put(h: number, entry: number): void {
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
     let i = h & mask;
-    while (this.slots[i] !== undefined) i = (i + 1) & mask;
-    this.slots[i] = entry;
-    this.hashes[i] = h;
+    while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
+    slots[2 * i] = h;
+    slots[2 * i + 1] = entry + 1;
   }
 
   private grow(): void {
     const old = this.slots;
-    const oldHashes = this.hashes;
-    this.slots = new Array<E | undefined>(old.length * 2).fill(undefined);
-    this.hashes = new Int32Array(old.length * 2);
-    for (let i = 0; i < old.length; i++) if (old[i] !== undefined) this.put(old[i]!, oldHashes[i]!);
+    this.slots = new Int32Array(old.length * 2);
+    for (let i = 0; i < old.length; i += 2)
+      if (old[i + 1] !== 0) this.put(old[i]!, old[i + 1]! - 1);
   }
 
   private clear(): void {
-    this.slots = new Array<E | undefined>(1024).fill(undefined);
-    this.hashes = new Int32Array(1024);
-    this.size = 0;
+    this.slots = new Int32Array(2 * 1024);
+    this.keys = new Int32Array(2 * 512);
+    this.arena = new Uint8Array(1 << 16);
+    this.arenaLength = 0;
+    this.entries.length = 0;
   }
+}
+
+/** A train code's bytes: where its stored text and its array are in the train arena (-1: malformed). */
+interface TrainEntry {
+  codeStart: number;
+  codeEnd: number;
+  arrayStart: number;
+  arrayEnd: number;
 }
 
 const trains = new ByteTable<TrainEntry>(100_000);
@@ -153,28 +211,37 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
 
 function trainOf(bytes: Uint8Array, start: number, end: number): TrainEntry {
   const h = ByteTable.hashOf(bytes, start, end);
-  let e = trains.get(bytes, start, end, h);
-  if (e === undefined) {
-    const codes = checkTrain(ascii(bytes, start, end));
-    e = {
-      key: bytes.slice(start, end),
-      code: Array.isArray(codes) ? encoder.encode(codes.join('/')) : undefined,
-      array: Array.isArray(codes) ? encoder.encode(`{${codes.join(',')}}`) : undefined,
-    };
-    trains.add(e, h);
-  }
-  return e;
+  return (
+    trains.get(bytes, start, end, h) ??
+    trains.add(bytes, start, end, h, () => {
+      const codes = checkTrain(ascii(bytes, start, end));
+      if (!Array.isArray(codes))
+        return { codeStart: -1, codeEnd: -1, arrayStart: -1, arrayEnd: -1 };
+      const code = encoder.encode(codes.join('/'));
+      const array = encoder.encode(`{${codes.join(',')}}`);
+      const codeStart = trains.append(code, 0, code.length);
+      const arrayStart = trains.append(array, 0, array.length);
+      return {
+        codeStart,
+        codeEnd: codeStart + code.length,
+        arrayStart,
+        arrayEnd: arrayStart + array.length,
+      };
+    })
+  );
 }
 
 function newEmuEntry(bytes: Uint8Array, start: number, end: number): EmuEntry {
   const e: EmuEntry = {
-    key: bytes.slice(start, end),
     ok: false,
     structured: false,
-    canonical: new Uint8Array(0),
+    bytes: emus.arena,
+    canonicalStart: 0,
+    canonicalEnd: 0,
     unit: '',
     id: undefined,
-    idDigits: undefined,
+    idStart: 0,
+    idEnd: 0,
     idsFrom: undefined,
     pendingIn: undefined,
     pendingIndex: -1,
@@ -183,14 +250,40 @@ function newEmuEntry(bytes: Uint8Array, start: number, end: number): EmuEntry {
   // as a Fuxing or Hexie unit (a model) or was kept as it stands.
   try {
     const parsed = parseEmuCode(ascii(bytes, start, end));
+    const canonical = encoder.encode(parsed.code);
     e.ok = true;
     e.structured = parsed.model !== '';
-    e.canonical = encoder.encode(parsed.code);
+    e.canonicalStart = emus.append(canonical, 0, canonical.length);
+    e.canonicalEnd = e.canonicalStart + canonical.length;
     e.unit = parsed.writtenUnit;
   } catch (err) {
     if (!(err instanceof MalformedEmuCodeError)) throw err;
   }
+  e.bytes = emus.arena;
   return e;
+}
+
+/**
+ * The emu id of an entry's unit in `emuIds`, as ASCII digits in e.bytes[e.idStart..e.idEnd);
+ * false when the map lacks it. Asked once per unit and map (a unit's id never changes; a map
+ * that gains it later only costs a placeholder, which the writer fills).
+ */
+export function emuIdOf(e: EmuEntry, emuIds: ReadonlyMap<string, number>): boolean {
+  if (e.idsFrom !== emuIds) {
+    const id = emuIds.get(e.unit);
+    if (id !== e.id) {
+      e.id = id;
+      if (id !== undefined) {
+        const digits = encoder.encode(String(id));
+        e.idStart = emus.append(digits, 0, digits.length);
+        e.idEnd = e.idStart + digits.length;
+      }
+    }
+    e.idsFrom = emuIds;
+  }
+  // The arena may have grown (a new array) since the entry's bytes were written.
+  e.bytes = emus.arena;
+  return e.id !== undefined;
 }
 
 function isDigit(bytes: Uint8Array, i: number): boolean {
@@ -235,19 +328,16 @@ function travelUnitEnd(bytes: Uint8Array, start: number, end: number): number {
 
 function emuOf(bytes: Uint8Array, start: number, end: number): EmuEntry {
   const h = ByteTable.hashOf(bytes, start, end);
-  let e = emus.get(bytes, start, end, h);
-  if (e === undefined) {
-    // A travel code names a seat: nearly every one is new. It is looked up by its unit, and
-    // not kept.
-    const unitEnd = travelUnitEnd(bytes, start, end);
-    if (unitEnd > start) {
-      const unit = emuOf(bytes, start, unitEnd);
-      if (unit.ok && unit.structured) return unit;
-    }
-    e = newEmuEntry(bytes, start, end);
-    emus.add(e, h);
+  const e = emus.get(bytes, start, end, h);
+  if (e !== undefined) return e;
+  // A travel code names a seat: nearly every one is new. It is looked up by its unit, and not
+  // kept.
+  const unitEnd = travelUnitEnd(bytes, start, end);
+  if (unitEnd > start) {
+    const unit = emuOf(bytes, start, unitEnd);
+    if (unit.ok && unit.structured) return unit;
   }
-  return e;
+  return emus.add(bytes, start, end, h, () => newEmuEntry(bytes, start, end));
 }
 
 /** The service day of a YYYYMMDD date given as the number it reads as; null if no such day. */
@@ -471,9 +561,9 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, out: Sca
   const train = trainOf(bytes, trainStart, trainEnd);
   // A very long list of paired numbers is left to the general way (the dedup material of a
   // scanned line has a bounded size).
-  if (train.code === undefined || train.code.length > MAX_TRAIN) return false;
+  if (train.codeStart < 0 || train.codeEnd - train.codeStart > MAX_TRAIN) return false;
   const emu = emuOf(bytes, out.emuStart, out.emuEnd);
-  if (!emu.ok || emu.canonical.length > MAX_CANONICAL_EMU) return false;
+  if (!emu.ok || emu.canonicalEnd - emu.canonicalStart > MAX_CANONICAL_EMU) return false;
   if (ymd >= 0) {
     const day = serviceDayOfYmd(ymd);
     if (day === null) return false;
@@ -483,7 +573,13 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, out: Sca
     out.serviceDay = serviceDayOf(out.observedAt);
     out.serviceDateGiven = false;
   }
-  out.train = train;
+  // Arenas may have grown (new arrays) while entries were added.
+  emu.bytes = emus.arena;
+  out.trainBytes = trains.arena;
+  out.trainCodeStart = train.codeStart;
+  out.trainCodeEnd = train.codeEnd;
+  out.trainArrayStart = train.arrayStart;
+  out.trainArrayEnd = train.arrayEnd;
   out.emu = emu;
   out.next = i;
   return true;
@@ -497,7 +593,11 @@ export function newScannedLine(): ScannedLine {
     observedAtEnd: -1,
     serviceDay: 0,
     serviceDateGiven: false,
-    train: undefined,
+    trainBytes: trains.arena,
+    trainCodeStart: 0,
+    trainCodeEnd: 0,
+    trainArrayStart: 0,
+    trainArrayEnd: 0,
     emu: undefined,
     emuStart: 0,
     emuEnd: 0,
@@ -559,11 +659,10 @@ export function dedupDigest(bytes: Uint8Array, s: ScannedLine, out: Int32Array):
         ? put(bytes, s.observedAtStart, s.observedAtEnd, at)
         : writeInt(material, at, s.observedAt);
     material[at++] = 0;
-    const code = s.train!.code!;
-    at = put(code, 0, code.length, at);
+    at = put(s.trainBytes, s.trainCodeStart, s.trainCodeEnd, at);
     material[at++] = 0;
-    const canonical = s.emu!.canonical;
-    at = put(canonical, 0, canonical.length, at);
+    const emu = s.emu!;
+    at = put(emu.bytes, emu.canonicalStart, emu.canonicalEnd, at);
     material[at++] = 0;
     if (s.serviceDateGiven) at = writeInt(material, at, s.serviceDay);
   }

@@ -1,10 +1,10 @@
 import { copyTextValue } from '../db/db.js';
 import {
   dedupDigest,
+  emuIdOf,
   newScannedLine,
   scanLine,
   writeInt,
-  type EmuEntry,
   type ScannedLine,
 } from './ndjson-line-scan.js';
 import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
@@ -252,21 +252,6 @@ export class ChunkBuilder {
     this.countDay(r.serviceDay);
   }
 
-  /** The emu id of a scanned line's unit as digits, if this chunk's map knows it. */
-  private emuIdDigits(e: EmuEntry): Uint8Array | undefined {
-    // Asked once per unit and map (a unit's id never changes; a map that gains it later only
-    // costs a placeholder, which the writer fills).
-    if (e.idsFrom !== this.emuIds) {
-      const id = this.emuIds.get(e.unit);
-      if (id !== e.id) {
-        e.id = id;
-        e.idDigits = id === undefined ? undefined : encoder.encode(String(id));
-      }
-      e.idsFrom = this.emuIds;
-    }
-    return e.idDigits;
-  }
-
   /**
    * Adds a line the scanner accepted (bytes of the block, see ndjson-line-scan.ts): the same
    * row as add() renders for the record the validator makes of that line, copied from the
@@ -280,17 +265,16 @@ export class ChunkBuilder {
     key[0] = s.serviceDay;
     for (let k = 1; k < 8; k++) key[k] = digest[k - 1]!;
     const emu = s.emu!;
-    const emuId = this.emuIdDigits(emu);
+    const known = emuIdOf(emu, this.emuIds);
     if (!this.keys.add(key)) {
-      if (emuId === undefined) this.pendingIndexOf(emu.unit);
+      if (!known) this.pendingIndexOf(emu.unit);
       return;
     }
-    const train = s.train!;
     const out = this.out;
     out.reserve(
       this.prefixBytes.length +
-        train.code!.length +
-        train.array!.length +
+        (s.trainCodeEnd - s.trainCodeStart) +
+        (s.trainArrayEnd - s.trainArrayStart) +
         (s.emuEnd - s.emuStart) +
         (s.sourceEnd - s.sourceStart) +
         (s.refEnd - s.refStart) +
@@ -313,12 +297,12 @@ export class ChunkBuilder {
     o[at++] = s.serviceDateGiven ? 0x74 : 0x66;
     o[at++] = TAB;
     out.length = at;
-    out.copy(train.code!, 0, train.code!.length);
+    out.copy(s.trainBytes, s.trainCodeStart, s.trainCodeEnd);
     out.bytes[out.length++] = TAB;
-    out.copy(train.array!, 0, train.array!.length);
+    out.copy(s.trainBytes, s.trainArrayStart, s.trainArrayEnd);
     out.bytes[out.length++] = TAB;
-    if (emuId !== undefined) {
-      out.copy(emuId, 0, emuId.length);
+    if (known) {
+      out.copy(emu.bytes, emu.idStart, emu.idEnd);
     } else {
       this.pending.offsets.push(out.length);
       this.pending.unitIndexes.push(this.pendingIndexOf(emu.unit));

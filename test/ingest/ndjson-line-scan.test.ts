@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseNdjsonBlock, type ParsedChunk } from '../../src/ingest/observation-copy-rows.js';
-import { newScannedLine, scanLine } from '../../src/ingest/ndjson-line-scan.js';
+import { ByteTable, newScannedLine, scanLine } from '../../src/ingest/ndjson-line-scan.js';
 
 /**
  * The scanner (ndjson-line-scan.ts) against the general way (JSON.parse and the validator) on
@@ -453,5 +453,33 @@ describe('the NDJSON line scanner', () => {
     expect(r.rejects.length).toBeGreaterThan(1_000);
     // Repeats of a key are counted valid and store no row.
     expect(r.valid).toBeGreaterThan(r.rows.split('\n').length - 1);
+  });
+
+  it("keeps its tables' keys and bytes right through growing and clearing", () => {
+    const table = new ByteTable<{ at: number; length: number }>(700);
+    const key = (i: number) => encoder.encode(`K${i}-${'x'.repeat(i % 40)}`);
+    const payload = (i: number) => encoder.encode(`payload of ${i}`.repeat(1 + (i % 5)));
+    const find = (i: number) => {
+      const k = key(i);
+      return table.get(k, 0, k.length, ByteTable.hashOf(k, 0, k.length));
+    };
+    for (let i = 0; i < 2_000; i++) {
+      const k = key(i);
+      const h = ByteTable.hashOf(k, 0, k.length);
+      expect(table.get(k, 0, k.length, h)).toBeUndefined();
+      table.add(k, 0, k.length, h, () => {
+        const p = payload(i);
+        return { at: table.append(p, 0, p.length), length: p.length };
+      });
+      // The last few added are there, with their bytes (cleared every 700 entries).
+      for (let j = Math.max(0, i - (i % 700)); j <= i; j += 37) {
+        const e = find(j)!;
+        expect(new TextDecoder().decode(table.arena.subarray(e.at, e.at + e.length))).toBe(
+          new TextDecoder().decode(payload(j)),
+        );
+      }
+    }
+    expect(find(1_999)).toBeDefined();
+    expect(find(1_300)).toBeUndefined();
   });
 });

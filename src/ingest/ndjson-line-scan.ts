@@ -210,25 +210,26 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
 }
 
 function trainOf(bytes: Uint8Array, start: number, end: number): TrainEntry {
+  // No closure here: its captured variables would be allocated on every call.
   const h = ByteTable.hashOf(bytes, start, end);
-  return (
-    trains.get(bytes, start, end, h) ??
-    trains.add(bytes, start, end, h, () => {
-      const codes = checkTrain(ascii(bytes, start, end));
-      if (!Array.isArray(codes))
-        return { codeStart: -1, codeEnd: -1, arrayStart: -1, arrayEnd: -1 };
-      const code = encoder.encode(codes.join('/'));
-      const array = encoder.encode(`{${codes.join(',')}}`);
-      const codeStart = trains.append(code, 0, code.length);
-      const arrayStart = trains.append(array, 0, array.length);
-      return {
-        codeStart,
-        codeEnd: codeStart + code.length,
-        arrayStart,
-        arrayEnd: arrayStart + array.length,
-      };
-    })
-  );
+  return trains.get(bytes, start, end, h) ?? addTrain(bytes, start, end, h);
+}
+
+function addTrain(bytes: Uint8Array, start: number, end: number, h: number): TrainEntry {
+  return trains.add(bytes, start, end, h, () => {
+    const codes = checkTrain(ascii(bytes, start, end));
+    if (!Array.isArray(codes)) return { codeStart: -1, codeEnd: -1, arrayStart: -1, arrayEnd: -1 };
+    const code = encoder.encode(codes.join('/'));
+    const array = encoder.encode(`{${codes.join(',')}}`);
+    const codeStart = trains.append(code, 0, code.length);
+    const arrayStart = trains.append(array, 0, array.length);
+    return {
+      codeStart,
+      codeEnd: codeStart + code.length,
+      arrayStart,
+      arrayEnd: arrayStart + array.length,
+    };
+  });
 }
 
 function newEmuEntry(bytes: Uint8Array, start: number, end: number): EmuEntry {
@@ -327,6 +328,7 @@ function travelUnitEnd(bytes: Uint8Array, start: number, end: number): number {
 }
 
 function emuOf(bytes: Uint8Array, start: number, end: number): EmuEntry {
+  // No closure here: its captured variables would be allocated on every call.
   const h = ByteTable.hashOf(bytes, start, end);
   const e = emus.get(bytes, start, end, h);
   if (e !== undefined) return e;
@@ -337,6 +339,10 @@ function emuOf(bytes: Uint8Array, start: number, end: number): EmuEntry {
     const unit = emuOf(bytes, start, unitEnd);
     if (unit.ok && unit.structured) return unit;
   }
+  return addEmu(bytes, start, end, h);
+}
+
+function addEmu(bytes: Uint8Array, start: number, end: number, h: number): EmuEntry {
   return emus.add(bytes, start, end, h, () => newEmuEntry(bytes, start, end));
 }
 

@@ -103,12 +103,15 @@ const MAX_SOURCE_BITS = 63;
  * 12,000 times a day) and keeps the grouping from hashing. With `sourceBits` each sighting sets
  * the bit of its source's place in $8 instead, the candidates group with plain aggregates (count,
  * bit_or, min, max), and each distinct set of bits (a handful a day) becomes its array once.
+ * Each statement reads its own snapshot, so a sighting committed after $8 was read may bring a
+ * source $8 lacks: it sets the 64th bit (the sign), and such a candidate's sources are read
+ * from its sightings instead.
  */
 function wantedSql(sourceBits: boolean): string {
   const candidate = sourceBits
     ? `candidate AS (
     SELECT train_code, emu_id, count(*)::int AS support,
-           bit_or(1::bigint << (array_position($8::text[], source) - 1)) AS source_bits,
+           bit_or(1::bigint << (coalesce(array_position($8::text[], source), 64) - 1)) AS source_bits,
            min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
       FROM sighting
      GROUP BY train_code, emu_id
@@ -118,7 +121,12 @@ function wantedSql(sourceBits: boolean): string {
                   WHERE (b.source_bits >> (u.i::int - 1)) & 1 = 1 ORDER BY u.i) AS sources
       FROM (SELECT DISTINCT source_bits FROM candidate) AS b
   ), with_sources AS (
-    SELECT c.train_code, c.emu_id, c.support, s.sources, c.first_observed_at, c.last_observed_at
+    SELECT c.train_code, c.emu_id, c.support,
+           CASE WHEN c.source_bits >= 0 THEN s.sources
+                ELSE ARRAY(SELECT DISTINCT u.source FROM ${daySightingsSql(6, 7)} AS u
+                            WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
+                            ORDER BY u.source) END AS sources,
+           c.first_observed_at, c.last_observed_at
       FROM candidate c JOIN source_set s ON s.source_bits = c.source_bits
   )`
     : `with_sources AS (

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
 import { buildDailyRecords } from '../../src/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { ingestSightings, shanghai, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
+import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 
 const t = useTestDatabase();
 
@@ -137,6 +139,80 @@ describe('buildDailyRecords: the conflict rule', () => {
     );
     expect(expected.rows[0]!.s).toHaveLength(odd.length);
     expect((await records('20260909'))[0]!.sources).toEqual(expected.rows[0]!.s);
+  });
+
+  it('counts the source of a sighting moved in across midnight that the day itself lacks', async () => {
+    // D709 leaves at 23:50 and arrives after midnight: its 00:20 sighting (stored for the next
+    // calendar day, from a source no sighting stored for the day has) counts for the day it left.
+    await ingestTimetableLines(t.current.db, [
+      timetable('D709', '20260101', [
+        ['上海虹桥', undefined, '23:50'],
+        ['蚌埠南', '25:10'],
+      ]),
+    ]);
+    await ingestSightings(t.current.db, [
+      ...sightings('20260914', 'D709', 'CR400AF-2501', 1, 'report').map((s) => ({
+        ...s,
+        observedAt: shanghai('20260914', '23:52'),
+      })),
+      ...sightings('20260915', 'D709', 'CR400AF-2501', 1, 'late-source').map((s) => ({
+        ...s,
+        observedAt: shanghai('20260915', '00:20'),
+      })),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260914'));
+    expect((await records('20260914')).map((r) => [r.train_code, r.support, r.sources])).toEqual([
+      ['D709', 2, ['late-source', 'report']],
+    ]);
+  });
+
+  it('counts a sighting with a new source stored while the build runs, between its statements', async () => {
+    const day = serviceDayFromYmd('20260916');
+    await ingestSightings(t.current.db, [
+      ...sightings('20260916', 'G25', 'CR400AF-2601', 2, 'report'),
+      ...sightings('20260916', 'G26', 'CR400AF-2602', 1, 'report'),
+    ]);
+    // Right after the build has read the day's sources, two sightings from a source the day
+    // did not have yet are stored and committed: one for a unit already sighted, one for a new
+    // train. The build's later statements see them (each reads its own snapshot).
+    const real = t.current.db;
+    let stored = false;
+    const racing: Db = {
+      ...real,
+      kind: real.kind,
+      transaction: (fn) =>
+        real.transaction((tx) =>
+          fn({
+            ...tx,
+            query: async (sql, params) => {
+              const r = await tx.query(sql, params);
+              if (!stored && sql.includes('GROUP BY source')) {
+                stored = true;
+                await ingestSightings(real, [
+                  ...sightings('20260916', 'G25', 'CR400AF-2601', 1, 'zz-new'),
+                  ...sightings('20260916', 'G27', 'CR400AF-2603', 1, 'zz-new'),
+                ]);
+              }
+              return r as never;
+            },
+          }),
+        ),
+    };
+    await buildDailyRecords(racing, day);
+    expect(stored).toBe(true);
+    const built = (await records('20260916')).map((r) => [r.train_code, r.support, r.sources]);
+    expect(built).toEqual([
+      ['G25', 3, ['report', 'zz-new']],
+      ['G26', 1, ['report']],
+      ['G27', 1, ['zz-new']],
+    ]);
+    // The next build reads them with the day's sources and finds nothing to change.
+    expect(await buildDailyRecords(real, day)).toMatchObject({
+      skipped: false,
+      inserted: 0,
+      updated: 0,
+      deleted: 0,
+    });
   });
 
   it('finds the sources of a day with more distinct sources than the rule counts in bits', async () => {

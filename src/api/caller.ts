@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import {
   authenticateSecret,
@@ -126,8 +126,9 @@ export class CredentialCache {
   }
 }
 
+/** The cache key of a secret: its SHA-256 (one call: a fresh Hash object per request costs more). */
 function keyOf(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64');
+  return hash('sha256', secret, 'base64');
 }
 
 function recheckTimes(result: AuthenticationResult, now: number): AuthenticationResult {

@@ -30,7 +30,7 @@ export interface LeasingQuotaStoreOptions {
   hotTakes?: number;
   /** Default 250 ms. */
   windowMs?: number;
-  /** A lease holds this many takes' worth (of the take that asked). Default 64. */
+  /** A lease holds this many takes' worth (of the take that asked). Default 256. */
   leaseTakes?: number;
   /** Unspent leased tokens go back after the caller paused this long. Default 250 ms. */
   idleMs?: number;
@@ -77,7 +77,7 @@ export class LeasingQuotaStore implements ImmediateQuotaStore {
   ) {
     this.hotTakes = options.hotTakes ?? 8;
     this.windowMs = options.windowMs ?? 250;
-    this.leaseTakes = options.leaseTakes ?? 64;
+    this.leaseTakes = options.leaseTakes ?? 256;
     this.idleMs = options.idleMs ?? 250;
     this.maxAgeMs = options.maxAgeMs ?? 1_000;
     this.clock = options.clock ?? Date.now;

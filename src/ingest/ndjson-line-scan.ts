@@ -1,6 +1,6 @@
 import { checkTrain, EARLIEST, LATEST } from './observation-record.js';
 import { MalformedEmuCodeError, parseEmuCode } from '../emus/normalize-emu-code.js';
-import { sha256Words } from './sha256-words.js';
+import { hash } from 'node:crypto';
 import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
 
 /**
@@ -617,10 +617,9 @@ export function newScannedLine(): ScannedLine {
 /**
  * Bytes to hash for a scanned line's dedup key, as dedupKeyOf builds it: ref, source and ref;
  * or content, source, time, train numbers, canonical EMU code and the stated service day. At
- * most about 420 bytes (source, ref, train and EMU codes are bounded above), plus the hash's
- * padding.
+ * most about 420 bytes (source, ref, train and EMU codes are bounded above).
  */
-const material = new Uint8Array(1024);
+const material = Buffer.alloc(1024);
 const REF_TAG = encoder.encode('ref\u0000');
 const CONTENT_TAG = encoder.encode('content\u0000');
 
@@ -672,5 +671,7 @@ export function dedupDigest(bytes: Uint8Array, s: ScannedLine, out: Int32Array):
     material[at++] = 0;
     if (s.serviceDateGiven) at = writeInt(material, at, s.serviceDay);
   }
-  sha256Words(material, at, out);
+  // node:crypto's one-call hash into a Buffer; its words are read straight out of it.
+  const digest = hash('sha256', material.subarray(0, at), 'buffer');
+  for (let k = 0; k < 8; k++) out[k] = digest.readInt32BE(k * 4);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNdjsonBlock, type ParsedChunk } from '../../src/ingest/observation-copy-rows.js';
-import { ByteTable, newScannedLine, scanLine } from '../../src/ingest/ndjson-line-scan.js';
+import { ByteTable } from '../../src/ingest/byte-table.js';
+import { newScannedLine, scanLine } from '../../src/ingest/ndjson-line-scan.js';
 
 /**
  * The scanner (ndjson-line-scan.ts) against the general way (JSON.parse and the validator) on

@@ -57,8 +57,9 @@ interface CachedAnswer {
 
 /**
  * Authenticates secrets through the accounts domain with a short-lived cache keyed by the
- * secret's SHA-256 (the secret itself is never kept). Times (expiry, activeFrom) are checked
- * again on every hit, so a cached credential expires on the second.
+ * secret's SHA-256 (the cache never keeps the secret; only the connection it came on does, see
+ * keyOn). Times (expiry, activeFrom) are checked again on every hit, so a cached credential
+ * expires on the second.
  */
 export class CredentialCache {
   private readonly cache: LRUCache<string, CachedAnswer>;
@@ -67,6 +68,8 @@ export class CredentialCache {
   private readonly clock: Clock;
   /** Bumped by clear(): lookups started before a clear may not fill the cache. */
   private generation = 0;
+  /** A connection's last secret and its hash (keyOn). */
+  private readonly keysByConnection = new WeakMap<object, { secret: string; key: string }>();
   /** Lookups under way: concurrent requests with one key share one query. */
   private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
 
@@ -80,16 +83,19 @@ export class CredentialCache {
     this.cache = new LRUCache({ max: options.max ?? 10_000 });
   }
 
-  async authenticate(secret: string): Promise<AuthenticationResult> {
-    return this.peek(secret) ?? this.lookup(keyOf(secret), secret, this.clock());
+  async authenticate(secret: string, connection?: object): Promise<AuthenticationResult> {
+    return (
+      this.peek(secret, connection) ??
+      this.lookup(this.keyOn(secret, connection), secret, this.clock())
+    );
   }
 
   /**
    * The answer for `secret` when one is cached and still usable, at once; else undefined (ask
    * `authenticate`). A usable but not fresh answer starts its refresh, as authenticate does.
    */
-  peek(secret: string): AuthenticationResult | undefined {
-    const key = keyOf(secret);
+  peek(secret: string, connection?: object): AuthenticationResult | undefined {
+    const key = this.keyOn(secret, connection);
     const now = this.clock();
     const hit = this.cache.get(key);
     const age = hit ? now - hit.at : Infinity;
@@ -116,6 +122,22 @@ export class CredentialCache {
       });
     this.inflight.set(key, lookup);
     return lookup;
+  }
+
+  /**
+   * The secret's hash, remembered for the connection it came on: a client sends the same
+   * credential on every request of a keep-alive connection, and hashing it each time was most
+   * of what an authenticated request cost more than an anonymous one. The secret is kept with
+   * its connection (a WeakMap entry, gone with the socket), no longer than the connection holds
+   * it anyway.
+   */
+  private keyOn(secret: string, connection: object | undefined): string {
+    if (connection === undefined) return keyOf(secret);
+    const last = this.keysByConnection.get(connection);
+    if (last !== undefined && last.secret === secret) return last.key;
+    const key = keyOf(secret);
+    this.keysByConnection.set(connection, { secret, key });
+    return key;
   }
 
   /** Forgets every answer: called after a revocation or ban made through this process. */

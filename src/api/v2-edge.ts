@@ -200,7 +200,11 @@ function bucketOf(caller: Caller, config: Config, clock: Clock): BucketRef {
     // Worked out once a day: the time-zone arithmetic costs more than the rest of the request's edge.
     periodEnd = { day, resetAtMs: midnightOfServiceDay(day + 1) * 1000 };
   }
-  return {
+  // The same bucket for every request of a credential on a day (the credential object is the
+  // credential cache's, until it refreshes): made once, not per request.
+  const made = credentialBuckets.get(caller.credential);
+  if (made && made.day === day && made.capacity === config.QUOTA_USER_CAPACITY) return made.bucket;
+  const bucket: BucketRef = {
     key: `user:${caller.user.userId}`,
     capacity: config.QUOTA_USER_CAPACITY,
     daily: {
@@ -209,7 +213,14 @@ function bucketOf(caller: Caller, config: Config, clock: Clock): BucketRef {
       resetAtMs: periodEnd.resetAtMs,
     },
   };
+  credentialBuckets.set(caller.credential, { day, capacity: config.QUOTA_USER_CAPACITY, bucket });
+  return bucket;
 }
+
+const credentialBuckets = new WeakMap<
+  object,
+  { day: number; capacity: number; bucket: BucketRef }
+>();
 
 /** What this request is charged (made on first use, for the caller known by then). */
 export function quotaOf(request: FastifyRequest): RequestQuota {
@@ -463,7 +474,7 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     callerNow(request) {
       const sent = secretOf(request);
       if (!sent) return anonymousCaller(clientAddress(request));
-      const result = credentials.peek(sent.secret);
+      const result = credentials.peek(sent.secret, request.raw.socket);
       return result?.ok ? credentialCaller(request, result, sent.via) : undefined;
     },
   };
@@ -477,7 +488,7 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     if (prepared && answerPrepared(request, reply, prepared)) return;
     const sent = secretOf(request);
     if (!sent) return done();
-    credentials.authenticate(sent.secret).then((result) => {
+    credentials.authenticate(sent.secret, request.raw.socket).then((result) => {
       if (!result.ok) return done(authenticationError(result));
       request.emutrackCaller = credentialCaller(request, result, sent.via);
       done();

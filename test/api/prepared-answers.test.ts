@@ -133,6 +133,34 @@ describe('prepared answers', () => {
   });
 });
 
+describe('prepared answers and the request metrics', () => {
+  it('are counted like every answer (the onResponse hooks still run)', async () => {
+    const token = 'metrics-token-for-prepared-answers';
+    const app = await makeApp(t.current.db, {
+      env: { QUOTA_ANONYMOUS_CAPACITY: '100000', METRICS_TOKEN: token },
+    });
+    try {
+      await untilPrepared(app);
+      const before = app.emutrackEdge.prepared!.answered;
+      for (let i = 0; i < 20; i++) await get(app);
+      expect(app.emutrackEdge.prepared!.answered - before).toBeGreaterThan(10);
+      const metrics = await app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const count =
+        /emutrack_http_request_duration_seconds_count\{operation="GetDailyRecords",method="GET",status="200"\} (\d+)/.exec(
+          metrics.body,
+        );
+      const answered = app.emutrackEdge.prepared!.answered;
+      expect(Number(count?.[1])).toBeGreaterThanOrEqual(answered + 1);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('prepared answers and a small quota', () => {
   it('refuse as the route does once the bucket is empty (429 with Retry-After)', async () => {
     const small = await makeApp(t.current.db, { env: { QUOTA_ANONYMOUS_CAPACITY: '40' } });

@@ -13,7 +13,7 @@ import { TEST_REDIS_URL } from '../helpers/test-env.js';
 import { jobRuns, recordCount, seedDay } from '../queue/support/day-data.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 import { waitFor } from '../queue/support/wait-for.js';
-import { hold, printFigures, startLoad, took } from './support/api-load.js';
+import { hold, longest, printFigures, startLoad } from './support/api-load.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 const env = useQueueEnv();
@@ -99,8 +99,8 @@ describe('Redis cut for 30 s under API load with a worker waiting for jobs', () 
     printFigures('Redis cut 30 s (blackhole: open connections reset, new ones unanswered)', {
       answers: answers.length,
       'answers during the cut': `${during.length} (${during.filter((a) => a.status === 200).length} x 200)`,
-      'longest answer (ms)': Math.max(...answers.map(took)),
-      'longest answer during the cut (ms)': Math.max(...during.map(took)),
+      'longest answer (ms)': longest(answers),
+      'longest answer during the cut (ms)': longest(during),
       'non-200 answers': answers.filter((a) => a.status !== 200).length,
       'job runs during the cut': ranDuringCut,
       'time from the end of the cut to the last queued job done (ms)': completedAt - restoredAt,

@@ -49,6 +49,16 @@ export function startLoad(app: ApiApp, urls: readonly string[], clients = 4) {
 /** Milliseconds an answer took. */
 export const took = (a: Answer) => a.endedAt - a.startedAt;
 
+/**
+ * The longest answer, in ms (0 for none): a loop, since a fast API gives more answers in a
+ * run than Math.max(...spread) can take as arguments.
+ */
+export function longest(answers: readonly Answer[]): number {
+  let most = 0;
+  for (const a of answers) most = Math.max(most, took(a));
+  return most;
+}
+
 /** Resolves after ms (the length of a cut is the fault's definition, not a wait for a condition). */
 export const hold = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

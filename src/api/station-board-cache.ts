@@ -1,27 +1,53 @@
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/db.js';
 import {
-  stationBoard,
+  inBoardOrder,
+  stationCalls,
+  stationTimetables,
   timetableChangeVersion,
   type StationBoardEntry,
 } from '../timetables/station-board.js';
+
+export interface StationBoardCacheOptions {
+  /** Boards kept before the cache starts over. Default 2,000 (every station, today and yesterday). */
+  maxBoards?: number;
+  /**
+   * Entries (one timetable's call at one station) kept across coverage changes, least recently
+   * used stations dropped first. Default 50,000 (a few hundred bytes each: about 15 MB).
+   */
+  maxCalls?: number;
+}
 
 /**
  * Station boards (station, service day) as read whole by stationBoard, kept while the timetable
  * coverage does not change. Every request first reads timetableChangeVersion (one indexed row);
  * when it moved, every kept board is dropped. So a board is never older than the coverage the
  * request could see: the version is read before the board, and a board read after a change is
- * at least as new as the version it is kept under. The first request of a board pays its query
- * (a few milliseconds for 600 trains); the following ones page it in memory.
+ * at least as new as the version it is kept under.
+ *
+ * A board read again (the first request of a day, or the first after a coverage change) reads
+ * only which timetables are in force (stationTimetables); what each shows at the station never
+ * changes (a timetable's content and stops are written once, with it), so those entries are kept
+ * by station across versions and only timetables not seen at the station before are read
+ * (stationCalls). A station read for the first time by this process reads both.
  */
 export class StationBoardCache {
   private version: number | undefined;
   private readonly boards = new Map<string, Promise<StationBoardEntry[]>>();
+  private readonly maxBoards: number;
+  /** Per station: timetableId -> its entry there. A map is replaced, never changed, once kept. */
+  private readonly calls: LRUCache<string, ReadonlyMap<number, StationBoardEntry>>;
 
   constructor(
     private readonly db: Queryable,
-    /** Boards kept before the cache starts over. Default 2,000 (every station, today and yesterday). */
-    private readonly maxBoards = 2_000,
-  ) {}
+    options: StationBoardCacheOptions = {},
+  ) {
+    this.maxBoards = options.maxBoards ?? 2_000;
+    this.calls = new LRUCache({
+      maxSize: options.maxCalls ?? 50_000,
+      sizeCalculation: (entries) => Math.max(1, entries.size),
+    });
+  }
 
   async board(stationName: string, serviceDay: number): Promise<StationBoardEntry[]> {
     const version = await timetableChangeVersion(this.db);
@@ -33,7 +59,7 @@ export class StationBoardCache {
     let board = this.boards.get(key);
     if (!board) {
       if (this.boards.size >= this.maxBoards) this.boards.clear();
-      board = stationBoard(this.db, stationName, serviceDay);
+      board = this.read(stationName, serviceDay);
       this.boards.set(key, board);
       // A failed read is not kept: the next request tries again.
       board.catch(() => {
@@ -41,5 +67,25 @@ export class StationBoardCache {
       });
     }
     return board;
+  }
+
+  private async read(stationName: string, serviceDay: number): Promise<StationBoardEntry[]> {
+    const ids = await stationTimetables(this.db, stationName, serviceDay);
+    let known = this.calls.get(stationName);
+    const unseen = known ? ids.filter((id) => !known!.has(id)) : ids;
+    if (unseen.length > 0) {
+      const grown = new Map(known);
+      for (const entry of await stationCalls(this.db, stationName, unseen)) {
+        grown.set(entry.timetableId, entry);
+      }
+      this.calls.set(stationName, grown);
+      known = grown;
+    }
+    const board: StationBoardEntry[] = [];
+    for (const id of ids) {
+      const entry = known!.get(id);
+      if (entry) board.push(entry);
+    }
+    return inBoardOrder(board);
   }
 }

@@ -11,7 +11,9 @@ import { EmutrackError } from '../errors/emutrack-error.js';
  * timetable's (time at the station, timetableId). A timetable's content never changes, so the
  * key of a cursor stays valid even when the coverage changes between two pages. A board is a few
  * hundred entries: it is read whole (stationBoard) and paged in memory (stationBoardPage), so
- * that it can be kept while the coverage does not change (timetableChangeVersion).
+ * that it can be kept while the coverage does not change (timetableChangeVersion). It is read in
+ * two parts: which timetables are in force (stationTimetables, what the coverage decides) and
+ * what each shows at the station (stationCalls, which never changes and can be kept apart).
  */
 export interface StationBoardEntry {
   timetableId: number;
@@ -31,35 +33,44 @@ export interface StationBoardEntry {
   storedAt: number;
 }
 
-// $1 station, $2 service day: the whole board, in board order. The station's stops (index on
-// station_name) meet the coverage in force on the day (service_days, the stored range of
-// migration 004: the same days as coverageInForceSql, [start, end) with a NULL end unbounded) in
-// a hash semi-join; then each train's timetable by its id (OFFSET 0 keeps the planner from
-// turning the lateral join into a scan of every timetable). The board comes back as one JSON
-// text, an array per entry: node parses one string (JSON.parse, native) instead of decoding 600
-// rows of eleven columns and an array each, which was most of a board read afresh.
-export const STATION_BOARD_SQL = `
+// $1 station, $2 service day: the ids of the timetables in force on the day (for any of their
+// numbers) that stop at the station; a timetable calling twice is named twice. The station's
+// stops (index-only, on station_name) meet the coverage in force on the day: through the stored
+// range of migration 004 (the same days as coverageInForceSql, [start, end) with a NULL end
+// unbounded), which the planner reads either as a hash of the day's coverage or, row by row,
+// from the coverage index that carries the days (migration 015).
+export const STATION_TIMETABLES_SQL = `
+  SELECT coalesce(array_agg(s.timetable_id), '{}') AS ids
+    FROM timetable_stops s
+   WHERE s.station_name = $1
+     AND EXISTS (SELECT 1 FROM timetable_coverage c
+                  WHERE c.timetable_id = s.timetable_id AND c.service_days @> $2::int)`;
+
+// $1 station, $2 timetable ids: each timetable's first call at the station with what the board
+// shows of the timetable, in no order. The timetables are read by id (OFFSET 0 keeps the planner
+// from turning the lateral join into a scan of every timetable). The entries come back as one
+// JSON text, an array per entry: node parses one string (JSON.parse, native) instead of decoding
+// 600 rows of eleven columns and an array each, which was most of a board read afresh.
+export const STATION_CALLS_SQL = `
   WITH board AS (
     SELECT DISTINCT ON (s.timetable_id)
            s.timetable_id, coalesce(s.arrive_offset, s.depart_offset) AS at, s.arrive_offset,
            s.depart_offset, s.station_train_code, s.platform_no
       FROM timetable_stops s
-     WHERE s.station_name = $1
-       AND s.timetable_id IN (SELECT c.timetable_id FROM timetable_coverage c
-                               WHERE c.service_days @> $2::int)
+     WHERE s.station_name = $1 AND s.timetable_id = ANY ($2::int[])
      ORDER BY s.timetable_id, s.station_no
   )
   SELECT coalesce(json_agg(json_build_array(
            b.timetable_id, b.at, b.arrive_offset, b.depart_offset, b.station_train_code,
-           b.platform_no, t.train_code, t.all_codes, t.start_station, t.end_station, t.stored_at)
-           ORDER BY b.at, b.timetable_id), '[]')::text AS board
+           b.platform_no, t.train_code, t.all_codes, t.start_station, t.end_station, t.stored_at)),
+           '[]')::text AS calls
     FROM board b CROSS JOIN LATERAL (
            SELECT train_code, all_codes, start_station, end_station,
                   floor(extract(epoch FROM created_at))::bigint AS stored_at
              FROM timetables WHERE id = b.timetable_id OFFSET 0) t`;
 
-/** One entry as STATION_BOARD_SQL gives it. */
-type BoardTuple = [
+/** One entry as STATION_CALLS_SQL gives it. */
+type CallTuple = [
   timetableId: number,
   at: number,
   arriveOffset: number | null,
@@ -73,14 +84,34 @@ type BoardTuple = [
   storedAt: number,
 ];
 
-/** A station's whole board on a service day, in board order (see StationBoardEntry). */
-export async function stationBoard(
+/**
+ * The ids of the timetables in force on a service day that stop at the station, each once, in
+ * no order. This is all of a board that depends on the coverage: what a timetable shows at a
+ * station (stationCalls) never changes, since a timetable's content and stops are stored once
+ * with it and never written again.
+ */
+export async function stationTimetables(
   db: Queryable,
   stationName: string,
   serviceDay: number,
+): Promise<number[]> {
+  const r = await db.query<{ ids: number[] }>(STATION_TIMETABLES_SQL, [stationName, serviceDay]);
+  return [...new Set(r.rows[0]?.ids ?? [])];
+}
+
+/**
+ * The board entries of the given timetables at the station (their first call there), in no
+ * order; a timetable that does not stop there has none. An entry depends on nothing but its
+ * timetable, so it can be kept for as long as one likes (src/api/station-board-cache.ts).
+ */
+export async function stationCalls(
+  db: Queryable,
+  stationName: string,
+  timetableIds: readonly number[],
 ): Promise<StationBoardEntry[]> {
-  const r = await db.query<{ board: string }>(STATION_BOARD_SQL, [stationName, serviceDay]);
-  const tuples = JSON.parse(r.rows[0]?.board ?? '[]') as BoardTuple[];
+  if (timetableIds.length === 0) return [];
+  const r = await db.query<{ calls: string }>(STATION_CALLS_SQL, [stationName, timetableIds]);
+  const tuples = JSON.parse(r.rows[0]?.calls ?? '[]') as CallTuple[];
   return tuples.map((b) => ({
     timetableId: b[0],
     at: b[1],
@@ -94,6 +125,21 @@ export async function stationBoard(
     platformNo: b[5],
     storedAt: Number(b[10]),
   }));
+}
+
+/** Entries in board order: by the time at the station, then by timetableId. Sorts in place. */
+export function inBoardOrder(entries: StationBoardEntry[]): StationBoardEntry[] {
+  return entries.sort((a, b) => a.at - b.at || a.timetableId - b.timetableId);
+}
+
+/** A station's whole board on a service day, in board order (see StationBoardEntry). */
+export async function stationBoard(
+  db: Queryable,
+  stationName: string,
+  serviceDay: number,
+): Promise<StationBoardEntry[]> {
+  const ids = await stationTimetables(db, stationName, serviceDay);
+  return inBoardOrder(await stationCalls(db, stationName, ids));
 }
 
 /** Thrown when a cursor names a timetable that has no stop at the station. */

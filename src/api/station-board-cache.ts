@@ -49,8 +49,16 @@ export class StationBoardCache {
     });
   }
 
-  async board(stationName: string, serviceDay: number): Promise<StationBoardEntry[]> {
-    const version = await timetableChangeVersion(this.db);
+  /**
+   * The board, kept or read. `version` is timetableChangeVersion as the caller read it before
+   * calling (stationBoardVersions reads it with the reference models' one); read here when absent.
+   */
+  async board(
+    stationName: string,
+    serviceDay: number,
+    version?: number,
+  ): Promise<StationBoardEntry[]> {
+    version ??= await timetableChangeVersion(this.db);
     if (version !== this.version) {
       this.boards.clear();
       this.version = version;

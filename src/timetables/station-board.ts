@@ -206,6 +206,22 @@ export async function timetableChangeVersion(db: Queryable): Promise<number> {
   return Number(r.rows[0]?.version ?? 0);
 }
 
+/**
+ * What a board page shows depends on two versions: timetableChangeVersion (the coverage) and
+ * that of trains' reference models (reference_model_changes, bumped by a statement trigger on
+ * train_reference_models, migration 016). Both read in one statement.
+ */
+export async function stationBoardVersions(
+  db: Queryable,
+): Promise<{ timetables: number; referenceModels: number }> {
+  const r = await db.query<{ timetables: string; models: string }>(
+    `SELECT t.version AS timetables, m.version AS models
+       FROM timetable_changes t CROSS JOIN reference_model_changes m`,
+  );
+  const row = r.rows[0];
+  return { timetables: Number(row?.timetables ?? 0), referenceModels: Number(row?.models ?? 0) };
+}
+
 /** Whether any timetable, of any day, stops at the station. */
 export async function stationKnown(db: Queryable, stationName: string): Promise<boolean> {
   const r = await db.query('SELECT 1 FROM timetable_stops WHERE station_name = $1 LIMIT 1', [

@@ -6,7 +6,8 @@ import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { makeApp } from './helpers/api-harness.js';
-import { loadFixtureWeek, shanghaiClock } from './helpers/fixture-week.js';
+import { refreshReferenceModels } from '../../src/records/reference-models.js';
+import { LAST_DAY, loadFixtureWeek, shanghaiClock } from './helpers/fixture-week.js';
 import { expectNoNulls, expectQuotaHeaders } from './helpers/json-checks.js';
 
 const successSchema = dataEnvelope(stationTimetableDataSchema);
@@ -206,6 +207,20 @@ describe('GET /api/v2/timetable/station/{stationName}', () => {
       'c202.ndjson',
     );
     expect((await board()).map(code)).toEqual(['C202', 'C201']);
+  });
+
+  it('shows new reference models at once after a refresh, though they were kept (kept models follow the refresh)', async () => {
+    const g102 = async () =>
+      successSchema.parse((await get(HONGQIAO)).json()).data.items.find((i) => code(i) === 'G102')!
+        .referenceModels;
+    expect(await g102()).toEqual([{ model: 'CR400BF-A', weightedShare: 1 }]);
+    expect(await g102()).toEqual([{ model: 'CR400BF-A', weightedShare: 1 }]);
+    await t.current.db.query(
+      `UPDATE train_reference_models SET weighted_share = 0.5 WHERE train_code = 'G102'`,
+    );
+    expect(await g102()).toEqual([{ model: 'CR400BF-A', weightedShare: 0.5 }]);
+    await refreshReferenceModels(t.current.db, { windowEnd: LAST_DAY });
+    expect(await g102()).toEqual([{ model: 'CR400BF-A', weightedShare: 1 }]);
   });
 
   it('answers a known station without trains today with an empty page, free', async () => {

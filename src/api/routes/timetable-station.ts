@@ -1,15 +1,14 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
-import {
-  readReferenceModels,
-  referenceModelsOfTrain,
-} from '../../records/read-reference-models.js';
+import { referenceModelsOfTrain } from '../../records/read-reference-models.js';
 import { midnightOfServiceDay, serviceDayOf } from '../../time/service-day.js';
 import {
   StationCursorError,
   stationBoardPage,
+  stationBoardVersions,
   stationKnown,
 } from '../../timetables/station-board.js';
+import { ReferenceModelCache } from '../reference-model-cache.js';
 import { StationBoardCache } from '../station-board-cache.js';
 import { ApiError } from '../api-error.js';
 import { stationNamePathParam } from '../path-params.js';
@@ -63,6 +62,7 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
 ) => {
   const { config, db, costs, clock } = services;
   const boards = new StationBoardCache(db);
+  const referenceModels = new ReferenceModelCache(db);
   app.get(
     '/api/v2/timetable/station/:stationName',
     {
@@ -105,9 +105,12 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
         }
         serviceDay = cursor.serviceDay;
       }
+      // Both versions first, in one statement: the board and the models are then never older
+      // than what had committed when the request began.
+      const versions = await stationBoardVersions(db);
       let page;
       try {
-        const board = await boards.board(stationName, serviceDay);
+        const board = await boards.board(stationName, serviceDay, versions.timetables);
         page = await stationBoardPage(db, board, stationName, limit, cursor?.id);
       } catch (err) {
         if (!(err instanceof StationCursorError)) throw err;
@@ -120,9 +123,9 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
       if (entries.length === 0 && !(await stationKnown(db, stationName))) {
         throw new ApiError('not_found', `no timetable stops at station ${stationName}`);
       }
-      const models = await readReferenceModels(
-        db,
+      const models = await referenceModels.models(
         entries.flatMap((e) => [e.trainCode, ...e.allCodes]),
+        versions.referenceModels,
       );
       const midnight = midnightOfServiceDay(serviceDay);
       const items = entries.map((e) => {

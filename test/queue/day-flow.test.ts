@@ -4,6 +4,7 @@ import { InvalidJobPayloadError } from '../../src/queue/execute-job.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { jobRuns, recordCount, seedDay, storedExport } from './support/day-data.js';
+import { completedJob } from './support/completed-job.js';
 import { waitFor } from './support/wait-for.js';
 
 const env = useQueueEnv();
@@ -23,10 +24,12 @@ describe('the day flow on BullMQ', () => {
     expect(await exportJob!.getState()).toBe('waiting-children');
 
     env.workers(env.ctx(), queues);
-    const exported = await waitFor('the export to be stored', async () => {
-      const job = await queues.getJob(renderDailyExportJob.name, enqueued.jobId);
-      return (await job?.getState()) === 'completed' && job;
-    });
+    const exported = await completedJob(
+      queues,
+      renderDailyExportJob.name,
+      enqueued.jobId,
+      'the export to be stored',
+    );
 
     expect(await recordCount(env.database.db, day.serviceDay)).toBe(day.expectedRecords);
     expect((await storedExport(env.database.db, day.serviceDay))?.row_count).toBe(

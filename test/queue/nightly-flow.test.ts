@@ -10,6 +10,7 @@ import { ingestSightings, shanghai } from '../helpers/observations.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { jobRuns, recordCount, seedDay } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
+import { completedJob } from './support/completed-job.js';
 import { waitFor } from './support/wait-for.js';
 
 const env = useQueueEnv();
@@ -30,10 +31,12 @@ describe('the nightly flow', () => {
     expect(await queues.queue(buildDailyRecordsJob.name).count()).toBe(2);
 
     env.workers(env.ctx(), queues);
-    const done = await waitFor('the reference models to be refreshed', async () => {
-      const job = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
-      return (await job?.getState()) === 'completed' && job;
-    });
+    const done = await completedJob(
+      queues,
+      refreshReferenceModelsJob.name,
+      night.jobId,
+      'the reference models to be refreshed',
+    );
     expect(done.returnvalue).toMatchObject({ windowStart: day - 13, windowEnd: day, trains: 20 });
     const exported = (await jobRuns(env.database.db, renderDailyExportJob.name, day))[0]!;
     expect(done.processedOn!).toBeGreaterThanOrEqual(exported.finished_at!.getTime());
@@ -68,10 +71,12 @@ describe('the nightly flow', () => {
     );
 
     env.workers(env.ctx(), queues);
-    const done = await waitFor('the reference models to be refreshed', async () => {
-      const job = await queues.getJob(refreshReferenceModelsJob.name, night.jobId);
-      return (await job?.getState()) === 'completed' && job;
-    });
+    const done = await completedJob(
+      queues,
+      refreshReferenceModelsJob.name,
+      night.jobId,
+      'the reference models to be refreshed',
+    );
     for (const d of [day - 1, day]) {
       const builds = await jobRuns(env.database.db, buildDailyRecordsJob.name, d);
       const exports = await jobRuns(env.database.db, renderDailyExportJob.name, d);

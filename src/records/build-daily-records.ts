@@ -281,6 +281,20 @@ interface Written {
   records: number;
 }
 
+/**
+ * Inserts the rows of `from` (rule rows, aliased w) into day $1, those meeting `where`, in train
+ * order, so that new ids follow it: the one INSERT of a first build and of a rebuild's new keys.
+ */
+function insertRecordsSql(from: string, where?: string): string {
+  const filter = where ? `WHERE ${where}` : '';
+  return `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
+                                first_observed_at, last_observed_at, status, timetable_id)
+     SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at,
+            w.last_observed_at, w.status, w.timetable_id
+       FROM ${from} AS w ${filter}
+      ORDER BY ${trainOrderKey('w.train_code')}, w.emu_id`;
+}
+
 /** The records of a day that had none: the rule's rows inserted in train order (new ids). */
 async function insertAll(
   tx: Queryable,
@@ -288,15 +302,7 @@ async function insertAll(
   params: unknown[],
   phase: (name: string) => void,
 ): Promise<Written> {
-  const inserted = await tx.query(
-    `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
-                                first_observed_at, last_observed_at, status, timetable_id)
-     SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at,
-            w.last_observed_at, w.status, w.timetable_id
-       FROM (${wanted}) AS w
-      ORDER BY ${trainOrderKey('w.train_code')}, w.emu_id`,
-    params,
-  );
+  const inserted = await tx.query(insertRecordsSql(`(${wanted})`), params);
   phase('wanted+insert');
   const n = inserted.rowCount;
   return { inserted: n, updated: 0, deleted: 0, records: n };
@@ -344,14 +350,11 @@ async function rewrite(
   );
   phase('update');
   const inserted = await tx.query(
-    `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
-                                first_observed_at, last_observed_at, status, timetable_id)
-     SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at, w.last_observed_at,
-            w.status, w.timetable_id
-       FROM wanted_records w
-      WHERE NOT EXISTS (SELECT 1 FROM daily_records d
-                         WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)
-      ORDER BY ${trainOrderKey('w.train_code')}, w.emu_id`,
+    insertRecordsSql(
+      'wanted_records',
+      `NOT EXISTS (SELECT 1 FROM daily_records d
+                    WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)`,
+    ),
     [serviceDay],
   );
   phase('insert');

@@ -9,6 +9,8 @@ export interface StaleDay {
   causes: StaleCause[];
   firstMarkedAt: Date;
   lastMarkedAt: Date;
+  /** Bumped by every mark (a sequence): what `clearStaleDay` compares. */
+  mark: bigint;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function markDaysStale(
      SELECT d, ARRAY[$2::text] FROM unnest($1::int[]) AS d
      ON CONFLICT (service_day) DO UPDATE
        SET last_marked_at = now(),
+           mark = nextval('stale_day_marks'),
            causes = CASE WHEN $2::text = ANY (stale_days.causes) THEN stale_days.causes
                          ELSE stale_days.causes || $2::text END`,
     [days, cause],
@@ -41,8 +44,9 @@ export async function listStaleDays(q: Queryable): Promise<StaleDay[]> {
     causes: StaleCause[];
     first_marked_at: Date;
     last_marked_at: Date;
+    mark: string;
   }>(
-    `SELECT service_day, causes, first_marked_at, last_marked_at
+    `SELECT service_day, causes, first_marked_at, last_marked_at, mark::text AS mark
        FROM stale_days ORDER BY first_marked_at, service_day`,
   );
   return r.rows.map((row) => ({
@@ -50,22 +54,32 @@ export async function listStaleDays(q: Queryable): Promise<StaleDay[]> {
     causes: row.causes,
     firstMarkedAt: new Date(row.first_marked_at),
     lastMarkedAt: new Date(row.last_marked_at),
+    mark: BigInt(row.mark),
   }));
 }
 
+/** The day's current mark, or null when it is not stale: a build reads it before its inputs. */
+export async function readStaleMark(q: Queryable, serviceDay: number): Promise<bigint | null> {
+  const r = await q.query<{ mark: string }>(
+    'SELECT mark::text AS mark FROM stale_days WHERE service_day = $1',
+    [serviceDay],
+  );
+  return r.rows[0] ? BigInt(r.rows[0].mark) : null;
+}
+
 /**
- * Clears a day's stale mark after a build that read its inputs, unless it was marked again after
- * `builtFrom` (the time the build began): then the build may have missed the newer input and the
- * day stays stale. Runs in the build's transaction. Returns whether the mark was cleared.
+ * Clears a day's stale mark after a build whose inputs were read after `readStaleMark` gave
+ * `mark`, unless the day was marked again since (a higher mark: the build may have missed that
+ * input, so the day stays stale). Runs in the build's transaction. Returns whether it cleared.
  */
 export async function clearStaleDay(
   q: Queryable,
   serviceDay: number,
-  builtFrom: Date,
+  mark: bigint,
 ): Promise<boolean> {
-  const r = await q.query(
-    'DELETE FROM stale_days WHERE service_day = $1 AND last_marked_at <= $2',
-    [serviceDay, builtFrom],
-  );
+  const r = await q.query('DELETE FROM stale_days WHERE service_day = $1 AND mark <= $2', [
+    serviceDay,
+    mark.toString(),
+  ]);
   return r.rowCount > 0;
 }

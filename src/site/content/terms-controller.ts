@@ -1,4 +1,5 @@
 import {
+  defaultTermId,
   deleteTerm,
   findTermByName,
   getTerm,
@@ -264,12 +265,7 @@ export class TermsController {
               description: 'Required to be true, as terms do not support trashing.',
             },
           },
-          permission: (r) =>
-            this.itemManagePermission(
-              r,
-              'rest_cannot_delete',
-              'Sorry, you are not allowed to delete this term.',
-            ),
+          permission: (r) => this.deletePermission(r),
           callback: (r) => this.remove(r),
         },
       ],
@@ -312,6 +308,20 @@ export class TermsController {
   ): Promise<boolean> {
     await this.termOf(request);
     return this.managePermission(request, code, message);
+  }
+
+  /**
+   * delete_term: the taxonomy's manage capability, and never the default category (WordPress
+   * maps delete_term on it to do_not_allow, for administrators too).
+   */
+  private async deletePermission(request: RestRequest): Promise<boolean> {
+    const message = 'Sorry, you are not allowed to delete this term.';
+    const term = await this.termOf(request);
+    this.managePermission(request, 'rest_cannot_delete', message);
+    if (term.id === (await defaultTermId(this.kit.db, term.taxonomy))) {
+      throw denied(request, 'rest_cannot_delete', message);
+    }
+    return true;
   }
 
   async termOf(request: RestRequest): Promise<SiteTerm> {

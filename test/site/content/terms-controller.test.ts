@@ -71,3 +71,44 @@ describe('terms controller: the default category', () => {
     expect(tagGone.status).toBe(200);
   });
 });
+
+describe("terms controller: a post's terms", () => {
+  const site = useSite();
+  let editor: SiteAccountFixture;
+  let author: SiteAccountFixture;
+
+  beforeAll(async () => {
+    editor = await site.account('editor', 'editor');
+    author = await site.account('author', 'author');
+  });
+
+  it('GET /wp/v2/categories?post=<private post> is refused (rest_forbidden_context) to whoever may not read the post', async () => {
+    const category = await site.call('POST', '/wp-json/wp/v2/categories', {
+      auth: editor,
+      body: { name: 'Board' },
+    });
+    const secret = await site.call('POST', '/wp-json/wp/v2/posts', {
+      auth: editor,
+      body: { title: 'minutes', status: 'private', categories: [category.body.id] },
+    });
+    const anon = await site.call('GET', `/wp-json/wp/v2/categories?post=${secret.body.id}`);
+    expect([anon.status, anon.body.code]).toEqual([401, 'rest_forbidden_context']);
+    const other = await site.call('GET', `/wp-json/wp/v2/tags?post=${secret.body.id}`, {
+      auth: author,
+    });
+    expect([other.status, other.body.code]).toEqual([403, 'rest_forbidden_context']);
+    const own = await site.call('GET', `/wp-json/wp/v2/categories?post=${secret.body.id}`, {
+      auth: editor,
+    });
+    expect(own.body.map((c: { id: number }) => c.id)).toEqual([category.body.id]);
+    const missing = await site.call('GET', '/wp-json/wp/v2/categories?post=999999');
+    expect([missing.status, missing.body.code]).toEqual([400, 'rest_post_invalid_id']);
+    // A published post's terms are anyone's.
+    const open = await site.call('POST', '/wp-json/wp/v2/posts', {
+      auth: editor,
+      body: { title: 'news', status: 'publish', categories: [category.body.id] },
+    });
+    const listed = await site.call('GET', `/wp-json/wp/v2/categories?post=${open.body.id}`);
+    expect(listed.body.map((c: { id: number }) => c.id)).toEqual([category.body.id]);
+  });
+});

@@ -52,6 +52,8 @@ export interface ListSiteAccountsOptions {
   exclude?: number[];
   search?: string;
   roles?: string[];
+  /** Only accounts with one of these slugs (a user's slug is its lower-case name). */
+  slugs?: string[];
   /** Only accounts holding one of these roles too (`who=authors`). */
   anyRoleOf?: readonly string[];
   /** Only accounts that wrote a published post (WordPress's `has_published_posts`). */
@@ -78,6 +80,7 @@ export async function listSiteAccounts(
   if (o.roles?.length) {
     where.push(`${SITE_ROLE} = ANY(${p(o.roles)}::text[])`);
   }
+  if (o.slugs?.length) where.push(`lower(u.username) = ANY(${p(o.slugs)}::text[])`);
   if (o.anyRoleOf) {
     where.push(`${SITE_ROLE} = ANY(${p(o.anyRoleOf)}::text[])`);
   }

@@ -242,6 +242,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
           search: r.get<string | undefined>('search') || undefined,
           roles: r.get<string[] | undefined>('roles'),
           anyRoleOf: r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
+          // In the query, so that the total counts what is listed.
+          slugs: r.get<string[] | undefined>('slug'),
           publishedOnly: !r.can('list_users') || Boolean(r.get('has_published_posts')),
           order: r.get('order'),
           orderby:
@@ -255,14 +257,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
           limit: perPage,
           offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
         });
-        const slugs = r.get<string[] | undefined>('slug');
-        const shown = slugs?.length
-          ? items.filter((a) => slugs.includes(a.username.toLowerCase()))
-          : items;
         return collectionResponse(
           r,
           kit.urls,
-          shown.map((a) => present(a, r.get<Context>('context'))),
+          items.map((a) => present(a, r.get<Context>('context'))),
           total,
           perPage,
           'rest_user_invalid_page_number',

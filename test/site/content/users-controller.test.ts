@@ -51,4 +51,10 @@ describe('users controller: who may list whom, and how', () => {
       expect(ok.status).toBe(200);
     }
   });
+
+  it('GET /wp/v2/users?slug=<name> totals the users it lists (not every user)', async () => {
+    const r = await site.call('GET', '/wp-json/wp/v2/users?slug=author', { auth: admin });
+    expect(r.body.map((u: { slug: string }) => u.slug)).toEqual(['author']);
+    expect(r.headers['x-wp-total']).toBe('1');
+  });
 });

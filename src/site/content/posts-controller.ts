@@ -171,7 +171,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
     args.menu_order = {
       description: 'Limit result set to posts with a specific menu_order value.',
       type: 'integer',
-      sanitize: integerWithin(-2147483648, 2147483647),
+      sanitize: integerWithin('menu_order', -2147483648, 2147483647),
     };
     args.parent = {
       description: 'Limit result set to items with particular parent IDs.',

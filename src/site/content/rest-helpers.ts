@@ -75,10 +75,16 @@ function outOfBounds(message: string): RestError {
 }
 
 /** A sanitize refusing an integer outside [min, max] (the schema's own min/max show in the index). */
-export function integerWithin(min: number, max: number): NonNullable<ArgSchema['sanitize']> {
+export function integerWithin(
+  param: string,
+  min: number,
+  max: number,
+): NonNullable<ArgSchema['sanitize']> {
   return (value) => {
     const n = value as number;
-    if (n < min || n > max) throw outOfBounds(`Must be between ${min} and ${max} (inclusive).`);
+    if (n < min || n > max) {
+      throw outOfBounds(`${param} must be between ${min} (inclusive) and ${max} (inclusive)`);
+    }
     return n;
   };
 }
@@ -99,7 +105,7 @@ export const PAGE_ARG: ArgSchema = {
   type: 'integer',
   default: 1,
   minimum: 1,
-  sanitize: integerWithin(1, MAX_PAGE),
+  sanitize: integerWithin('page', 1, MAX_PAGE),
 };
 
 export function perPageArg(defaultValue = 10): ArgSchema {
@@ -142,7 +148,7 @@ export function collectionArgs(options: {
       type: 'integer',
       // WordPress's schema has no minimum (WP_Query takes absint); a negative offset is an error
       // of the caller here, named as one, instead of a silent absolute value.
-      sanitize: integerWithin(0, MAX_QUERY_INTEGER),
+      sanitize: integerWithin('offset', 0, MAX_QUERY_INTEGER),
     },
     order: {
       description: 'Order sort attribute ascending or descending.',

@@ -209,6 +209,11 @@ describe('posts controller: what WordPress hides stays hidden', () => {
       expect([path, r.status, r.body.code]).toEqual([path, 400, 'rest_invalid_param']);
       expect(Object.keys(r.body.data.params)).toEqual([param]);
     }
+    const offset = await site.call('GET', '/wp-json/wp/v2/posts?offset=-5');
+    expect(offset.body.data.params.offset).toBe(
+      'offset must be between 0 (inclusive) and 9007199254740991 (inclusive)',
+    );
+    expect(offset.body.data.details.offset.code).toBe('rest_out_of_bounds');
     // Within range, the same params still work.
     const fine = await site.call('GET', '/wp-json/wp/v2/posts?offset=0&page=1', { auth: admin });
     expect(fine.status).toBe(200);

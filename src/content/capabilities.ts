@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { PostTypeInfo } from './post-types.js';
 import type { SitePost } from './site-post.js';
 import { hasCap, type SiteUser } from './site-user.js';
@@ -55,6 +56,14 @@ export function canReadPost(user: SiteUser | null, post: SitePost, type: PostTyp
     return user !== null && (post.author === user.id || hasCap(user, type.caps.readPrivate));
   }
   return canEditPost(user, post, type);
+}
+
+/** Whether `given` is the post's password (hash_equals: compared in constant time). */
+export function postPasswordMatches(post: SitePost, given: unknown): boolean {
+  if (typeof given !== 'string' || post.password === '') return false;
+  const a = Buffer.from(post.password);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

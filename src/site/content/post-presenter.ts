@@ -14,7 +14,7 @@ import type { SitePost } from '../../content/site-post.js';
 import { sanitizeSlug } from '../../content/slugs.js';
 import { termsOfPosts } from '../../content/terms-store.js';
 import { texturize } from '../../content/texturize.js';
-import { canEditPost } from '../../content/capabilities.js';
+import { canEditPost, postPasswordMatches } from '../../content/capabilities.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
@@ -164,7 +164,7 @@ export class PostPresenter {
     // the post. The view context blanks a protected post for administrators too, as WordPress.
     const canSee =
       !isProtected ||
-      request.get('password') === post.password ||
+      postPasswordMatches(post, request.get('password')) ||
       (context === 'edit' && canEditPost(request.user, post, type));
     const data: Record<string, unknown> = {
       id: post.id,

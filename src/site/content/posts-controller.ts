@@ -1,5 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
-import { canDeletePost, canEditPost, canReadPost, listAccess } from '../../content/capabilities.js';
+import {
+  canDeletePost,
+  canEditPost,
+  canReadPost,
+  listAccess,
+  postPasswordMatches,
+} from '../../content/capabilities.js';
 import type { PostTypeInfo } from '../../content/post-types.js';
 import {
   deletePost,
@@ -74,13 +79,6 @@ const TAX_ARG: ArgSchema = {
 function termIdsWithin(value: unknown): unknown {
   idsWithin(Array.isArray(value) ? value : (value as { terms?: unknown } | undefined)?.terms);
   return value;
-}
-
-/** Whether a given post password is the post's (compared in constant time). */
-function passwordMatches(post: SitePost, given: string): boolean {
-  const a = Buffer.from(post.password);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The collection params of a post type (get_collection_params). */
@@ -371,7 +369,7 @@ export class PostsController {
       );
     }
     const password = request.get<string | undefined>('password');
-    if (password !== undefined && password !== '' && !passwordMatches(post, password)) {
+    if (password !== undefined && password !== '' && !postPasswordMatches(post, password)) {
       throw new RestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
     }
     return canReadPost(request.user, post, this.type);

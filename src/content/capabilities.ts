@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { PostTypeInfo } from './post-types.js';
 import type { SitePost } from './site-post.js';
 import { hasCap, type SiteUser } from './site-user.js';
@@ -25,9 +26,12 @@ export function canEditPost(user: SiteUser | null, post: SitePost, type: PostTyp
   return needs.every((c) => hasCap(user, c));
 }
 
-/** map_meta_cap('delete_post'). */
+/**
+ * map_meta_cap('delete_post'). A revision is never deletable: WordPress maps delete_post on a
+ * revision to do_not_allow, for every role.
+ */
 export function canDeletePost(user: SiteUser | null, post: SitePost, type: PostTypeInfo): boolean {
-  if (!user) return false;
+  if (!user || post.type === 'revision') return false;
   const status = effectiveStatus(post);
   const { caps } = type;
   const needs: string[] = [];
@@ -41,11 +45,78 @@ export function canDeletePost(user: SiteUser | null, post: SitePost, type: PostT
   return needs.every((c) => hasCap(user, c));
 }
 
-/** map_meta_cap('read_post'): published for all; private for its author or read_private; else edit. */
+/**
+ * check_read_permission: published for all (blocks: for those who may edit posts, WordPress's
+ * read_post on a wp_block); private for its author or read_private; anything else to whoever may
+ * edit it.
+ */
 export function canReadPost(user: SiteUser | null, post: SitePost, type: PostTypeInfo): boolean {
-  if (post.status === 'publish') return true;
+  if (post.status === 'publish') return type.caps.read === 'read' || hasCap(user, type.caps.read);
   if (post.status === 'private') {
     return user !== null && (post.author === user.id || hasCap(user, type.caps.readPrivate));
   }
   return canEditPost(user, post, type);
+}
+
+/** Whether `given` is the post's password (hash_equals: compared in constant time). */
+export function postPasswordMatches(post: SitePost, given: unknown): boolean {
+  if (typeof given !== 'string' || post.password === '') return false;
+  const a = Buffer.from(post.password);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Which items of a type a caller may list, as statuses (the status an item has, and for trashed
+ * items the status it had): a list query restricts its rows, and so its totals, to these, the
+ * way WP_Query restricts private and protected statuses to their author for readers without
+ * read_private_posts. Derived from canReadPost/canEditPost, so the two never disagree.
+ */
+export interface PostAccess {
+  /** The caller's id (0 anonymous: owns nothing). */
+  userId: number;
+  own: string[];
+  others: string[];
+  ownTrashed: string[];
+  othersTrashed: string[];
+}
+
+/** Every status an item of the site's post types can have. */
+const KNOWN_STATUSES = [
+  'publish',
+  'future',
+  'draft',
+  'pending',
+  'private',
+  'auto-draft',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+];
+
+/** The statuses `user` may list items of `type` in, to read them (`read`) or to edit them (`edit`). */
+export function listAccess(
+  user: SiteUser | null,
+  type: PostTypeInfo,
+  purpose: 'read' | 'edit',
+): PostAccess {
+  const allowed = purpose === 'read' ? canReadPost : canEditPost;
+  const userId = user?.id ?? 0;
+  const probe = (status: string, own: boolean, trashedFrom: string | null = null): boolean =>
+    allowed(
+      user,
+      { type: type.type, status, trashedFrom, author: own ? userId : -1 } as SitePost,
+      type,
+    );
+  const pick = (own: boolean) => KNOWN_STATUSES.filter((s) => probe(s, own));
+  const pickTrashed = (own: boolean) => KNOWN_STATUSES.filter((s) => probe('trash', own, s));
+  return {
+    userId,
+    own: user ? pick(true) : pick(false),
+    others: pick(false),
+    ownTrashed: user ? pickTrashed(true) : pickTrashed(false),
+    othersTrashed: pickTrashed(false),
+  };
 }

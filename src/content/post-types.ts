@@ -3,6 +3,8 @@
  * post or page; menu items need edit_theme_options), what each supports.
  */
 export interface PostTypeCaps {
+  /** What reading a published item takes (`read` for all but blocks: anyone may read). */
+  read: string;
   edit: string;
   editOthers: string;
   editPublished: string;
@@ -37,6 +39,7 @@ export interface PostTypeInfo {
 
 function capsOf(plural: 'posts' | 'pages'): PostTypeCaps {
   return {
+    read: 'read',
     edit: `edit_${plural}`,
     editOthers: `edit_others_${plural}`,
     editPublished: `edit_published_${plural}`,
@@ -115,7 +118,8 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
     singular: 'Pattern',
     description: '',
     hierarchical: false,
-    caps: capsOf('posts'),
+    // WordPress: "You need to be able to edit posts, in order to read blocks in their raw form."
+    caps: { ...capsOf('posts'), read: 'edit_posts' },
     taxonomies: ['wp_pattern_category'],
     supports: { title: true, editor: true, revisions: true, 'custom-fields': true, autosave: true },
     trash: true,

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import type { PostAccess } from './capabilities.js';
 import { uniqueSlug } from './slugs.js';
 import {
   FIELD_COLUMNS,
@@ -65,6 +66,14 @@ export interface PostListQuery {
   stickyFirst?: boolean;
   /** Only autosaves (true), never (false) or both (undefined); revisions only. */
   autosave?: boolean;
+  /** Only the items the caller may list (rows and total alike); undefined = every item. */
+  access?: PostAccess;
+  /**
+   * What a search may match in password-protected items: `none` leaves them out of the search
+   * (WordPress, logged out); an access lets their content and excerpt match only in the items it
+   * allows (those the caller may edit), their title always; undefined = like any other item.
+   */
+  protectedSearch?: 'none' | PostAccess;
   orderby: PostOrderBy;
   order: 'asc' | 'desc';
   limit: number;
@@ -83,6 +92,13 @@ const COLUMN_OF_SEARCH: Record<string, string> = {
 const ATTACHMENT_FILE_COLUMN = `(p.extra #>> '{media_details,file}')`;
 const ATTACHMENT_MIME_TYPE = `(p.extra ->> 'mime_type')`;
 
+/** The rows an access allows: by the item's status (a trashed item's former one) and owner. */
+function accessSql(a: PostAccess, p: (v: unknown) => string): string {
+  const allowed = (statuses: string[], trashed: string[]) =>
+    `(p.status = ANY(${p(statuses)}::text[]) OR (p.status = 'trash' AND coalesce(p.trashed_from, 'draft') = ANY(${p(trashed)}::text[])))`;
+  return `(CASE WHEN p.author = ${p(a.userId)}::bigint THEN ${allowed(a.own, a.ownTrashed)} ELSE ${allowed(a.others, a.othersTrashed)} END)`;
+}
+
 /** The WHERE of a list query and its parameters. */
 function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
@@ -92,17 +108,28 @@ function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
   };
   const where: string[] = [`p.type = ANY(${p(q.types)}::text[])`];
   if (q.statuses) where.push(`p.status = ANY(${p(q.statuses)}::text[])`);
+  if (q.access) where.push(accessSql(q.access, p));
   if (q.search) {
-    const columns = (q.searchColumns?.length ? q.searchColumns : Object.keys(COLUMN_OF_SEARCH)).map(
-      (c) => (c === 'attachment_file' ? ATTACHMENT_FILE_COLUMN : COLUMN_OF_SEARCH[c]!),
-    );
+    const names = q.searchColumns?.length ? q.searchColumns : Object.keys(COLUMN_OF_SEARCH);
+    // A password guards an item's content and excerpt: a search must not find them by it.
+    const guarded =
+      q.protectedSearch && q.protectedSearch !== 'none'
+        ? `(p.password = '' OR ${accessSql(q.protectedSearch, p)})`
+        : undefined;
+    const columns = names.map((c) => ({
+      sql: c === 'attachment_file' ? ATTACHMENT_FILE_COLUMN : COLUMN_OF_SEARCH[c]!,
+      guarded: guarded !== undefined && (c === 'post_content' || c === 'post_excerpt'),
+    }));
+    const match = (c: { sql: string; guarded: boolean }, pattern: string) =>
+      c.guarded ? `(${guarded} AND ${c.sql} ILIKE ${pattern})` : `${c.sql} ILIKE ${pattern}`;
     const words = q.searchExact ? [q.search] : q.search.split(/\s+/).filter((w) => w !== '');
     for (const word of words) {
       const negate = !q.searchExact && word.startsWith('-') && word.length > 1;
       const pattern = p(`%${escapeLike(negate ? word.slice(1) : word)}%`);
-      const any = columns.map((c) => `${c} ILIKE ${pattern}`).join(' OR ');
+      const any = columns.map((c) => match(c, pattern)).join(' OR ');
       where.push(negate ? `NOT (${any})` : `(${any})`);
     }
+    if (q.protectedSearch === 'none') where.push(`p.password = ''`);
   }
   const date = `coalesce(p.date_gmt, p.modified_gmt)`;
   if (q.after) where.push(`${date} > ${p(q.after)}`);

@@ -20,6 +20,9 @@ interface Row {
 const SELECT = `SELECT u.id, u.username, u.role AS account_role, r.role AS site_role, u.banned_at, u.created_at
   FROM users u LEFT JOIN site_roles r ON r.user_id = u.id`;
 
+/** An account's site role in SQL: its own row, else by its account role (as defaultSiteRole). */
+const SITE_ROLE = `coalesce(r.role, CASE WHEN u.role = 'admin' THEN 'administrator' ELSE 'subscriber' END)`;
+
 function toAccount(r: Row): SiteAccount {
   return {
     id: Number(r.id),
@@ -49,6 +52,10 @@ export interface ListSiteAccountsOptions {
   exclude?: number[];
   search?: string;
   roles?: string[];
+  /** Only accounts with one of these slugs (a user's slug is its lower-case name). */
+  slugs?: string[];
+  /** Only accounts holding one of these roles too (`who=authors`). */
+  anyRoleOf?: readonly string[];
   /** Only accounts that wrote a published post (WordPress's `has_published_posts`). */
   publishedOnly?: boolean;
   order?: 'asc' | 'desc';
@@ -71,9 +78,11 @@ export async function listSiteAccounts(
   if (o.exclude?.length) where.push(`NOT (u.id = ANY(${p(o.exclude)}::bigint[]))`);
   if (o.search) where.push(`u.username ILIKE ${p(`%${o.search.replace(/[\\%_]/g, '\\$&')}%`)}`);
   if (o.roles?.length) {
-    where.push(
-      `coalesce(r.role, CASE WHEN u.role = 'admin' THEN 'administrator' ELSE 'subscriber' END) = ANY(${p(o.roles)}::text[])`,
-    );
+    where.push(`${SITE_ROLE} = ANY(${p(o.roles)}::text[])`);
+  }
+  if (o.slugs?.length) where.push(`lower(u.username) = ANY(${p(o.slugs)}::text[])`);
+  if (o.anyRoleOf) {
+    where.push(`${SITE_ROLE} = ANY(${p(o.anyRoleOf)}::text[])`);
   }
   if (o.publishedOnly) {
     where.push(

@@ -218,6 +218,26 @@ export async function updateTerm(db: Queryable, term: SiteTerm, f: TermFields): 
   return (await getTerm(db, term.id))!;
 }
 
+/**
+ * The term a taxonomy falls back to, which WordPress never lets anyone delete: for categories,
+ * the `default_category` site option when it names one, else the site's first category (what
+ * WordPress's install makes as term 1, "Uncategorized", and its option points at). Other
+ * taxonomies have none.
+ */
+export async function defaultTermId(db: Queryable, taxonomy: string): Promise<number | undefined> {
+  if (taxonomy !== 'category') return undefined;
+  const option = await db.query<{ value: unknown }>(
+    `SELECT value FROM site_options WHERE name = 'default_category'`,
+  );
+  const chosen = Number(option.rows[0]?.value);
+  if (Number.isSafeInteger(chosen) && chosen > 0) return chosen;
+  const first = await db.query<{ id: string | number | null }>(
+    `SELECT min(id) AS id FROM site_terms WHERE taxonomy = 'category'`,
+  );
+  const id = first.rows[0]?.id;
+  return id === null || id === undefined ? undefined : Number(id);
+}
+
 /** Deletes a term; its children move up to its parent, as in WordPress. */
 export async function deleteTerm(db: Queryable, term: SiteTerm): Promise<void> {
   await db.query('UPDATE site_terms SET parent = $2 WHERE parent = $1', [term.id, term.parent]);

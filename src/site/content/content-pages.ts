@@ -13,6 +13,8 @@ import type { PostLinks, PostPresenter } from './post-presenter.js';
 import { primaryMenuLinks } from './menu-navigation.js';
 
 const HOME_PER_PAGE = 10;
+/** WordPress's zh_CN text for "There is no excerpt because this is a protected post." */
+const PROTECTED_EXCERPT = '无法提供摘要。这是一篇受保护的文章。';
 
 /**
  * The site's own pages: the front page (latest posts), each published post at
@@ -36,7 +38,11 @@ export function registerContentPages(
       slug: post.slug,
       title: texturize(post.title),
       content: post.password === '' ? content : '<p>此内容受密码保护。</p>',
-      excerpt: post.excerpt || content.replace(/<[^>]*>/g, '').slice(0, 120),
+      // get_the_excerpt of a protected post: neither its excerpt nor its content.
+      excerpt:
+        post.password === ''
+          ? post.excerpt || content.replace(/<[^>]*>/g, '').slice(0, 120)
+          : PROTECTED_EXCERPT,
       link: await links.linkOf(post),
       date: localDate(post.dateGmt ?? post.modifiedGmt),
       author: author?.username ?? '',

@@ -1,4 +1,10 @@
-import { canDeletePost, canEditPost, canReadPost } from '../../content/capabilities.js';
+import {
+  canDeletePost,
+  canEditPost,
+  canReadPost,
+  listAccess,
+  postPasswordMatches,
+} from '../../content/capabilities.js';
 import type { PostTypeInfo } from '../../content/post-types.js';
 import {
   deletePost,
@@ -33,6 +39,8 @@ import {
   contextArg,
   denied,
   ID_LIST,
+  idsWithin,
+  integerWithin,
   type ResourceSchema,
   userIdOf,
 } from './rest-helpers.js';
@@ -66,6 +74,12 @@ const TAX_ARG: ArgSchema = {
   ],
   default: [],
 };
+
+/** A taxonomy filter's term ids (a list, or the object form's `terms`) within what ids can be. */
+function termIdsWithin(value: unknown): unknown {
+  idsWithin(Array.isArray(value) ? value : (value as { terms?: unknown } | undefined)?.terms);
+  return value;
+}
 
 /** The collection params of a post type (get_collection_params). */
 export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema> {
@@ -155,6 +169,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
     args.menu_order = {
       description: 'Limit result set to posts with a specific menu_order value.',
       type: 'integer',
+      sanitize: integerWithin('menu_order', -2147483648, 2147483647),
     };
     args.parent = {
       description: 'Limit result set to items with particular parent IDs.',
@@ -181,6 +196,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       args[base] = {
         description: `Limit result set to items with specific terms assigned in the ${base} taxonomy.`,
         ...include,
+        sanitize: termIdsWithin,
       };
       const exclude: ArgSchema = structuredClone(include);
       if (taxonomy !== 'category')
@@ -188,6 +204,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       args[`${base}_exclude`] = {
         description: `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
         ...exclude,
+        sanitize: termIdsWithin,
       };
     }
   }
@@ -337,6 +354,11 @@ export class PostsController {
     return true;
   }
 
+  /**
+   * get_item_permissions_check: the edit context only for whoever may edit the post; a password,
+   * when given, must be the post's whoever asks (an editor's wrong guess is as wrong as anyone's,
+   * and a password given for an unprotected post is wrong too); then check_read_permission.
+   */
   private async readPermission(request: RestRequest): Promise<boolean> {
     const post = await this.itemOf(request);
     if (request.get('context') === 'edit' && !canEditPost(request.user, post, this.type)) {
@@ -346,14 +368,9 @@ export class PostsController {
         'Sorry, you are not allowed to edit this post.',
       );
     }
-    if (
-      post.password !== '' &&
-      request.has('password') &&
-      request.get('password') !== post.password
-    ) {
-      if (!canEditPost(request.user, post, this.type)) {
-        throw new RestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
-      }
+    const password = request.get<string | undefined>('password');
+    if (password !== undefined && password !== '' && !postPasswordMatches(post, password)) {
+      throw new RestError('rest_post_incorrect_password', 'Incorrect post password.', 403);
     }
     return canReadPost(request.user, post, this.type);
   }
@@ -396,7 +413,8 @@ export class PostsController {
     return true;
   }
 
-  private async updatePermission(request: RestRequest): Promise<boolean> {
+  /** update_item_permissions_check (autosaves go through it too, as in WordPress). */
+  async updatePermission(request: RestRequest): Promise<boolean> {
     const post = await this.itemOf(request);
     const caps = this.type.caps;
     if (!canEditPost(request.user, post, this.type)) {
@@ -532,9 +550,17 @@ export class PostsController {
     query.tax = tax;
     query.taxExclude = taxExclude;
     query.taxRelation = request.get<'AND' | 'OR' | undefined>('tax_relation') ?? 'AND';
-    const { total, items } = await listPosts(this.db, query);
     const context = request.get<Context>('context');
-    const visible = items.filter((p) => canReadPost(request.user, p, this.type));
+    // What the caller may read (in the edit context: may edit) bounds the rows and the totals
+    // alike: a total counted before that filter tells what the caller may not see.
+    query.access = listAccess(request.user, this.type, context === 'edit' ? 'edit' : 'read');
+    query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
+    const { total, items } = await listPosts(this.db, query);
+    const visible = items.filter((p) =>
+      context === 'edit'
+        ? canEditPost(request.user, p, this.type)
+        : canReadPost(request.user, p, this.type),
+    );
     const data = await this.presenter.prepareMany(visible, request, context);
     return collectionResponse(request, this.kit.urls, data, total, perPage);
   }

@@ -61,11 +61,51 @@ export function contextArg(defaultContext: Context = 'view'): ArgSchema {
   };
 }
 
+/**
+ * The largest id, page or offset a list query takes: ids are Postgres bigints and every number
+ * here stays exact in JavaScript. Past it a number names no item; refused as WordPress refuses a
+ * value out of bounds (rest_out_of_bounds inside rest_invalid_param), never left to the database.
+ */
+const MAX_QUERY_INTEGER = Number.MAX_SAFE_INTEGER;
+/** A page so far that even per_page=100 pages stay within MAX_QUERY_INTEGER. */
+const MAX_PAGE = Math.floor(MAX_QUERY_INTEGER / 100);
+
+function outOfBounds(message: string): RestError {
+  return new RestError('rest_out_of_bounds', message, 400);
+}
+
+/** A sanitize refusing an integer outside [min, max] (the schema's own min/max show in the index). */
+export function integerWithin(
+  param: string,
+  min: number,
+  max: number,
+): NonNullable<ArgSchema['sanitize']> {
+  return (value) => {
+    const n = value as number;
+    if (n < min || n > max) {
+      throw outOfBounds(`${param} must be between ${min} (inclusive) and ${max} (inclusive)`);
+    }
+    return n;
+  };
+}
+
+/** A sanitize refusing list ids that no item can have (beyond MAX_QUERY_INTEGER either way). */
+export function idsWithin(value: unknown): unknown {
+  const ids = Array.isArray(value) ? value : [];
+  for (const id of ids) {
+    if (typeof id === 'number' && Math.abs(id) > MAX_QUERY_INTEGER) {
+      throw outOfBounds(`Each ID must be between -${MAX_QUERY_INTEGER} and ${MAX_QUERY_INTEGER}.`);
+    }
+  }
+  return value;
+}
+
 export const PAGE_ARG: ArgSchema = {
   description: 'Current page of the collection.',
   type: 'integer',
   default: 1,
   minimum: 1,
+  sanitize: integerWithin('page', 1, MAX_PAGE),
 };
 
 export function perPageArg(defaultValue = 10): ArgSchema {
@@ -78,7 +118,12 @@ export function perPageArg(defaultValue = 10): ArgSchema {
   };
 }
 
-export const ID_LIST: ArgSchema = { type: 'array', items: { type: 'integer' }, default: [] };
+export const ID_LIST: ArgSchema = {
+  type: 'array',
+  items: { type: 'integer' },
+  default: [],
+  sanitize: idsWithin,
+};
 
 /**
  * The arguments WordPress's collections share (get_collection_params and the search, include,
@@ -101,6 +146,9 @@ export function collectionArgs(options: {
     offset: {
       description: 'Offset the result set by a specific number of items.',
       type: 'integer',
+      // WordPress's schema has no minimum (WP_Query takes absint); a negative offset is an error
+      // of the caller here, named as one, instead of a silent absolute value.
+      sanitize: integerWithin('offset', 0, MAX_QUERY_INTEGER),
     },
     order: {
       description: 'Order sort attribute ascending or descending.',

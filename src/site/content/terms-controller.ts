@@ -1,4 +1,5 @@
 import {
+  defaultTermId,
   deleteTerm,
   findTermByName,
   getTerm,
@@ -7,6 +8,9 @@ import {
   updateTerm,
   type SiteTerm,
 } from '../../content/terms-store.js';
+import { canReadPost } from '../../content/capabilities.js';
+import { POST_TYPES } from '../../content/post-types.js';
+import { getPost } from '../../content/posts-store.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
@@ -215,7 +219,7 @@ export class TermsController {
         {
           methods: READABLE,
           args: list,
-          permission: (r) => this.readPermission(r),
+          permission: (r) => this.listPermission(r),
           callback: (r) => this.list(r),
         },
         {
@@ -264,12 +268,7 @@ export class TermsController {
               description: 'Required to be true, as terms do not support trashing.',
             },
           },
-          permission: (r) =>
-            this.itemManagePermission(
-              r,
-              'rest_cannot_delete',
-              'Sorry, you are not allowed to delete this term.',
-            ),
+          permission: (r) => this.deletePermission(r),
           callback: (r) => this.remove(r),
         },
       ],
@@ -295,6 +294,28 @@ export class TermsController {
     return true;
   }
 
+  /**
+   * get_items_permissions_check: with `post`, the terms of that post only for whoever may read
+   * it (check_read_terms_permission_for_post, WordPress 6.0.3): a draft's or a private post's
+   * categories are not anyone's to list.
+   */
+  private async listPermission(request: RestRequest): Promise<boolean> {
+    this.readPermission(request);
+    const postId = request.get<number | null | undefined>('post');
+    if (!postId) return true;
+    const post = await getPost(this.kit.db, postId);
+    if (!post) throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 400);
+    const type = POST_TYPES[post.type];
+    if (!type || !this.tax.types.includes(post.type) || !canReadPost(request.user, post, type)) {
+      throw denied(
+        request,
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to view terms for this post.',
+      );
+    }
+    return true;
+  }
+
   private async readItemPermission(request: RestRequest): Promise<boolean> {
     await this.termOf(request);
     return this.readPermission(request);
@@ -312,6 +333,20 @@ export class TermsController {
   ): Promise<boolean> {
     await this.termOf(request);
     return this.managePermission(request, code, message);
+  }
+
+  /**
+   * delete_term: the taxonomy's manage capability, and never the default category (WordPress
+   * maps delete_term on it to do_not_allow, for administrators too).
+   */
+  private async deletePermission(request: RestRequest): Promise<boolean> {
+    const message = 'Sorry, you are not allowed to delete this term.';
+    const term = await this.termOf(request);
+    this.managePermission(request, 'rest_cannot_delete', message);
+    if (term.id === (await defaultTermId(this.kit.db, term.taxonomy))) {
+      throw denied(request, 'rest_cannot_delete', message);
+    }
+    return true;
   }
 
   async termOf(request: RestRequest): Promise<SiteTerm> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { findSiteAccount, listSiteAccounts, type SiteAccount } from '../../content/site-users.js';
-import { ROLE_CAPABILITIES } from '../../content/site-roles.js';
+import { POST_TYPES } from '../../content/post-types.js';
+import { ROLE_CAPABILITIES, SITE_ROLES } from '../../content/site-roles.js';
 import { gmtDate } from '../../content/site-dates.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
@@ -16,6 +17,13 @@ import {
   filterByContext,
   resourceSchema,
 } from './rest-helpers.js';
+
+/** The REST post types with authors (WordPress's `who=authors` looks at these). */
+const AUTHORED_TYPES = Object.values(POST_TYPES).filter((t) => t.supports.author);
+/** The roles that may write one of them: WordPress's "authors" (user level above 0). */
+const AUTHOR_ROLES = SITE_ROLES.filter((role) =>
+  AUTHORED_TYPES.some((t) => ROLE_CAPABILITIES[role].has(t.caps.edit)),
+);
 
 const VEE = ['embed', 'view', 'edit'] as const;
 const E = ['edit'] as const;
@@ -191,15 +199,35 @@ export function registerUsersRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: list,
+      // get_items_permissions_check, in WordPress's order.
       permission: (r) => {
-        if (r.get('context') === 'edit' && !r.can('list_users')) {
-          throw denied(r, 'rest_forbidden_context', 'Sorry, you are not allowed to list users.');
-        }
         if (r.has('roles') && !r.can('list_users')) {
           throw denied(
             r,
             'rest_user_cannot_view',
             'Sorry, you are not allowed to filter users by role.',
+          );
+        }
+        if (r.get('context') === 'edit' && !r.can('list_users')) {
+          throw denied(r, 'rest_forbidden_context', 'Sorry, you are not allowed to list users.');
+        }
+        if (
+          ['email', 'registered_date'].includes(r.get<string>('orderby')) &&
+          !r.can('list_users')
+        ) {
+          throw denied(
+            r,
+            'rest_forbidden_orderby',
+            'Sorry, you are not allowed to order users by this parameter.',
+          );
+        }
+        // `who=authors` for those who may write an item of a type with authors (edit_posts or
+        // edit_pages).
+        if (r.get('who') === 'authors' && !AUTHORED_TYPES.some((t) => r.can(t.caps.edit))) {
+          throw denied(
+            r,
+            'rest_forbidden_who',
+            'Sorry, you are not allowed to query users by this parameter.',
           );
         }
         return true;
@@ -213,6 +241,9 @@ export function registerUsersRoutes(kit: SiteKit): void {
           exclude: r.get<number[]>('exclude'),
           search: r.get<string | undefined>('search') || undefined,
           roles: r.get<string[] | undefined>('roles'),
+          anyRoleOf: r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
+          // In the query, so that the total counts what is listed.
+          slugs: r.get<string[] | undefined>('slug'),
           publishedOnly: !r.can('list_users') || Boolean(r.get('has_published_posts')),
           order: r.get('order'),
           orderby:
@@ -226,14 +257,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
           limit: perPage,
           offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
         });
-        const slugs = r.get<string[] | undefined>('slug');
-        const shown = slugs?.length
-          ? items.filter((a) => slugs.includes(a.username.toLowerCase()))
-          : items;
         return collectionResponse(
           r,
           kit.urls,
-          shown.map((a) => present(a, r.get<Context>('context'))),
+          items.map((a) => present(a, r.get<Context>('context'))),
           total,
           perPage,
           'rest_user_invalid_page_number',

@@ -1,0 +1,60 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSite, type SiteAccountFixture } from '../site-fixture.js';
+
+/** The users list's `who` and `orderby` restrictions of WordPress 6.1 (issue 19, item 5). */
+describe('users controller: who may list whom, and how', () => {
+  const site = useSite();
+  let admin: SiteAccountFixture;
+  let author: SiteAccountFixture;
+  let contributor: SiteAccountFixture;
+  let subscriber: SiteAccountFixture;
+
+  beforeAll(async () => {
+    admin = await site.account('admin', 'administrator');
+    author = await site.account('author', 'author');
+    contributor = await site.account('contrib', 'contributor');
+    subscriber = await site.account('subscriber', 'subscriber');
+    // Published posts by each, so that they are listed to anyone.
+    for (const who of [admin, author]) {
+      await site.call('POST', '/wp-json/wp/v2/posts', {
+        auth: who,
+        body: { title: `by ${who.username}`, status: 'publish' },
+      });
+    }
+  });
+
+  it('GET /wp/v2/users?who=authors anonymously is 401 rest_forbidden_who (403 for a subscriber)', async () => {
+    const anon = await site.call('GET', '/wp-json/wp/v2/users?who=authors');
+    expect([anon.status, anon.body.code]).toEqual([401, 'rest_forbidden_who']);
+    const sub = await site.call('GET', '/wp-json/wp/v2/users?who=authors', { auth: subscriber });
+    expect([sub.status, sub.body.code]).toEqual([403, 'rest_forbidden_who']);
+    // Whoever may write posts lists the authors (users who may edit posts: contributor and up).
+    const byAdmin = await site.call('GET', '/wp-json/wp/v2/users?who=authors', { auth: admin });
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.map((u: { name: string }) => u.name).sort()).toEqual(
+      ['admin', 'author', 'contrib'].sort(),
+    );
+    expect(byAdmin.headers['x-wp-total']).toBe('3');
+    const byContributor = await site.call('GET', '/wp-json/wp/v2/users?who=authors', {
+      auth: contributor,
+    });
+    expect(byContributor.status).toBe(200);
+  });
+
+  it('GET /wp/v2/users?orderby=registered_date by an author is 403 rest_forbidden_orderby', async () => {
+    for (const orderby of ['registered_date', 'email']) {
+      const r = await site.call('GET', `/wp-json/wp/v2/users?orderby=${orderby}`, { auth: author });
+      expect([orderby, r.status, r.body.code]).toEqual([orderby, 403, 'rest_forbidden_orderby']);
+      const anon = await site.call('GET', `/wp-json/wp/v2/users?orderby=${orderby}`);
+      expect([anon.status, anon.body.code]).toEqual([401, 'rest_forbidden_orderby']);
+      const ok = await site.call('GET', `/wp-json/wp/v2/users?orderby=${orderby}`, { auth: admin });
+      expect(ok.status).toBe(200);
+    }
+  });
+
+  it('GET /wp/v2/users?slug=<name> totals the users it lists (not every user)', async () => {
+    const r = await site.call('GET', '/wp-json/wp/v2/users?slug=author', { auth: admin });
+    expect(r.body.map((u: { slug: string }) => u.slug)).toEqual(['author']);
+    expect(r.headers['x-wp-total']).toBe('1');
+  });
+});

@@ -8,11 +8,12 @@ import { issueCredential } from '../../src/accounts/credentials.js';
 import { scopesOfRole } from '../../src/accounts/scopes.js';
 import { createUser } from '../../src/accounts/users.js';
 import { buildApp } from '../../src/api/app.js';
-import { launchChromium } from '../helpers/browser.js';
+import { useChromium } from '../helpers/browser.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 import { waitFor } from '../queue/support/wait-for.js';
 
 const env = useQueueEnv();
+const chromium = useChromium();
 const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
 /** A web session (the `token` cookie's secret) of a new user with this role. */
@@ -70,9 +71,9 @@ describe('the queue dashboard at /admin/queues', () => {
     expect(names).toContain('build-daily-records');
     expect(names).toContain('refresh-reference-models');
 
-    const { browser, close } = await launchChromium();
-    env.defer(close);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await (
+      await chromium.browser()
+    ).newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const refused = await page.goto(`${base}/admin/queues`);
     expect(refused?.status()).toBe(401);

@@ -1,6 +1,8 @@
-# One image for both processes: `node dist/src/api/server.js` (api) and
-# `node dist/src/queue/worker-main.js` (worker).
-FROM node:20-bookworm-slim AS build
+# One image for the three processes: `node dist/src/api/server.js` (api, the default command),
+# `node dist/src/queue/worker-main.js` (worker) and `node dist/src/site/server.js` (site).
+# Node 20 (20.12 or later), as package.json's engines say; node:20-bookworm-slim is the newest 20.
+ARG NODE_IMAGE=node:20-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY bin ./bin
@@ -15,16 +17,28 @@ RUN npm run build && npm prune --omit=dev
 RUN find node_modules/@expo-google-fonts/noto-sans-sc -name '*.ttf' \
       ! -name 'NotoSansSC_400Regular.ttf' ! -name 'NotoSansSC_700Bold.ttf' -delete
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production
+FROM ${NODE_IMAGE}
+# /app stays root-owned (the code cannot be changed by the process running it); what the
+# processes write goes to DATA_DIR (/data: the generated OAuth key secret when OAUTH_KEY_SECRET
+# is unset, uploads, PGlite when DATABASE_URL is unset) and the inbox (/inbox), both owned by
+# `node`. Mounted as empty named volumes, they take this ownership (see docker-compose.yml).
+ENV NODE_ENV=production DATA_DIR=/data INBOX_DIR=/inbox
+RUN mkdir -p /data /inbox && chown node:node /data /inbox
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The documentation site's block theme (templates and parts read at start).
 COPY --from=build /app/src/templates/theme ./src/templates/theme
 COPY package.json ./
+# The site's first contents are emutrack's own documentation (src/site/docs/docs-source.ts).
+COPY README.md ./
+COPY docs ./docs
 COPY bin ./bin
 COPY migrations ./migrations
 COPY fixtures ./fixtures
 USER node
+VOLUME ["/data"]
+EXPOSE 3000 3001
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "dist/src/ops/healthcheck-main.js", "api"]
 CMD ["node", "--max-semi-space-size=4", "dist/src/api/server.js"]

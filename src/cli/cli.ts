@@ -19,6 +19,8 @@ import { printStatus } from './print-status.js';
 import { registerAccountsCommands } from './commands-accounts.js';
 import { registerOAuthCommands } from './commands-oauth.js';
 import { registerSiteCommands } from './commands-site.js';
+import { registerOperationsCommands } from './commands-ops.js';
+import { packageVersion } from './package-version.js';
 
 function ymdArgument(value: string): number {
   try {
@@ -48,6 +50,7 @@ export function buildCli(): Command {
     .description(
       "Which train number was run by which EMU on which service day: operators' commands.",
     )
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showSuggestionAfterError()
     // Set before the commands are added: subcommands copy these settings when created.
     .exitOverride()
@@ -73,7 +76,7 @@ export function buildCli(): Command {
         }
         out(
           `total: read ${result.read}, accepted ${result.accepted}, duplicate ${result.duplicate}, rejected ${result.rejected}` +
-            ` (batch ${result.batchId}${result.rejected > 0 ? '; see table ingest_rejects' : ''})`,
+            ` (batch ${result.batchId}${result.rejected > 0 ? '; emutrack rejects lists the rejected lines' : ''})`,
         );
       }
       assertFilesRead(target, result.files, '.ndjson, .jsonl, .json or .csv');
@@ -100,7 +103,7 @@ export function buildCli(): Command {
         out(
           `total: read ${result.read}, accepted ${result.accepted}, new versions ${result.changed}, unchanged ${result.unchanged}, ` +
             `rejected ${result.rejected}, new contents ${result.newContents}` +
-            ` (batch ${result.batchId}${result.rejected > 0 ? '; see table ingest_rejects' : ''})`,
+            ` (batch ${result.batchId}${result.rejected > 0 ? '; emutrack rejects lists the rejected lines' : ''})`,
         );
         if (result.changedFrom !== undefined)
           out(
@@ -136,7 +139,9 @@ export function buildCli(): Command {
             const c = await importCoachLayouts(ctx.db, opts.coachLayouts);
             out(
               `${c.file}: read ${c.read} entries, accepted ${c.accepted}, rejected ${c.rejected}; coach layouts of ${c.units} EMUs set` +
-                (c.rejected > 0 ? ` (batch ${c.batchId}; see table ingest_rejects)` : ''),
+                (c.rejected > 0
+                  ? ` (batch ${c.batchId}; emutrack rejects lists the rejected lines)`
+                  : ''),
             );
             if (c.unmatchedModels.length > 0)
               out(`models without registered EMUs: ${c.unmatchedModels.join(', ')}`);
@@ -236,7 +241,9 @@ export function buildCli(): Command {
       out(
         `${r.file}: read ${r.read}, imported ${r.imported}, duplicate ${r.duplicate}, ` +
           `skipped ${r.skipped.length}, rejected ${r.rejected}` +
-          (r.rejected > 0 ? ` (batch ${r.batchId}; see table ingest_rejects)` : ''),
+          (r.rejected > 0
+            ? ` (batch ${r.batchId}; emutrack rejects lists the rejected lines)`
+            : ''),
       );
       for (const s of r.skipped) out(`${s.where}: skipped: ${s.reason}`);
       for (const x of r.rejects) out(`${x.where}: rejected: ${x.reason}`);
@@ -283,6 +290,7 @@ export function buildCli(): Command {
   registerAccountsCommands(program);
   registerOAuthCommands(program);
   registerSiteCommands(program);
+  registerOperationsCommands(program);
   return program;
 }
 

@@ -13,6 +13,7 @@ import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { serviceDayFromYmd, serviceDayOf, ymdOfServiceDay } from '../time/service-day.js';
 import { ingestTimetables } from '../timetables/ingest-timetables.js';
 import { demoCirculations } from './demo-circulations.js';
+import { demoNextSteps, makeDemoKey } from './demo-next-steps.js';
 
 /**
  * `npm run demo`: the fixture week end to end on whatever database the environment names (the
@@ -87,27 +88,17 @@ async function main(): Promise<void> {
     say(
       `  D7405 today: ${best ? `${best.emuCode} predicted (confidence ${best.confidence.toFixed(2)}, last seen ${best.daysSinceSeen} day(s) ago on ${best.lastSeenTrainCode})` : `no prediction (${circ.prediction.reason?.code})`}`,
     );
-    say('');
-    say('Where to look:');
-    say(`  CSV exports:      ${exportDir}/`);
-    say(
-      `  rejected lines:   npx emutrack status  (and table ingest_rejects: ${ingest.rejected + timetables.rejected} lines with file, line and reason)`,
-    );
-    say(`  one day's CSV:    npx emutrack export 20260814`);
-    say(
-      `  the read API:     npm start, then curl 'http://localhost:${config.PORT}/api/v2/records/daily?date=20260814'`,
-    );
-    say(
-      `  histories:        curl 'http://localhost:${config.PORT}/api/v2/history/train/G1'  (README: the other endpoints)`,
-    );
-    const api = `http://localhost:${config.PORT}/api/v2`;
-    say(`  circulations (today, ${ymdOfServiceDay(circ.today)}):`);
-    say(`    inferred:       curl '${api}/timetable/train/G7363/current'`);
-    say(`    official table: curl '${api}/timetable/train/D7404/current'`);
-    say(
-      `    its picture:    curl -o D7404.png '${api}/timetable/train/D7404/circulation/image?binary=true'  (drawn here too: ${circ.picture})`,
-    );
-    say(`    a prediction:   curl '${api}/prediction/train/D7405'`);
+    const key = await makeDemoKey(ctx.db, config);
+    for (const line of demoNextSteps({
+      port: config.PORT,
+      anonymousCapacity: config.QUOTA_ANONYMOUS_CAPACITY,
+      exportDir,
+      rejected: ingest.rejected + timetables.rejected,
+      key,
+      today: ymdOfServiceDay(circ.today),
+      picture: circ.picture,
+    }))
+      say(line);
   } finally {
     await ctx.db.close();
   }

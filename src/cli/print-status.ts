@@ -1,16 +1,38 @@
 import type { AppContext } from '../app/app-context.js';
+import { summariseRejects } from '../ingest/read-rejects.js';
+import { allJobs } from '../../jobs/index.js';
 import { queueStatus, type JobRunSummary } from '../queue/queue-status.js';
 import { ymdOfServiceDay } from '../time/service-day.js';
+import { shanghaiTime } from '../time/shanghai-time.js';
+
+/** Job and queue names are padded to the longest (refresh-reference-models): rows line up. */
+const NAME_WIDTH = Math.max(...allJobs.map((j) => j.name.length));
 
 function runLine(r: JobRunSummary): string {
   const took = r.finishedAt ? ` in ${Date.parse(r.finishedAt) - Date.parse(r.startedAt)} ms` : '';
   const day = r.serviceDay === null ? '        ' : ymdOfServiceDay(r.serviceDay);
-  return `  ${day}  ${r.job.padEnd(20)} ${r.status.padEnd(9)} ${r.startedAt}${took} (${r.via}, attempt ${r.attempt})${r.error ? `: ${r.error}` : ''}`;
+  return `  ${day}  ${r.job.padEnd(NAME_WIDTH)}  ${r.status.padEnd(9)} ${shanghaiTime(r.startedAt)}${took} (${r.via}, attempt ${r.attempt})${r.error ? `: ${r.error}` : ''}`;
+}
+
+/** The files with rejected lines, newest first, and where to read the lines. */
+async function printRejects(ctx: AppContext, out: (line: string) => void): Promise<void> {
+  const rejects = await summariseRejects(ctx.db, 5);
+  if (rejects.total === 0) {
+    out('rejected lines: none');
+    return;
+  }
+  out(`rejected lines: ${rejects.total} (emutrack rejects [--day YYYYMMDD] lists them)`);
+  const width = Math.max(...rejects.files.map((f) => f.file.length));
+  for (const f of rejects.files)
+    out(
+      `  ${f.file.padEnd(width)}  ${String(f.lines).padStart(6)}  last ${shanghaiTime(f.lastAt)}`,
+    );
 }
 
 /**
  * `emutrack status`: where the data lives, BullMQ counts and schedulers, failed jobs with their
- * reasons, the days with sightings but no export, and the last runs per day.
+ * reasons, the days with sightings but no export, rejected lines, and the last runs per day.
+ * Times are Shanghai's (the zone of the service days and of the cron schedules).
  */
 export async function printStatus(
   ctx: AppContext,
@@ -19,7 +41,13 @@ export async function printStatus(
 ): Promise<void> {
   const status = await queueStatus(ctx, undefined, { days: opts.days });
   if (opts.json) {
-    out(JSON.stringify({ database: ctx.db.kind, ...status }));
+    out(
+      JSON.stringify({
+        database: ctx.db.kind,
+        ...status,
+        rejects: await summariseRejects(ctx.db, 5),
+      }),
+    );
     return;
   }
   out(
@@ -35,17 +63,19 @@ export async function printStatus(
     for (const q of redis.queues) {
       const c = q.counts;
       out(
-        `  ${q.queue.padEnd(20)} waiting ${c.waiting}, active ${c.active}, delayed ${c.delayed}, ` +
+        `  ${q.queue.padEnd(NAME_WIDTH)}  waiting ${c.waiting}, active ${c.active}, delayed ${c.delayed}, ` +
           `waiting-children ${c.waitingChildren}, completed ${c.completed}, failed ${c.failed}`,
       );
     }
     for (const s of redis.schedulers)
-      out(`  scheduler ${s.id}: ${s.pattern ?? ''} (${s.tz ?? 'UTC'}), next ${s.next ?? 'none'}`);
+      out(
+        `  scheduler ${s.id}: ${s.pattern ?? ''} (${s.tz ?? 'UTC'}), next ${s.next ? shanghaiTime(s.next) : 'none'}`,
+      );
     if (redis.failed.length > 0) {
       out('failed jobs (all attempts used; retry or remove them at /admin/queues):');
       for (const f of redis.failed) {
         out(
-          `  ${f.queue.padEnd(20)} ${f.jobId} ${f.failedAt ?? ''} after ${f.attemptsMade} attempt(s): ${f.reason}`,
+          `  ${f.queue.padEnd(NAME_WIDTH)}  ${f.jobId} ${f.failedAt ? shanghaiTime(f.failedAt) : ''} after ${f.attemptsMade} attempt(s): ${f.reason}`,
         );
       }
     }
@@ -55,6 +85,7 @@ export async function printStatus(
       ? 'days missing an export: none'
       : `days missing an export: ${status.daysMissingExport.map(ymdOfServiceDay).join(', ')}`,
   );
+  await printRejects(ctx, out);
   if (status.days.length === 0 && status.undated.length === 0) {
     out('no job has run yet');
     return;

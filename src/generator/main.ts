@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { generateDataset, InvalidGenerateOptionError } from './write-dataset.js';
 import { OutputDirectoryInUseError } from './outputs.js';
+import { nextCommands } from './next-commands.js';
 
 function integer(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
@@ -79,6 +80,7 @@ try {
       `${counts.records} records (${Math.round(counts.records / manifest.days)}/day), ` +
       `${counts.lines} observation lines in ${seconds.toFixed(1)} s`,
   );
+  for (const line of nextCommands(opts.out, manifest.start, manifest.days)) console.log(line);
 } catch (err) {
   if (err instanceof InvalidGenerateOptionError || err instanceof OutputDirectoryInUseError) {
     console.error(`generate: ${err.message}`);

@@ -1,7 +1,22 @@
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/db.js';
+import { isEmutrackError } from '../errors/emutrack-error.js';
 import { ingestObservations, listInputFiles, type IngestResult } from './ingest-observations.js';
+
+/**
+ * Whether the inbox holds a file to ingest (an absent inbox holds none). The worker asks before
+ * each sweep, so an empty inbox costs a directory read: no job, no job_runs row (a sweep every
+ * 30 s recorded some 2,900 empty runs a day).
+ */
+export async function inboxHasFiles(inbox: string): Promise<boolean> {
+  try {
+    return (await listInputFiles(inbox)).files.length > 0;
+  } catch (err) {
+    if (isEmutrackError(err, 'input_not_found')) return false;
+    throw err;
+  }
+}
 
 /**
  * Ingests every observation file waiting in an inbox directory, one at a time, moving each to

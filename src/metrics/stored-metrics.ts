@@ -23,12 +23,13 @@ type Family = StoredFamily;
  * the job_runs table (it only grows), as Prometheus counters and histograms must be.
  */
 export async function readStoredMetrics(db: Queryable): Promise<Family[]> {
-  const [durations, lastDays, inference] = await Promise.all([
+  const [durations, lastDays, inference, ingest] = await Promise.all([
     jobDurations(db),
     lastSuccessfulDays(db),
     inferenceProxies(db),
+    ingestTotals(db),
   ]);
-  return [...durations, ...lastDays, ...inference];
+  return [...durations, ...lastDays, ...inference, ...ingest];
 }
 
 async function jobDurations(db: Queryable): Promise<Family[]> {
@@ -158,5 +159,46 @@ async function inferenceProxies(db: Queryable): Promise<Family[]> {
       'When the current inference run finished (Unix seconds).',
       run?.finished,
     ),
+  ];
+}
+
+/** The outcomes of an ingested line, as ingest_batches counts them. */
+export const INGEST_OUTCOMES = ['accepted', 'duplicate', 'rejected'] as const;
+
+/**
+ * Lines ingested, per kind (observations, timetables, fleet, ...) and outcome, and batches, from
+ * ingest_batches: whoever ingested (worker, CLI, inbox), every batch records its counts there,
+ * and the table only grows, so the sums are counters.
+ */
+async function ingestTotals(db: Queryable): Promise<Family[]> {
+  const r = await db.query<{
+    kind: string;
+    batches: number;
+    accepted: number;
+    duplicate: number;
+    rejected: number;
+  }>(
+    `SELECT kind, count(*)::float8 AS batches, coalesce(sum(accepted), 0)::float8 AS accepted,
+            coalesce(sum(duplicate), 0)::float8 AS duplicate, coalesce(sum(rejected), 0)::float8 AS rejected
+       FROM ingest_batches GROUP BY kind ORDER BY kind`,
+  );
+  return [
+    {
+      name: 'emutrack_ingest_lines_total',
+      help: 'Input lines ingested, per kind of input and outcome (accepted, duplicate, rejected: see emutrack rejects).',
+      type: 'counter',
+      values: r.rows.flatMap((row) =>
+        INGEST_OUTCOMES.map((outcome) => ({
+          labels: { kind: row.kind, outcome },
+          value: row[outcome],
+        })),
+      ),
+    },
+    {
+      name: 'emutrack_ingest_batches_total',
+      help: 'Ingestion batches (one per ingest command, job or inbox file set), per kind of input.',
+      type: 'counter',
+      values: r.rows.map((row) => ({ labels: { kind: row.kind }, value: row.batches })),
+    },
   ];
 }

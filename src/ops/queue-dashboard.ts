@@ -1,16 +1,18 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiFastify } from './api-fastify.js';
+import { html, page } from '../api/oauth/html.js';
+import { loginUrl } from '../api/web-session.js';
 import type { JobQueues } from '../queue/job-queues.js';
 
 /** Where the dashboard is served. */
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
 /**
- * Who is asking: `anonymous` (no session: 401), `user` (signed in, not an administrator: 403),
- * `admin` (the dashboard).
+ * Who is asking: `anonymous` (no session: a page redirects to /login, the JSON API answers 401),
+ * `user` (signed in, not an administrator: 403, a page or JSON), `admin` (the dashboard).
  */
 export type DashboardViewer = 'anonymous' | 'user' | 'admin';
 
@@ -45,6 +47,7 @@ export async function registerQueueDashboard(
       scope.addHook('onRequest', async (request, reply) => {
         const viewer = await options.viewerOf(request);
         if (viewer === 'admin') return;
+        if (isPageRequest(request)) return refusePage(viewer, request, reply);
         const status = viewer === 'anonymous' ? 401 : 403;
         const error =
           viewer === 'anonymous'
@@ -52,8 +55,57 @@ export async function registerQueueDashboard(
             : { code: 'forbidden', message: 'the queue dashboard is for administrators only' };
         return reply.code(status).header('cache-control', 'no-store').send({ error });
       });
+      // Bull Board's page links Google Fonts (IBM Plex), which an offline or locked-down
+      // operator network cannot load (the page waits on it); its CSS falls back to sans-serif.
+      scope.addHook('onSend', async (_request, reply, payload) => {
+        const type = reply.getHeader('content-type');
+        if (typeof payload !== 'string' || !String(type ?? '').startsWith('text/html'))
+          return payload;
+        return withoutExternalFonts(payload);
+      });
       await scope.register(serverAdapter.registerPlugin());
     },
     { prefix: QUEUE_DASHBOARD_PATH },
   );
+}
+
+/** Bull Board's own JSON API and assets answer in kind; everything else is a page. */
+function isPageRequest(request: FastifyRequest): boolean {
+  const path = request.url.slice(QUEUE_DASHBOARD_PATH.length).split('?')[0] ?? '';
+  if (path.startsWith('/api/') || path.startsWith('/static/')) return false;
+  return request.method === 'GET' || request.method === 'HEAD';
+}
+
+/** As the other admin pages: signed out goes to /login (and back), forbidden is a page. */
+async function refusePage(
+  viewer: DashboardViewer,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  reply.header('cache-control', 'no-store');
+  if (viewer === 'anonymous') return reply.redirect(loginUrl(request.url), 303);
+  return reply
+    .code(403)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('x-frame-options', 'DENY')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    )
+    .send(
+      page(
+        'Forbidden',
+        html`<h1>Administrators only</h1>
+          <p>The queue dashboard is for administrators only.</p>
+          <p><a href="/account">Your account</a></p>`,
+      ),
+    );
+}
+
+const GOOGLE_FONTS_LINK =
+  /<link\b[^>]*\bhref="https:\/\/fonts\.(?:googleapis|gstatic)\.com\/[^"]*"[^>]*>/g;
+
+/** The page without links to Google's font servers (see the onSend hook). */
+export function withoutExternalFonts(page: string): string {
+  return page.replace(GOOGLE_FONTS_LINK, '');
 }

@@ -1,3 +1,4 @@
+import { inboxHasFiles } from '../ingest/ingest-inbox.js';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../app/app-context.js';
 import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
@@ -28,6 +29,21 @@ export interface WorkerRuntimeOptions {
   tuning?: Partial<WorkerTuning>;
   /** Default DEFAULT_INBOX_SWEEP_MS. */
   inboxSweepMs?: number;
+  /** Told after each inbox sweep whether it found files (and so ran or enqueued the job). */
+  onInboxSweep?: (foundFiles: boolean) => void;
+}
+
+/** One sweep: the ingest job only when the inbox holds a file (see inboxHasFiles). */
+function inboxSweep(
+  inbox: string,
+  options: WorkerRuntimeOptions,
+  ingest: () => Promise<unknown>,
+): () => Promise<void> {
+  return async () => {
+    const found = await inboxHasFiles(inbox);
+    if (found) await ingest();
+    options.onInboxSweep?.(found);
+  };
 }
 
 export interface WorkerRuntime {
@@ -115,7 +131,7 @@ async function startBullmqRuntime(
       sweeper = new IntervalTask(
         'inbox sweep',
         options.inboxSweepMs ?? DEFAULT_INBOX_SWEEP_MS,
-        () => queues.enqueue(ingestObservationsJob, { inbox }),
+        inboxSweep(inbox, options, () => queues.enqueue(ingestObservationsJob, { inbox })),
         logger,
       );
       sweeper.start();
@@ -176,7 +192,9 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
     ? new IntervalTask(
         'inbox sweep',
         options.inboxSweepMs ?? DEFAULT_INBOX_SWEEP_MS,
-        () => serially(() => runInProcess(ctx, ingestObservationsJob, { inbox })),
+        inboxSweep(inbox, options, () =>
+          serially(() => runInProcess(ctx, ingestObservationsJob, { inbox })),
+        ),
         logger,
       )
     : undefined;

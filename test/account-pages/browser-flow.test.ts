@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/api/app.js';
-import { launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { useChromium } from '../helpers/browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV } from '../api/helpers/accounts.js';
 import { makeApp, testConfig } from '../api/helpers/api-harness.js';
@@ -15,17 +15,15 @@ describe('the account pages in Chromium', () => {
   const t = useTestDatabase();
   let app: ApiApp;
   let base: string;
-  let chromium: LaunchedBrowser;
+  const chromium = useChromium();
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     app = await makeApp(t.current.db, { config: testConfig(FAST_SCRYPT_ENV) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    chromium = await launchChromium();
   }, 60_000);
   afterAll(async () => {
-    await chromium?.close();
     await app?.close();
   });
 
@@ -33,7 +31,9 @@ describe('the account pages in Chromium', () => {
     fetch(`${base}/api/v2/auth/me`, { headers: { authorization: `Bearer ${key}` } });
 
   it('registers, signs in, creates a key, uses it, revokes it: the next call is 401', async () => {
-    const context = await chromium.browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const context = await (
+      await chromium.browser()
+    ).newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
     try {
       // Register (then sign out, to sign in as a returning user).

@@ -71,7 +71,7 @@ describe('emutrack infer-circulations and import-circulations', () => {
     const imported = await cli('import-circulations', file);
     expect(imported.code).toBe(0);
     expect(imported.stdout).toMatch(
-      /^tables\.ndjson: read 3, imported 1, duplicate 0, skipped 1, rejected 1 \(batch \d+; see table ingest_rejects\)\n/,
+      /^tables\.ndjson: read 3, imported 1, duplicate 0, skipped 1, rejected 1 \(batch \d+; emutrack rejects lists the rejected lines\)\n/,
     );
     expect(imported.stdout).toContain(
       'line 2: skipped: not an EMU circulation: locomotive-hauled train T1',

@@ -45,7 +45,7 @@ describe('emutrack CLI', () => {
       '2026-08-10_13.ndjson: read 176, accepted 170, duplicate 2, rejected 4',
     );
     expect(r.stdout).toMatch(
-      /total: read 314, accepted 302, duplicate 5, rejected 7 \(batch \d+; see table ingest_rejects\)/,
+      /total: read 314, accepted 302, duplicate 5, rejected 7 \(batch \d+; emutrack rejects lists the rejected lines\)/,
     );
   });
 
@@ -56,7 +56,7 @@ describe('emutrack CLI', () => {
       'jinghu.ndjson: read 6, accepted 5 (5 new versions, 0 unchanged), rejected 1',
     );
     expect(r.stdout).toMatch(
-      /total: read 17, accepted 16, new versions 16, unchanged 0, rejected 1, new contents 16 \(batch \d+; see table ingest_rejects\)/,
+      /total: read 17, accepted 16, new versions 16, unchanged 0, rejected 1, new contents 16 \(batch \d+; emutrack rejects lists the rejected lines\)/,
     );
     expect(r.stdout).toContain(
       'timetables in force changed from 20260701: rebuild the days since (emutrack replay --from 20260701 --to <YYYYMMDD>)',

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { testDatabaseName } from '../helpers/template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../helpers/test-env.js';
 
 async function admin(sql: string) {
@@ -17,7 +17,7 @@ async function admin(sql: string) {
 
 describe('migrations', () => {
   it('are safe when several processes start at once on an empty database', async () => {
-    const name = `emutrack_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+    const name = testDatabaseName();
     await admin(`CREATE DATABASE ${name}`);
     const dbs = [0, 1, 2].map(() =>
       createPostgresDb({ connectionString: databaseUrl(name), max: 2 }),

@@ -1,8 +1,10 @@
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll } from 'vitest';
+import { currentHost, planPrerequisites, prerequisites } from './prerequisites.js';
 
 /**
- * Debian's chromium (installed by .ci/run when missing), driven by playwright-core: never a
- * browser download. The flags keep it off the network (this machine has none; without them it
+ * Debian's chromium (installed by the tests' prerequisite step when missing: see
+ * prerequisites.ts), driven by playwright-core: never a browser download. The flags keep it off the network (this machine has none; without them it
  * keeps trying Google's hosts) and let it run as root in a container. playwright gives every
  * launch a fresh, empty profile of its own.
  */
@@ -14,6 +16,12 @@ export interface LaunchedBrowser {
 }
 
 export async function launchChromium(): Promise<LaunchedBrowser> {
+  // The same one line as the prerequisite step, should a test run without it.
+  const plan = planPrerequisites(
+    prerequisites().filter((p) => p.name === 'chromium'),
+    { ...currentHost(), isRoot: false },
+  );
+  if (plan.action === 'refuse') throw new Error(plan.message);
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -32,6 +40,25 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
     browser,
     async close() {
       await browser.close();
+    },
+  };
+}
+
+/**
+ * The one way browser tests get Chromium: launched on first use inside a test (so a browser
+ * that cannot start fails that test, never a hook that would leave the file's tests "skipped"),
+ * shared by the file's tests, closed after them.
+ */
+export function useChromium(): { browser(): Promise<Browser> } {
+  let launched: Promise<LaunchedBrowser> | undefined;
+  afterAll(async () => {
+    const done = await launched?.catch(() => undefined);
+    await done?.close();
+  });
+  return {
+    async browser() {
+      launched ??= launchChromium();
+      return (await launched).browser;
     },
   };
 }

@@ -19,8 +19,10 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      // A file that failed to load has no tests but is a failure all the same.
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+      // A file that failed to load, or whose hook failed (its tests then show as skipped), is a
+      // failure all the same.
+      const testFailed = [...m.children.allTests()].some((t) => t.result().state === 'failed');
+      if (m.state() === 'failed' && !testFailed) failed++;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);

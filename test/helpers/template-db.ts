@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -57,6 +57,38 @@ export async function dropStaleTestDatabases(): Promise<void> {
       if (Number.isFinite(ts) && ts < cutoff)
         await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Identifies one vitest run: every test database it creates carries it in its name. */
+export function newTestRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/**
+ * A test database's name: `emutrack_t_<unix seconds>_<run id>_<random>`. The seconds let a later
+ * run drop what a killed run left; the run id lets this run's teardown drop all it made.
+ */
+export function testDatabaseName(runId = process.env.EMUTRACK_TEST_RUN ?? 'norun000'): string {
+  if (!/^[0-9a-z]{1,16}$/.test(runId)) throw new Error(`bad test run id: ${runId}`);
+  return `emutrack_t_${Math.floor(Date.now() / 1000)}_${runId}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Drops every database of one run (its teardown: whatever the files' own cleanup missed). */
+export async function dropRunDatabases(runId: string): Promise<string[]> {
+  if (!/^[0-9a-z]{1,16}$/.test(runId)) throw new Error(`bad test run id: ${runId}`);
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    const r = await admin.query<{ datname: string }>(
+      "SELECT datname FROM pg_database WHERE datname LIKE 'emutrack\\_t\\_%\\_' || $1 || '\\_%'",
+      [runId],
+    );
+    for (const { datname } of r.rows)
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    return r.rows.map((row) => row.datname);
   } finally {
     await admin.end();
   }

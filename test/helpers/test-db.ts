@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { ensureTemplate } from './template-db.js';
+import { ensureTemplate, testDatabaseName } from './template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from './test-env.js';
 
 export interface TestDatabase {
@@ -25,7 +24,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 /** A fresh, migrated database copied from the template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const template = process.env.EMUTRACK_TEST_TEMPLATE ?? (await ensureTemplate());
-  const name = `emutrack_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName();
   // CREATE DATABASE ... TEMPLATE fails while another session is connected to the template.
   for (let attempt = 0; ; attempt++) {
     try {
@@ -40,14 +39,29 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return { name, url, db: createPostgresDb({ connectionString: url, max: 5 }) };
 }
 
+/** How long a pool may take to end before the drop goes ahead and ends its sessions itself. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Drops the database whatever state its pool is in: a client a failed test left checked out
+ * would keep pool.end() waiting past the hook's timeout, and the database would stay behind.
+ * DROP ... WITH (FORCE) ends any session still open.
+ */
 export async function dropTestDatabase(t: TestDatabase): Promise<void> {
-  await t.db.close();
-  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${t.name} WITH (FORCE)`));
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
+  try {
+    await Promise.race([t.db.close().catch(() => undefined), grace]);
+  } finally {
+    clearTimeout(timer);
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${t.name} WITH (FORCE)`));
+  }
 }
 
 /**
- * One database for the whole test file, dropped afterwards unless a test failed: then it is
- * kept (and its name printed) for inspection; the next run's global setup drops it later.
+ * One database for the whole test file, always dropped afterwards. With EMUTRACK_KEEP_TEST_DBS=1
+ * a file with a failed test keeps it (its name printed) for inspection; the run's teardown then
+ * keeps it too, and a run two hours later drops it.
  */
 export function useTestDatabase(): { readonly current: TestDatabase } {
   let current: TestDatabase | undefined;
@@ -60,7 +74,7 @@ export function useTestDatabase(): { readonly current: TestDatabase } {
   });
   afterAll(async () => {
     if (!current) return;
-    if (failed) {
+    if (failed && process.env.EMUTRACK_KEEP_TEST_DBS === '1') {
       await current.db.close();
       console.error(`test database kept for inspection: ${current.url}`);
     } else {

@@ -8,11 +8,12 @@ import { issueCredential } from '../../src/accounts/credentials.js';
 import { scopesOfRole } from '../../src/accounts/scopes.js';
 import { createUser } from '../../src/accounts/users.js';
 import { buildApp } from '../../src/api/app.js';
-import { launchChromium } from '../helpers/browser.js';
+import { useChromium } from '../helpers/browser.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 import { waitFor } from '../queue/support/wait-for.js';
 
 const env = useQueueEnv();
+const chromium = useChromium();
 const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
 /** A web session (the `token` cookie's secret) of a new user with this role. */
@@ -33,7 +34,7 @@ async function sessionOf(username: string, role: 'user' | 'admin'): Promise<stri
 }
 
 describe('the queue dashboard at /admin/queues', () => {
-  it('is refused to anonymous callers (401) and non-administrators (403), and read-write for administrators, in Chromium too', async () => {
+  it('is refused to anonymous callers (a page: to /login; the API: 401) and non-administrators (403, a page for a page), and read-write for administrators, in Chromium too', async () => {
     const queues = env.queues();
     env.workers(env.ctx(), queues);
     // A job failed for good, for the dashboard to show, retry and remove.
@@ -53,11 +54,27 @@ describe('the queue dashboard at /admin/queues', () => {
     const user = await sessionOf('ops-user', 'user');
     const as = (secret?: string) => (secret ? { cookie: `token=${secret}` } : {});
 
-    // Pages, assets and Bull Board's own API are all behind the check.
-    for (const url of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/x.js']) {
+    // Pages, assets and Bull Board's own API are all behind the check: the API and assets
+    // answer 401/403 in JSON, a page sends a signed-out browser to /login and back, and shows
+    // a signed-in non-administrator a page saying why (as the other admin pages do).
+    for (const url of ['/admin/queues/api/queues', '/admin/queues/static/x.js']) {
       expect((await app.inject({ url, headers: as() })).statusCode, url).toBe(401);
       expect((await app.inject({ url, headers: as(user) })).statusCode, url).toBe(403);
     }
+    for (const url of ['/admin/queues', `/admin/queues/queue/${refreshReferenceModelsJob.name}`]) {
+      const signedOut = await app.inject({ url, headers: as() });
+      expect(signedOut.statusCode, url).toBe(303);
+      expect(signedOut.headers.location).toBe(`/login?next=${encodeURIComponent(url)}`);
+      const forbidden = await app.inject({ url, headers: as(user) });
+      expect(forbidden.statusCode, url).toBe(403);
+      expect(forbidden.headers['content-type']).toMatch(/^text\/html/);
+      expect(forbidden.body).toContain('for administrators only');
+    }
+    // Offline-safe: the page links no external font (Bull Board's own links Google Fonts).
+    const board = await app.inject({ url: '/admin/queues', headers: as(admin) });
+    expect(board.statusCode).toBe(200);
+    expect(board.body).toContain('<div id="root">');
+    expect(board.body).not.toMatch(/fonts\.(googleapis|gstatic)\.com/);
     const retryUrl = `/admin/queues/api/queues/${refreshReferenceModelsJob.name}/${bad.id}/retry`;
     expect((await app.inject({ method: 'PUT', url: retryUrl, headers: as(user) })).statusCode).toBe(
       403,
@@ -70,12 +87,17 @@ describe('the queue dashboard at /admin/queues', () => {
     expect(names).toContain('build-daily-records');
     expect(names).toContain('refresh-reference-models');
 
-    const { browser, close } = await launchChromium();
-    env.defer(close);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await (
+      await chromium.browser()
+    ).newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
+    const offsite: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) offsite.push(r.url());
+    });
     const refused = await page.goto(`${base}/admin/queues`);
-    expect(refused?.status()).toBe(401);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(refused?.status()).toBe(200);
     await context.addCookies([{ name: 'token', value: user, url: base }]);
     expect((await page.goto(`${base}/admin/queues`))?.status()).toBe(403);
     expect(await page.textContent('body')).toContain('for administrators only');
@@ -91,6 +113,7 @@ describe('the queue dashboard at /admin/queues', () => {
     await page.screenshot({ path: screenshot, fullPage: true });
     process.stdout.write(`\n[ops] queue dashboard screenshot: ${screenshot}\n`);
     expect(await page.textContent('body')).toContain('refresh-reference-models');
+    expect(offsite).toEqual([]);
 
     // Read-write: an administrator retries the failed job (it fails again), then removes it.
     const retried = await app.inject({ method: 'PUT', url: retryUrl, headers: as(admin) });

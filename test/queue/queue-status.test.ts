@@ -94,7 +94,7 @@ describe('queueStatus', () => {
     expect(lines).toContain(
       'failed jobs (all attempts used; retry or remove them at /admin/queues):',
     );
-    expect(lines.find((l) => l.includes(`refresh-reference-models ${bad.id} `))).toMatch(
+    expect(lines.find((l) => l.includes(`refresh-reference-models  ${bad.id} `))).toMatch(
       /after 1 attempt\(s\): refresh-reference-models: invalid payload: serviceDay: /,
     );
   });

@@ -70,13 +70,15 @@ describe('the worker runtime', () => {
     expect((await jobRuns(env.database.db)).length).toBe(after);
   });
 
-  it('with REDIS_URL: sweeps the inbox through the ingest queue', async () => {
+  it('with REDIS_URL: sweeps the inbox through the ingest queue, and an empty inbox records no run', async () => {
     const day = serviceDayFromYmd('20261201');
     const inbox = await inboxWith([day], 4);
     const ctx = env.ctx({ INBOX_DIR: inbox });
+    let emptySweeps = 0;
     const runtime = await startWorkerRuntime(ctx, {
       connection: env.connection(),
       inboxSweepMs: 100,
+      onInboxSweep: (found) => void (found || emptySweeps++),
     });
     env.defer(() => runtime.close());
     expect(runtime.mode).toBe('bullmq');
@@ -86,11 +88,25 @@ describe('the worker runtime', () => {
       return done.length === 1;
     });
     expect(await observationCount(day)).toBe(10);
-    const runs = await waitFor('more sweeps, one at a time', async () => {
-      const r = (await jobRuns(env.database.db, ingestObservationsJob.name)).filter(
+    // Sweeps of the empty inbox enqueue nothing and record nothing.
+    const seen = emptySweeps;
+    await waitFor('three sweeps of the empty inbox', async () => emptySweeps >= seen + 3);
+    const ingestRuns = async () =>
+      (await jobRuns(env.database.db, ingestObservationsJob.name)).filter(
         (x) => x.via === 'bullmq',
       );
-      return r.length >= 3 && r.every((x) => x.status === 'completed') && r;
+    expect((await ingestRuns()).length).toBe(1);
+    // The next file is the next run.
+    const next = serviceDayFromYmd('20261202');
+    await writeFile(
+      path.join(inbox, 'next.ndjson'),
+      daySightings(next, 2)
+        .map((s) => JSON.stringify(s))
+        .join('\n') + '\n',
+    );
+    const runs = await waitFor('the next file swept', async () => {
+      const r = await ingestRuns();
+      return r.length === 2 && r.every((x) => x.status === 'completed') && r;
     });
     // One sweep at a time (deduplicated under inbox-<dir>), each a job of its own.
     expect(runs.every((r) => r.job_id.startsWith('inbox-'))).toBe(true);

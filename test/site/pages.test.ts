@@ -3,13 +3,14 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/accounts/users.js';
 import { setSiteRole } from '../../src/content/site-roles.js';
-import { launchChromium } from '../helpers/browser.js';
+import { useChromium } from '../helpers/browser.js';
 import { useSite, type SiteAccountFixture } from './site-fixture.js';
 
 const CHINESE = '京沪高速铁路全长1318公里，CR400AF型动车组担当G1次列车。';
 
 describe("the site's own pages", () => {
   const site = useSite({ listen: true });
+  const chromium = useChromium();
   let admin: SiteAccountFixture;
 
   beforeAll(async () => {
@@ -46,9 +47,8 @@ describe("the site's own pages", () => {
       expect(response.headers.get('link')).toBe(`<${site.url}/wp-json/>; rel="https://api.w.org/"`);
       expect((await fetch(`${site.url}/?page_id=${draft.body.id}`)).status).toBe(404);
 
-      const { browser, close } = await launchChromium();
+      const tab = await (await chromium.browser()).newPage();
       try {
-        const tab = await browser.newPage();
         await tab.goto(page.body.link);
         expect(await tab.title()).toBe('京沪高铁 – emutrack 文档');
         // Whatever theme renders it (the classic one or block templates): the title, the text, the menu.
@@ -86,7 +86,7 @@ describe("the site's own pages", () => {
           fullPage: true,
         });
       } finally {
-        await close();
+        await tab.close();
       }
     },
   );

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../../src/accounts/users.js';
 import type { OAuthClient } from '../../../src/oauth/client-records.js';
 import { reviewClient } from '../../../src/oauth/client-review.js';
-import { launchChromium, type LaunchedBrowser } from '../../helpers/browser.js';
+import { useChromium } from '../../helpers/browser.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { makeClient, makeUser, TEST_PASSWORD } from '../../oauth/oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';
@@ -20,7 +20,7 @@ const SCREENSHOTS =
 const database = useTestDatabase();
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 let server: Awaited<ReturnType<typeof listenOnLoopback>>;
-let chromium: LaunchedBrowser;
+const chromium = useChromium();
 let callbackServer: Server;
 let callbackUri: string;
 /** Resolves with the query of the first request the callback receives. */
@@ -63,11 +63,9 @@ beforeAll(async () => {
     { scopes: { 'api.auth.me.read': 'approved', 'api.history.train.read': 'approved' } },
     admin.userId,
   );
-  chromium = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await chromium?.close();
   await server?.app.close();
   await new Promise((resolve) => callbackServer?.close(resolve));
 });
@@ -94,7 +92,7 @@ describe('the flow in real Chromium', () => {
       code_challenge_method: 'S256',
     }).toString();
 
-    const context = await chromium.browser.newContext();
+    const context = await (await chromium.browser()).newContext();
     const page = await context.newPage();
     try {
       // Signed out: the sign-in page, which comes back to the same authorization request.

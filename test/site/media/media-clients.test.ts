@@ -6,7 +6,7 @@ import apiFetchModule, { type ApiFetch } from '@wordpress/api-fetch';
 import sharp from 'sharp';
 import WPAPI from 'wpapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser.js';
+import { useChromium } from '../../helpers/browser.js';
 import { gradientJpeg } from '../../media/media-fixtures.js';
 import { useMediaSite, type SiteAccount } from './media-site.js';
 
@@ -49,6 +49,7 @@ async function attachmentIds(): Promise<number[]> {
 }
 
 describe('WordPress clients against the site on loopback', () => {
+  const chromium = useChromium();
   it('@wordpress/api-fetch uploads a file (FormData)', async () => {
     const form = new FormData();
     form.append(
@@ -130,9 +131,10 @@ describe('WordPress clients against the site on loopback', () => {
         content: `<!-- wp:paragraph --><p>The picture below was uploaded through the REST API.</p><!-- /wp:paragraph -->\n<!-- wp:image {"id":${item.id}} --><figure class="wp-block-image"><img id="uploaded" src="${large}" alt="uploaded gradient"/></figure><!-- /wp:image -->`,
       },
     });
-    const chromium = await launchChromium();
+    const page = await (
+      await chromium.browser()
+    ).newPage({ viewport: { width: 1000, height: 900 } });
     try {
-      const page = await chromium.browser.newPage({ viewport: { width: 1000, height: 900 } });
       const response = await page.goto(post.link);
       expect(response?.status()).toBe(200);
       const image = page.locator('img#uploaded');
@@ -148,7 +150,7 @@ describe('WordPress clients against the site on loopback', () => {
       const shot = path.join(tmpdir(), 'emutrack-media-page.png');
       await writeFile(shot, await page.screenshot({ fullPage: true }));
     } finally {
-      await chromium.close();
+      await page.close();
     }
   }, 60_000);
 });

@@ -6,6 +6,10 @@ import { localDate } from '../../content/site-dates.js';
 import type { SitePost } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
 import { texturize } from '../../content/texturize.js';
+import { plainText } from '../../content/block-render.js';
+import { ksesPost, ksesTitle } from '../../content/kses.js';
+import { hasCap } from '../../content/site-user.js';
+import { escapeHtmlText } from '../theme/escape-html.js';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
 import type { NavLink, ThemePost } from '../theme/site-theme.js';
@@ -30,13 +34,21 @@ export function registerContentPages(
     const presenter = post.type === 'page' ? presenters.page : presenters.post;
     const content = await presenter.renderedContent(post);
     const author = post.author > 0 ? await findSiteAccount(db, post.author) : undefined;
+    // What was saved without unfiltered_html was filtered then; filtering again as it is printed
+    // also covers items saved before that filter existed or by an author since demoted (kses is
+    // idempotent). Items of the site itself (author 0: first-start documents) are trusted.
+    const trusted = post.author === 0 || hasCap(author, 'unfiltered_html');
+    const html = trusted ? (s: string) => s : ksesPost;
+    const safeContent = html(content);
     return {
       id: post.id,
       type: post.type,
       slug: post.slug,
-      title: texturize(post.title),
-      content: post.password === '' ? content : '<p>此内容受密码保护。</p>',
-      excerpt: post.excerpt || content.replace(/<[^>]*>/g, '').slice(0, 120),
+      title: texturize(trusted ? post.title : ksesTitle(post.title)),
+      content: post.password === '' ? safeContent : '<p>此内容受密码保护。</p>',
+      excerpt: post.excerpt
+        ? html(post.excerpt)
+        : escapeHtmlText(plainText(safeContent).slice(0, 120)),
       link: await links.linkOf(post),
       date: localDate(post.dateGmt ?? post.modifiedGmt),
       author: author?.username ?? '',

@@ -8,7 +8,7 @@ import type { Db } from '../../../src/db/db.js';
  */
 export async function siteSessionSecret(db: Db, userId: number): Promise<string> {
   const { secret } = await issueCredential(db, {
-    userId,
+    userId: String(userId),
     issuer: 'webapp',
     name: 'test session',
     scopes: [...defaultKeyScopes('user')],

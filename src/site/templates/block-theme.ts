@@ -92,7 +92,8 @@ function renderBlock(block: ParsedBlock, state: RenderState): string {
     case 'core/post-content':
       return post ? `<div class="entry-content wp-block-post-content">${post.content}</div>` : '';
     case 'core/post-template': {
-      const posts = view.kind === 'home' ? view.posts : [];
+      // The main query's posts: the front page's, or the one item of a single view.
+      const posts = view.kind === 'home' ? view.posts : view.kind === 'single' ? [view.post] : [];
       const items = posts.map(
         (p) =>
           `<li class="wp-block-post post-${p.id} ${escapeHtml(p.type)}">${renderInner(block, { ...state, post: p })}</li>`,
@@ -136,7 +137,10 @@ export function viewHierarchy(view: ThemeView): string[] {
       if (post.type === 'page') {
         return [...custom, `page-${post.slug}`, `page-${post.id}`, 'page', 'singular', 'index'];
       }
-      return [...custom, ...templateHierarchy(`single-${post.type}-${post.slug}`)];
+      // A draft has no slug yet: single-post, not single-post- (which would skip single.html and
+      // preview drafts through index.html).
+      const slug = post.slug ? `single-${post.type}-${post.slug}` : `single-${post.type}`;
+      return [...custom, ...templateHierarchy(slug)];
     }
     case 'home':
       return ['front-page', 'home', 'index'];

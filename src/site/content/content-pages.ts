@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { canReadPost } from '../../content/capabilities.js';
 import { POST_TYPES } from '../../content/post-types.js';
 import { findPostBySlug, getPost, listPosts, publishDuePosts } from '../../content/posts-store.js';
@@ -17,6 +18,9 @@ import type { PostLinks, PostPresenter } from './post-presenter.js';
 import { primaryMenuLinks } from './menu-navigation.js';
 
 const HOME_PER_PAGE = 10;
+
+/** Rendered content of untrusted authors -> the same after kses (filtering costs, pages repeat). */
+const filteredContent = new LRUCache<string, string>({ max: 2000 });
 
 /**
  * The site's own pages: the front page (latest posts), each published post at
@@ -39,7 +43,8 @@ export function registerContentPages(
     // idempotent). Items of the site itself (author 0: first-start documents) are trusted.
     const trusted = post.author === 0 || hasCap(author, 'unfiltered_html');
     const html = trusted ? (s: string) => s : ksesPost;
-    const safeContent = html(content);
+    let safeContent = trusted ? content : filteredContent.get(content);
+    if (safeContent === undefined) filteredContent.set(content, (safeContent = ksesPost(content)));
     return {
       id: post.id,
       type: post.type,

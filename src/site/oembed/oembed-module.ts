@@ -132,38 +132,35 @@ export function createOembedModule(): SiteModule {
       });
 
       // The embed view is what other sites' iframes show: framing it is its purpose.
-      kit.http.get(
-        '/embed/:id/',
-        FRAMEABLE_ROUTE,
-        async (request: FastifyRequest, reply: FastifyReply) => {
-          const id = Number((request.params as { id: string }).id);
-          const post = Number.isSafeInteger(id) ? await getPost(db, id) : undefined;
-          reply.header('content-type', 'text/html; charset=UTF-8');
-          if (
-            !post ||
-            !['post', 'page'].includes(post.type) ||
-            post.status !== 'publish' ||
-            post.password !== ''
-          ) {
-            return reply.code(404).send('<!DOCTYPE html><title>Not Found</title><p>Not Found</p>');
-          }
-          const link = await links.linkOf(post);
-          const text =
-            post.excerpt ||
-            post.content
-              .replace(/<[^>]*>/g, ' ')
-              .replace(/\s+/g, ' ')
-              .trim()
-              .slice(0, 200);
-          return reply.send(`<!DOCTYPE html>
+      const route = FRAMEABLE_ROUTE;
+      kit.http.get('/embed/:id/', route, async (request: FastifyRequest, reply: FastifyReply) => {
+        const id = Number((request.params as { id: string }).id);
+        const post = Number.isSafeInteger(id) ? await getPost(db, id) : undefined;
+        reply.header('content-type', 'text/html; charset=UTF-8');
+        if (
+          !post ||
+          !['post', 'page'].includes(post.type) ||
+          post.status !== 'publish' ||
+          post.password !== ''
+        ) {
+          return reply.code(404).send('<!DOCTYPE html><title>Not Found</title><p>Not Found</p>');
+        }
+        const link = await links.linkOf(post);
+        const text =
+          post.excerpt ||
+          post.content
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()
+            .slice(0, 200);
+        return reply.send(`<!DOCTYPE html>
 <html lang="zh-CN"><head><meta charset="utf-8"><meta name="robots" content="noindex, follow">
 <title>${escapeHtml(post.title)} – ${escapeHtml(config.SITE_NAME)}</title>
 <style>body{margin:0;font:15px/1.6 system-ui,sans-serif;color:#1d2327}.wp-embed{padding:1.2rem;border:1px solid #dcdcde}.wp-embed-heading{margin:0 0 .5rem;font-size:1.2rem}a{color:#2271b1}.wp-embed-footer{color:#787c82;font-size:.85rem;margin-top:.8rem}</style>
 </head><body><div class="wp-embed"><p class="wp-embed-heading"><a href="${escapeHtml(link)}" target="_top">${escapeHtml(post.title)}</a></p>
 <div class="wp-embed-excerpt"><p>${escapeHtml(text)}</p></div>
 <div class="wp-embed-footer"><a href="${escapeHtml(urls.site)}/" target="_top">${escapeHtml(config.SITE_NAME)}</a></div></div></body></html>`);
-        },
-      );
+      });
 
       // Discovery: every single item's page names its oEmbed endpoints in its head.
       kit.theme.use((previous) => async (view, context) => {

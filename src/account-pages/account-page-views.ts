@@ -111,8 +111,8 @@ export function developmentTab(options: {
     .join('\n');
   const newKey = options.newKey
     ? `<div class="notice" role="status"><strong>Key “${escapeHtml(options.newKey.name)}” created.</strong> Copy it now: it is shown this once.
-<div class="newkey"><input type="text" id="new-key" readonly value="${escapeHtml(options.newKey.secret)}" aria-label="New API key" onfocus="this.select()">
-<button type="button" class="primary" style="margin:0" onclick="navigator.clipboard&&navigator.clipboard.writeText(document.getElementById('new-key').value).then(()=>{this.textContent='Copied'})">Copy</button></div></div>`
+<div class="newkey"><input type="text" id="new-key" readonly value="${escapeHtml(options.newKey.secret)}" aria-label="New API key">
+<button type="button" class="primary" id="copy-new-key" style="margin:0">Copy</button></div></div>`
     : '';
   const scopeBoxes = SCOPE_CATALOGUE.filter((s) => options.creatableScopes.includes(s.name))
     .map(

@@ -208,6 +208,7 @@ export async function accountPages(
         title: 'Account',
         username: user.username,
         csrfToken: token,
+        scriptNonce: view.newKey ? request.cspNonce : undefined,
         body: `<h1>Your account</h1>${tabs(view.tab)}${body}`,
       }),
     );

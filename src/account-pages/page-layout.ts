@@ -12,7 +12,15 @@ export interface PageOptions {
   username?: string;
   /** This browser's CSRF token, for the sign-out form in the header. */
   csrfToken?: string;
+  /** The response's CSP nonce (request.cspNonce): the page's one script runs with it. */
+  scriptNonce?: string;
 }
+
+/**
+ * The copy button of a new key (and selecting the key on focus). A nonce'd script, not
+ * onclick/onfocus attributes: the pages' CSP refuses every inline handler.
+ */
+const NEW_KEY_SCRIPT = `(()=>{const k=document.getElementById('new-key'),b=document.getElementById('copy-new-key');if(!k||!b)return;k.addEventListener('focus',()=>k.select());b.addEventListener('click',()=>{navigator.clipboard&&navigator.clipboard.writeText(k.value).then(()=>{b.textContent='Copied'})})})();`;
 
 const STYLE = `
 *{box-sizing:border-box}
@@ -66,6 +74,11 @@ export function renderPage(options: PageOptions): string {
 <main>
 ${options.body}
 </main>
-</body>
+${
+  options.scriptNonce && options.body.includes('id="copy-new-key"')
+    ? `<script nonce="${escapeHtml(options.scriptNonce)}">${NEW_KEY_SCRIPT}</script>
+`
+    : ''
+}</body>
 </html>`;
 }

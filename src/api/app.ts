@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { validatorCompiler } from '@fastify/type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { PictureRenderer } from '../circulation-images/render-picture.js';
@@ -18,6 +18,7 @@ import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
+import { registerSecurityHeaders } from '../http-security-headers.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
@@ -100,6 +101,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
       void answerError(error, request as FastifyRequest, reply as FastifyReply);
     },
   });
+  // CSP, frame refusal and nosniff for every page and answer (before any route: see the module).
+  registerSecurityHeaders(app as unknown as FastifyInstance);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createFastSerializerCompiler());
   // First: every answer carries it, those the edge gives from kept pages in its first hook too.

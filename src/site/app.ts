@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { Config } from '../config/config.js';
+import { registerSecurityHeaders } from '../http-security-headers.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
 import { RestNonces } from './auth/rest-nonce.js';
@@ -58,6 +59,8 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     childLoggerFactory: (parent, bindings, options) =>
       parent.level === 'silent' ? parent : parent.child(bindings, options),
   });
+  // CSP, frame refusal and nosniff for every page and answer (before any route: see the module).
+  registerSecurityHeaders(app as unknown as FastifyInstance);
   await app.register(fastifyCookie);
   // JSON and forms are read here; any other body (uploads) stays a stream for its route.
   app.removeAllContentTypeParsers();

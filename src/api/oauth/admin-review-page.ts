@@ -24,14 +24,8 @@ const FORM = 'application/x-www-form-urlencoded';
 export const ADMIN_REVIEW_PATH = '/admin/oauth/clients';
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    )
-    .type('text/html; charset=utf-8');
+  // CSP and frame refusal: the app's security headers (src/http-security-headers.ts).
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
 }
 
 function clientSection(client: OAuthClient, csrf: string) {

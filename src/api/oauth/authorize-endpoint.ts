@@ -31,12 +31,8 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
   return (
     reply
       .header('cache-control', 'no-store')
-      // RFC 6749 10.13 / RFC 9700 4.7: the consent page may not be framed (clickjacking).
-      .header('x-frame-options', 'DENY')
-      .header(
-        'content-security-policy',
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-      )
+      // RFC 6749 10.13 / RFC 9700 4.7: the consent page may not be framed (clickjacking): the
+      // app's security headers refuse framing of every page (src/http-security-headers.ts).
       // The page's URL carries state and PKCE values: do not hand it to the homepage link.
       .header('referrer-policy', 'no-referrer')
       .type('text/html; charset=utf-8')

@@ -18,7 +18,7 @@ const AUTHORIZE_ACTION = 'authorize_application_password';
 
 function page(title: string, body: string): string {
   return `<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.6 system-ui,"Noto Sans SC",sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2327}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.4rem 1rem}.error{color:#b32d2e}code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.1em}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+<style>body{font:16px/1.6 system-ui,"Noto Sans SC",sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2327}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.4rem 1rem}.error{color:#b32d2e}code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.1em;word-break:break-all}.destination{border:2px solid #b32d2e;padding:.2rem 1rem;margin:1rem 0}.destination-host{font-size:1.6rem;margin:.2rem 0}.muted{color:#50575e;font-size:.85rem}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 function formOf(request: FastifyRequest): Record<string, string> {
@@ -55,6 +55,20 @@ function validCallback(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Where the new password will go, as WordPress's authorize-application.php says it ("You will be
+ * sent to ..."), with the destination's host first and large: a stranger's link can name any
+ * https address as success_url, and the host is what the reader must check before approving.
+ */
+function destinationNotice(successUrl: string, username: string, site: string): string {
+  if (!successUrl) return '<p class="destination">新密码将只显示在本页，不会发送到任何地址。</p>';
+  const url = new URL(successUrl);
+  url.searchParams.set('site_url', site);
+  url.searchParams.set('user_login', username);
+  url.searchParams.set('password', '[------]');
+  return `<div class="destination"><p>同意后，新密码将发送到：</p><p class="destination-host"><strong>${escapeHtml(url.host)}</strong></p><p class="muted">完整地址：<code>${escapeHtml(url.toString())}</code></p><p>如果你不认识这个地址，请点“拒绝”。</p></div>`;
 }
 
 /**
@@ -177,6 +191,7 @@ export function registerAdminPages(kit: SiteKit): void {
       page(
         '授权应用',
         `<p>应用 <strong>${escapeHtml(p.appName || '(未命名)')}</strong> 请求以 <strong>${escapeHtml(s.user.username)}</strong> 的身份访问本站。</p>
+${destinationNotice(p.successUrl, s.user.username, urls.site)}
 <form method="post" action="/wp-admin/authorize-application.php">${hidden}
 <label for="app_name">应用名称</label><input type="text" id="app_name" name="app_name" value="${escapeHtml(p.appName)}" required>
 <button type="submit" name="approve" value="1">同意</button> <button type="submit" name="reject" value="1">拒绝</button></form>`,

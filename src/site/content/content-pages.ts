@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { canReadPost } from '../../content/capabilities.js';
 import { POST_TYPES } from '../../content/post-types.js';
 import { findPostBySlug, getPost, listPosts, publishDuePosts } from '../../content/posts-store.js';
@@ -6,6 +7,10 @@ import { localDate } from '../../content/site-dates.js';
 import type { SitePost } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
 import { texturize } from '../../content/texturize.js';
+import { plainText } from '../../content/block-render.js';
+import { ksesPost, ksesTitle } from '../../content/kses.js';
+import { hasCap } from '../../content/site-user.js';
+import { escapeHtmlText } from '../theme/escape-html.js';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
 import type { NavLink, ThemePost } from '../theme/site-theme.js';
@@ -15,6 +20,9 @@ import { primaryMenuLinks } from './menu-navigation.js';
 const HOME_PER_PAGE = 10;
 /** WordPress's zh_CN text for "There is no excerpt because this is a protected post." */
 const PROTECTED_EXCERPT = '无法提供摘要。这是一篇受保护的文章。';
+
+/** Rendered content of untrusted authors -> the same after kses (filtering costs, pages repeat). */
+const filteredContent = new LRUCache<string, string>({ max: 2000 });
 
 /**
  * The site's own pages: the front page (latest posts), each published post at
@@ -32,17 +40,26 @@ export function registerContentPages(
     const presenter = post.type === 'page' ? presenters.page : presenters.post;
     const content = await presenter.renderedContent(post);
     const author = post.author > 0 ? await findSiteAccount(db, post.author) : undefined;
+    // What was saved without unfiltered_html was filtered then; filtering again as it is printed
+    // also covers items saved before that filter existed or by an author since demoted (kses is
+    // idempotent). Items of the site itself (author 0: first-start documents) are trusted.
+    const trusted = post.author === 0 || hasCap(author, 'unfiltered_html');
+    const html = trusted ? (s: string) => s : ksesPost;
+    let safeContent = trusted ? content : filteredContent.get(content);
+    if (safeContent === undefined) filteredContent.set(content, (safeContent = ksesPost(content)));
     return {
       id: post.id,
       type: post.type,
       slug: post.slug,
-      title: texturize(post.title),
-      content: post.password === '' ? content : '<p>此内容受密码保护。</p>',
+      title: texturize(trusted ? post.title : ksesTitle(post.title)),
+      content: post.password === '' ? safeContent : '<p>此内容受密码保护。</p>',
       // get_the_excerpt of a protected post: neither its excerpt nor its content.
       excerpt:
-        post.password === ''
-          ? post.excerpt || content.replace(/<[^>]*>/g, '').slice(0, 120)
-          : PROTECTED_EXCERPT,
+        post.password !== ''
+          ? PROTECTED_EXCERPT
+          : post.excerpt
+            ? html(post.excerpt)
+            : escapeHtmlText(plainText(safeContent).slice(0, 120)),
       link: await links.linkOf(post),
       date: localDate(post.dateGmt ?? post.modifiedGmt),
       author: author?.username ?? '',

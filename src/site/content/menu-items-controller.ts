@@ -11,6 +11,7 @@ import {
 import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { getTerm, setPostTerms, termsOfPosts } from '../../content/terms-store.js';
 import { texturize } from '../../content/texturize.js';
+import { ksesPost, ksesTitle, safeUrl, sanitizeHtmlClass } from '../../content/kses.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
@@ -398,6 +399,7 @@ export class MenuItemsController {
       const t = r.get<unknown>('title');
       f.title = typeof t === 'string' ? t : String((t as { raw?: string }).raw ?? '');
     }
+    filterMenuItemFields(f, extra, !r.can('unfiltered_html'));
     if (r.has('status')) f.status = r.get<string>('status');
     if (r.has('parent')) f.parent = r.get<number>('parent');
     if (r.has('menu_order')) f.menuOrder = r.get<number>('menu_order');
@@ -468,4 +470,29 @@ export class MenuItemsController {
     await deletePost(this.kit.db, item.id);
     return { deleted: true, previous };
   }
+}
+
+/**
+ * wp_update_nav_menu_item's sanitizing: class names and XFN always through sanitize_html_class;
+ * for a user without unfiltered_html, the title (title_save_pre), the description and the title
+ * attribute (content and excerpt of the item) through kses and the URL through esc_url_raw.
+ */
+function filterMenuItemFields(
+  f: SitePostFields,
+  extra: Record<string, unknown>,
+  kses: boolean,
+): void {
+  for (const key of ['classes', 'xfn']) {
+    if (Array.isArray(extra[key]))
+      extra[key] = (extra[key] as unknown[])
+        .flatMap((c) => String(c).split(/\s+/))
+        .map(sanitizeHtmlClass)
+        .filter((c) => c !== '');
+  }
+  if (!kses) return;
+  if (f.title !== undefined) f.title = ksesTitle(f.title);
+  for (const key of ['attr_title', 'description']) {
+    if (typeof extra[key] === 'string') extra[key] = ksesPost(extra[key]);
+  }
+  if (typeof extra.url === 'string') extra.url = safeUrl(extra.url);
 }

@@ -21,6 +21,7 @@ import {
 import { InvalidSiteDateError, parseSiteDate } from '../../content/site-dates.js';
 import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
+import { ksesPostFields } from '../../content/kses.js';
 import { sanitizeSlug } from '../../content/slugs.js';
 import { missingTerms, setPostTerms, withDescendants } from '../../content/terms-store.js';
 import type { Db } from '../../db/db.js';
@@ -654,6 +655,9 @@ export class PostsController {
         400,
       );
     }
+    // kses_init_filters: without unfiltered_html, HTML is filtered as it is saved (creates,
+    // updates and the autosaves that take these fields).
+    if (!request.can('unfiltered_html')) ksesPostFields(f);
     return f;
   }
 

@@ -305,7 +305,10 @@ export class MediaController {
     let item: MediaItem;
     try {
       const upload = await readUploadBody(request, this.library);
-      const fields = mediaFieldsOf({ ...request.params, ...upload.fields });
+      const fields = mediaFieldsOf(
+        { ...request.params, ...upload.fields },
+        { kses: !request.can('unfiltered_html') },
+      );
       if (
         fields.author !== undefined &&
         fields.author !== request.user!.id &&
@@ -366,7 +369,7 @@ export class MediaController {
     if (!canEdit(request.user, item)) {
       throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
     }
-    const fields = mediaFieldsOf(request.params);
+    const fields = mediaFieldsOf(request.params, { kses: !request.can('unfiltered_html') });
     if (
       fields.author !== undefined &&
       fields.author !== item.post.author &&
@@ -458,7 +461,7 @@ export class MediaController {
     try {
       const copy = await this.library.editCopy(item, modifiers, {
         author: request.user!.id,
-        fields: mediaFieldsOf(p),
+        fields: mediaFieldsOf(p, { kses: !request.can('unfiltered_html') }),
         now: new Date(this.kit.clock()),
       });
       const done = await this.library.makeSizes(copy);

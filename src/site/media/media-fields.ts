@@ -1,3 +1,4 @@
+import { ksesPost, ksesTitle } from '../../content/kses.js';
 import { parseSiteDate, InvalidSiteDateError } from '../../content/site-dates.js';
 import type { MediaFields } from '../../media/media-library.js';
 import { MediaError } from '../../media/media-error.js';
@@ -25,8 +26,17 @@ function integer(name: string, value: unknown): number | undefined {
   return n;
 }
 
-/** The writable media fields of a request (validated params, or multipart fields as strings). */
-export function mediaFieldsOf(params: Record<string, unknown>): MediaFields {
+/**
+ * The writable media fields of a request (validated params, or multipart fields as strings).
+ * `kses`: the caller lacks unfiltered_html, so title, caption and description are filtered as
+ * wp_insert_attachment's sanitize_post filters them (title_save_pre, excerpt/content_save_pre).
+ */
+export function mediaFieldsOf(
+  params: Record<string, unknown>,
+  options: { kses?: boolean } = {},
+): MediaFields {
+  const kses = <T extends string | undefined>(text: T, filter: (s: string) => string): T =>
+    (options.kses && text !== undefined ? filter(text) : text) as T;
   let dateGmt: Date | undefined;
   try {
     if (typeof params.date_gmt === 'string')
@@ -49,9 +59,9 @@ export function mediaFieldsOf(params: Record<string, unknown>): MediaFields {
     });
   }
   return {
-    title: rawText(params.title),
-    caption: rawText(params.caption),
-    description: rawText(params.description),
+    title: kses(rawText(params.title), ksesTitle),
+    caption: kses(rawText(params.caption), ksesPost),
+    description: kses(rawText(params.description), ksesPost),
     altText: params.alt_text === undefined ? undefined : String(params.alt_text),
     post: integer('post', params.post),
     slug: params.slug === undefined ? undefined : String(params.slug),

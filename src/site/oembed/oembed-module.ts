@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { getPost } from '../../content/posts-store.js';
 import { findSiteAccount } from '../../content/site-users.js';
 import { texturize } from '../../content/texturize.js';
+import { FRAMEABLE_ROUTE } from '../../http-security-headers.js';
 import { oembedResponse, oembedXml } from '../../oembed/embed-response.js';
 import { OembedError } from '../../oembed/oembed-error.js';
 import { OembedProxy } from '../../oembed/oembed-proxy.js';
@@ -130,7 +131,9 @@ export function createOembedModule(): SiteModule {
         }
       });
 
-      kit.http.get('/embed/:id/', async (request: FastifyRequest, reply: FastifyReply) => {
+      // The embed view is what other sites' iframes show: framing it is its purpose.
+      const route = FRAMEABLE_ROUTE;
+      kit.http.get('/embed/:id/', route, async (request: FastifyRequest, reply: FastifyReply) => {
         const id = Number((request.params as { id: string }).id);
         const post = Number.isSafeInteger(id) ? await getPost(db, id) : undefined;
         reply.header('content-type', 'text/html; charset=UTF-8');

@@ -2,7 +2,7 @@ import { parse } from '@wordpress/block-serialization-default-parser';
 import type { ParsedBlock } from '../../content/block-render.js';
 import type { BlockTemplates } from '../../templates/block-templates.js';
 import { templateHierarchy } from '../../templates/template-hierarchy.js';
-import { escapeHtml } from '../theme/escape-html.js';
+import { documentTitle, escapeHtml, escapeUrl } from '../theme/escape-html.js';
 import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
 import type {
   NavLink,
@@ -36,7 +36,7 @@ interface RenderState {
 
 function navHtml(links: NavLink[]): string {
   if (links.length === 0) return '';
-  return `<ul>${links.map((l) => `<li><a href="${escapeHtml(l.url)}">${escapeHtml(l.title)}</a>${navHtml(l.children)}</li>`).join('')}</ul>`;
+  return `<ul>${links.map((l) => `<li><a href="${escapeUrl(l.url)}">${escapeHtml(l.title)}</a>${navHtml(l.children)}</li>`).join('')}</ul>`;
 }
 
 function attr<T>(block: ParsedBlock, name: string): T | undefined {
@@ -85,17 +85,18 @@ function renderBlock(block: ParsedBlock, state: RenderState): string {
     }
     case 'core/post-date':
       return post && post.type === 'post'
-        ? `<div class="wp-block-post-date"><time datetime="${post.date}+08:00">${post.date.slice(0, 10)}</time></div>`
+        ? `<div class="wp-block-post-date"><time datetime="${escapeHtml(post.date)}+08:00">${escapeHtml(post.date.slice(0, 10))}</time></div>`
         : '';
     case 'core/post-excerpt':
       return post ? `<div class="wp-block-post-excerpt"><p>${post.excerpt}</p></div>` : '';
     case 'core/post-content':
       return post ? `<div class="entry-content wp-block-post-content">${post.content}</div>` : '';
     case 'core/post-template': {
-      const posts = view.kind === 'home' ? view.posts : [];
+      // The main query's posts: the front page's, or the one item of a single view.
+      const posts = view.kind === 'home' ? view.posts : view.kind === 'single' ? [view.post] : [];
       const items = posts.map(
         (p) =>
-          `<li class="wp-block-post post-${p.id} ${p.type}">${renderInner(block, { ...state, post: p })}</li>`,
+          `<li class="wp-block-post post-${p.id} ${escapeHtml(p.type)}">${renderInner(block, { ...state, post: p })}</li>`,
       );
       return items.length === 0 ? '' : `<ul class="wp-block-post-template">${items.join('')}</ul>`;
     }
@@ -136,7 +137,10 @@ export function viewHierarchy(view: ThemeView): string[] {
       if (post.type === 'page') {
         return [...custom, `page-${post.slug}`, `page-${post.id}`, 'page', 'singular', 'index'];
       }
-      return [...custom, ...templateHierarchy(`single-${post.type}-${post.slug}`)];
+      // A draft has no slug yet: single-post, not single-post- (which would skip single.html and
+      // preview drafts through index.html).
+      const slug = post.slug ? `single-${post.type}-${post.slug}` : `single-${post.type}`;
+      return [...custom, ...templateHierarchy(slug)];
     }
     case 'home':
       return ['front-page', 'home', 'index'];
@@ -165,14 +169,16 @@ export function blockThemeRenderer(
       parts,
       depth: 0,
     });
+    // Text for <title> (the post's title is HTML: its tags go, its text is escaped).
+    const siteName = escapeHtml(context.siteName);
     const title =
       view.kind === 'single'
-        ? `${view.post.title} – ${context.siteName}`
+        ? `${documentTitle(view.post.title)} – ${siteName}`
         : view.kind === 'not-found'
-          ? `未找到页面 – ${context.siteName}`
-          : context.siteName;
+          ? `未找到页面 – ${siteName}`
+          : siteName;
     const settings = context.nonce
-      ? `<script>var wpApiSettings=${JSON.stringify({ root: context.restRoot, nonce: context.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>\n`
+      ? `<script nonce="${escapeHtml(context.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify({ root: context.restRoot, nonce: context.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>\n`
       : '';
     return `<!DOCTYPE html>
 <html lang="${escapeHtml(context.language)}">
@@ -183,7 +189,7 @@ export function blockThemeRenderer(
 <link rel="https://api.w.org/" href="${escapeHtml(context.restRoot)}">
 <style>${STYLE}</style>
 ${settings}</head>
-<body class="${view.kind} wp-theme-${template.theme} template-${escapeHtml(template.slug)}">
+<body class="${view.kind} wp-theme-${escapeHtml(template.theme)} template-${escapeHtml(template.slug)}">
 ${body}
 </body>
 </html>`;

@@ -1,4 +1,4 @@
-import { escapeHtml } from './escape-html.js';
+import { documentTitle, escapeHtml, escapeUrl } from './escape-html.js';
 import { CJK_FONT_FACE } from './theme-fonts.js';
 import type { NavLink, ThemeContext, ThemePost, ThemeView } from './site-theme.js';
 
@@ -22,24 +22,26 @@ function navHtml(links: NavLink[]): string {
   const items = links
     .map(
       (l) =>
-        `<li><a href="${escapeHtml(l.url)}">${escapeHtml(l.title)}</a>${l.children.length ? `<ul>${navHtml(l.children)}</ul>` : ''}</li>`,
+        `<li><a href="${escapeUrl(l.url)}">${escapeHtml(l.title)}</a>${l.children.length ? `<ul>${navHtml(l.children)}</ul>` : ''}</li>`,
     )
     .join('');
   return `<ul>${items}</ul>`;
 }
 
+/** One post; its title, content and excerpt are HTML already filtered for its author (themePost). */
 function postHtml(post: ThemePost, full: boolean): string {
   const title = full
     ? `<h1 class="entry-title">${post.title}</h1>`
     : `<h2 class="entry-title"><a href="${escapeHtml(post.link)}">${post.title}</a></h2>`;
   const meta =
     post.type === 'post'
-      ? `<p class="entry-meta"><time datetime="${post.date}+08:00">${post.date.slice(0, 10)}</time></p>`
+      ? `<p class="entry-meta"><time datetime="${escapeHtml(post.date)}+08:00">${escapeHtml(post.date.slice(0, 10))}</time></p>`
       : '';
   const body = full
     ? `<div class="entry-content">${post.content}</div>`
     : `<div class="entry-summary">${post.excerpt}</div>`;
-  return `<article id="post-${post.id}" class="${post.type} type-${post.type}">${title}${meta}${body}</article>`;
+  const type = escapeHtml(post.type);
+  return `<article id="post-${post.id}" class="${type} type-${type}">${title}${meta}${body}</article>`;
 }
 
 /**
@@ -47,11 +49,12 @@ function postHtml(post: ThemePost, full: boolean): string {
  * signed-in reader (wpApiSettings: root and nonce, as WordPress embeds them).
  */
 export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
-  let title = ctx.siteName;
+  // Text for <title>: escaped here, whatever the view.
+  let title = escapeHtml(ctx.siteName);
   let main: string;
   switch (view.kind) {
     case 'single':
-      title = `${view.post.title} – ${ctx.siteName}`;
+      title = `${documentTitle(view.post.title)} – ${escapeHtml(ctx.siteName)}`;
       main = postHtml(view.post, true);
       break;
     case 'home': {
@@ -71,12 +74,12 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
       break;
     }
     case 'not-found':
-      title = `未找到页面 – ${ctx.siteName}`;
+      title = `未找到页面 – ${escapeHtml(ctx.siteName)}`;
       main = '<h1>未找到页面</h1><p>这个地址没有内容。</p>';
       break;
   }
   const settings = ctx.nonce
-    ? `<script>var wpApiSettings=${JSON.stringify({ root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>`
+    ? `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify({ root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>`
     : '';
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(ctx.language)}">

@@ -45,6 +45,8 @@ export class SitePages {
       nav: await this.nav(),
       user: session?.user ?? null,
       nonce: session ? auth.nonces.create(session.user.id, session.sessionId) : undefined,
+      // Read (made) only when the page will print wpApiSettings.
+      cspNonce: session ? request.cspNonce : undefined,
     };
   }
 

@@ -7,7 +7,12 @@ export interface NavLink {
   children: NavLink[];
 }
 
-/** One post or page as the theme shows it (already rendered). */
+/**
+ * One post or page as the theme shows it (already rendered). `title`, `content` and `excerpt` are
+ * HTML already filtered for who wrote them (themePost: kses unless the author has
+ * unfiltered_html); a theme prints them as HTML in the body, and `title` only through
+ * documentTitle() in `<title>`. Everything else is text the theme escapes.
+ */
 export interface ThemePost {
   id: number;
   type: string;
@@ -40,6 +45,8 @@ export interface ThemeContext {
   user: SiteUser | null;
   /** A REST nonce for the signed-in account (embedded as wpApiSettings). */
   nonce?: string;
+  /** The page's CSP nonce, for the one inline script it prints (wpApiSettings). */
+  cspNonce?: string;
 }
 
 /** Renders a page's whole HTML document. */

@@ -1,0 +1,34 @@
+import { issueCredential } from '../../../src/accounts/credentials.js';
+import { defaultKeyScopes } from '../../../src/accounts/scopes.js';
+import type { Db } from '../../../src/db/db.js';
+
+/**
+ * A web session of the account (what /wp-login.php sets): the `token` cookie's secret. Issued
+ * directly, so that tests of what a signed-in reader sees do not depend on the sign-in form.
+ */
+export async function siteSessionSecret(db: Db, userId: number): Promise<string> {
+  const { secret } = await issueCredential(db, {
+    userId: String(userId),
+    issuer: 'webapp',
+    name: 'test session',
+    scopes: [...defaultKeyScopes('user')],
+    dailyTokenLimit: 1000,
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
+  return secret;
+}
+
+/** The elements of the themes' own page frame that the safety check accepts. */
+export function themeFrameElement(name: string, attributes: string): boolean {
+  if (name === 'meta') return !/http-equiv/i.test(attributes);
+  if (name === 'link') return /rel="(https:\/\/api\.w\.org\/|alternate)"/.test(attributes);
+  return name === 'style';
+}
+
+/** The one inline script a theme prints: wpApiSettings of a signed-in reader, with the CSP nonce. */
+export function wpApiSettingsScript(attributes: string, text: string): boolean {
+  return (
+    /^\s*nonce="[A-Za-z0-9+/=]{16,}"\s*$/.test(attributes) &&
+    /^var wpApiSettings=\{[^<]*\};$/.test(text)
+  );
+}

@@ -84,3 +84,34 @@ export function markdownLinks(markdown: string): MarkdownLink[] {
   }
   return links;
 }
+
+/**
+ * The markdown with every inline link's target passed through `rewrite` (outside fenced code and
+ * code spans); a target `rewrite` returns unchanged stays as it was.
+ */
+export function rewriteLinks(markdown: string, rewrite: (target: string) => string): string {
+  let fenced = false;
+  return markdown
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => {
+      if (/^\s*```/.test(line)) {
+        fenced = !fenced;
+        return line;
+      }
+      if (fenced) return line;
+      // Code spans stay as they are: rewrite only the text between them.
+      return line
+        .split(/(`[^`]*`)/)
+        .map((part) =>
+          part.startsWith('`')
+            ? part
+            : part.replace(
+                /\[([^\]]+)\]\(([^)\s]+)\)/g,
+                (_m, text: string, target: string) => `[${text}](${rewrite(target)})`,
+              ),
+        )
+        .join('');
+    })
+    .join('\n');
+}

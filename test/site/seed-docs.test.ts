@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { readmeSections, seedDocs } from '../../src/content/seed-docs.js';
+import { seedDocs } from '../../src/content/seed-docs.js';
 import { createLogger } from '../../src/log/logger.js';
 import { loadDocsSource } from '../../src/site/docs/docs-source.js';
 import { useSite } from './site-fixture.js';
@@ -24,7 +24,7 @@ async function freePort(): Promise<number> {
 describe("the site's first-start contents: emutrack's own documentation", () => {
   const site = useSite();
 
-  it('writes the README sections and the v2 API reference as pages, a welcome post and the menu, once', async () => {
+  it('writes the manual (docs/*.md) and the v2 API reference as pages, a welcome post and the menu, once', async () => {
     const source = await loadDocsSource({
       db: site.db,
       config: loadConfig({ LOG_LEVEL: 'silent' }),
@@ -33,15 +33,16 @@ describe("the site's first-start contents: emutrack's own documentation", () => 
     expect(source.openapi?.paths).toBeDefined();
     expect(await seedDocs(site.db, source)).toBe(true);
     expect(await seedDocs(site.db, source)).toBe(false);
-    const sections = readmeSections(source.readme);
+    const chapters = source.chapters;
+    expect(chapters.map((c) => c.slug)).toContain('getting-started');
     const manual = await site.call('GET', '/wp-json/wp/v2/pages?slug=manual');
     const children = await site.call(
       'GET',
       `/wp-json/wp/v2/pages?parent=${manual.body[0].id}&per_page=100`,
     );
-    expect(Number(children.headers['x-wp-total'])).toBe(sections.length);
+    expect(Number(children.headers['x-wp-total'])).toBe(chapters.length);
     const titles = children.body.map((p: { title: { rendered: string } }) => p.title.rendered);
-    expect(titles).toContain('Documentation site (WordPress REST API)');
+    expect(titles).toContain('The documentation site');
     const reference = await site.call('GET', '/wp-json/wp/v2/pages?slug=api-reference');
     const refPages = await site.call(
       'GET',

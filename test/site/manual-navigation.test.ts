@@ -118,6 +118,18 @@ describe('the manual on the site: page tree, sidebar, breadcrumbs, previous/next
     expect(html).toContain('value="circulation picture"');
   });
 
+  it('styles wp-login.php with the CJK font and links back to the site and the manual', async () => {
+    const html = await get('/wp-login.php');
+    expect(html).toContain('src:url("/wp-content/fonts/noto-sans-sc-400.ttf")');
+    expect(html).toContain('font:16px/1.6 "Noto Sans SC"');
+    expect(html).toContain('<a href="/manual/">使用手册</a>');
+  });
+
+  it("links the API's own pages (account, sign-in) from every page", async () => {
+    const html = await get('/manual/');
+    expect(html).toContain('<a href="http://localhost:3000/account">账户与 API 密钥</a>');
+  });
+
   it('serves the stylesheet and the search script the pages link to, cached by their content', async () => {
     const html = await get('/manual/api/');
     const css = /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1];

@@ -61,6 +61,9 @@ describe("the API's pages: the CJK font and the way to the docs", () => {
       expect(html, where).toContain('<a href="https://docs.example.org/manual/">manual</a>');
       expect(html, where).toContain('href="https://docs.example.org/manual/oauth/"');
       expect(html, where).toContain('href="https://docs.example.org/api-reference/"');
+      // A page's Content-Security-Policy must let the font through.
+      const csp = res.headers['content-security-policy'];
+      if (csp) expect(String(csp), where).toMatch(/font-src 'self'/);
       // Added once, inside the document.
       expect(html.match(/id="cjk-font"/g), where).toHaveLength(1);
       expect(html.indexOf('<footer class="docs-links">')).toBeLessThan(html.indexOf('</body>'));

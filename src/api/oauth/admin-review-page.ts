@@ -29,7 +29,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
     .header('x-frame-options', 'DENY')
     .header(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      "default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; frame-ancestors 'none'",
     )
     .type('text/html; charset=utf-8');
 }

@@ -35,7 +35,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
       .header('x-frame-options', 'DENY')
       .header(
         'content-security-policy',
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "default-src 'none'; style-src 'unsafe-inline'; font-src 'self'; frame-ancestors 'none'",
       )
       // The page's URL carries state and PKCE values: do not hand it to the homepage link.
       .header('referrer-policy', 'no-referrer')

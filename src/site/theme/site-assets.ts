@@ -71,7 +71,7 @@ h2,h3,h4{scroll-margin-top:1rem}
 .page-sidebar{order:2;position:static;max-height:none;margin:0 1.25rem;padding:1rem 0;border-top:1px solid #dcdcde}
 }
 @media (max-width:30rem){
-header,main,footer,.site-header{padding-left:1rem!important;padding-right:1rem!important}
+header,main,footer{padding-left:1rem!important;padding-right:1rem!important}
 h1{font-size:1.6rem}
 }
 `;

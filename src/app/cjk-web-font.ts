@@ -1,5 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { CJK_FONT_FAMILY, cjkFontFiles } from '../circulation-images/cjk-font.js';
 
@@ -27,19 +29,46 @@ export function cjkFontFace(paths: CjkFontPaths): string {
     .join('\n');
 }
 
-/** Serves the font files once per browser (immutable, a year of cache; the files never change). */
+const gzipAsync = promisify(gzip);
+
+/** Each file gzipped once per process (10.5 MB of TrueType is 6.3 MB gzipped), on first asking. */
+const gzipped = new Map<string, Promise<Buffer>>();
+
+function gzippedFile(file: string): Promise<Buffer> {
+  let kept = gzipped.get(file);
+  if (!kept) {
+    kept = readFile(file).then((bytes) => gzipAsync(bytes, { level: 6 }));
+    // A failure is not kept: the next request tries again (and is sent uncompressed meanwhile).
+    kept.catch(() => gzipped.delete(file));
+    gzipped.set(file, kept);
+  }
+  return kept;
+}
+
+/**
+ * Serves the font files once per browser (immutable, a year of cache; the files never change),
+ * gzipped to a browser that accepts it.
+ */
 export function registerCjkFonts(app: FastifyInstance, paths: CjkFontPaths): void {
   const files = cjkFontFiles();
   for (const w of ['regular', 'bold'] as const) {
     const file = files[w];
-    app.get(paths[w], { schema: { hide: true } }, async (_request, reply) => {
-      const { size } = await stat(file);
-      return reply
+    app.get(paths[w], { schema: { hide: true } }, async (request, reply) => {
+      reply
         .header('content-type', 'font/ttf')
-        .header('content-length', String(size))
         .header('cache-control', 'public, max-age=31536000, immutable')
         .header('access-control-allow-origin', '*')
-        .send(createReadStream(file));
+        .header('vary', 'accept-encoding');
+      if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) {
+        const body = await gzippedFile(file).catch(() => undefined);
+        if (body)
+          return reply
+            .header('content-encoding', 'gzip')
+            .header('content-length', String(body.length))
+            .send(body);
+      }
+      const { size } = await stat(file);
+      return reply.header('content-length', String(size)).send(createReadStream(file));
     });
   }
 }

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../src/accounts/credentials.js';
 import { defaultKeyScopes } from '../../src/accounts/scopes.js';
@@ -78,6 +79,16 @@ describe("the API's pages: the CJK font and the way to the docs", () => {
       expect(font.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(font.rawPayload.subarray(0, 4).toString('hex')).toBe('00010000');
     }
+    // Gzipped to a browser that accepts it: the same bytes.
+    const plain = await app.inject({ url: API_FONT_PATHS.regular });
+    const zipped = await app.inject({
+      url: API_FONT_PATHS.regular,
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('accept-encoding');
+    expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length * 0.7);
+    expect(gunzipSync(zipped.rawPayload).equals(plain.rawPayload)).toBe(true);
     const json = await app.inject({ url: '/api/v2/exports/daily' });
     expect(json.body).not.toContain('cjk-font');
     const openapi = await app.inject({ url: '/docs/json' });

@@ -73,6 +73,7 @@ h2,h3,h4{scroll-margin-top:1rem}
 @media (max-width:30rem){
 header,main,footer{padding-left:1rem!important;padding-right:1rem!important}
 h1{font-size:1.6rem}
+.page-sidebar{margin:0 1rem}
 }
 `;
 

@@ -87,9 +87,10 @@ export function markdownLinks(markdown: string): MarkdownLink[] {
 
 /**
  * The markdown with every inline link's target passed through `rewrite` (outside fenced code and
- * code spans); a target `rewrite` returns unchanged stays as it was.
+ * code spans); a target `rewrite` returns unchanged stays as it was, and `null` leaves the link's
+ * text without a link.
  */
-export function rewriteLinks(markdown: string, rewrite: (target: string) => string): string {
+export function rewriteLinks(markdown: string, rewrite: (target: string) => string | null): string {
   let fenced = false;
   return markdown
     .replace(/\r\n?/g, '\n')
@@ -106,10 +107,10 @@ export function rewriteLinks(markdown: string, rewrite: (target: string) => stri
         .map((part) =>
           part.startsWith('`')
             ? part
-            : part.replace(
-                /\[([^\]]+)\]\(([^)\s]+)\)/g,
-                (_m, text: string, target: string) => `[${text}](${rewrite(target)})`,
-              ),
+            : part.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_m, text: string, target: string) => {
+                const to = rewrite(target);
+                return to === null ? text : `[${text}](${to})`;
+              }),
         )
         .join('');
     })

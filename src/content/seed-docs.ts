@@ -55,7 +55,7 @@ export function manualChapter(slug: string, markdown: string): ManualChapter {
 /**
  * A chapter's links as the site serves them: another chapter (`api.md#quota`) is its page
  * (`/manual/api/#quota`), the README the manual's own page; in-page anchors and web addresses
- * stay.
+ * stay; a link to another file of the repository (`../src/x.ts`) keeps only its text.
  */
 export function manualLinks(markdown: string, chapterSlugs: ReadonlySet<string>): string {
   return rewriteLinks(markdown, (target) => {
@@ -67,7 +67,8 @@ export function manualLinks(markdown: string, chapterSlugs: ReadonlySet<string>)
     if (/^(\.\.\/)?README\.md$/.test(name)) return `/manual/${hash}`;
     const chapter = /^([\w-]+)\.md$/.exec(name)?.[1];
     if (chapter && chapterSlugs.has(chapter)) return `/manual/${chapter}/${hash}`;
-    return target;
+    // A file of the repository (source, fixtures): not on the site; its name stays as text.
+    return null;
   });
 }
 

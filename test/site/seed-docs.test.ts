@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { seedDocs } from '../../src/content/seed-docs.js';
+import { manualChapter, manualLinks, seedDocs } from '../../src/content/seed-docs.js';
 import { createLogger } from '../../src/log/logger.js';
 import { loadDocsSource } from '../../src/site/docs/docs-source.js';
 import { useSite } from './site-fixture.js';
@@ -20,6 +20,38 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+describe('a docs/*.md file as a chapter of the manual on the site', () => {
+  it("takes the title off the top and makes links between chapters the site's", () => {
+    const chapter = manualChapter('oauth', '# OAuth 2.0\n\nSee [keys](accounts.md#api-keys).\n');
+    expect(chapter).toEqual({
+      slug: 'oauth',
+      title: 'OAuth 2.0',
+      body: 'See [keys](accounts.md#api-keys).',
+    });
+    const slugs = new Set(['accounts', 'api']);
+    expect(
+      manualLinks(
+        [
+          '[a](accounts.md#api-keys) [b](./api.md) [c](#here) [d](https://pglite.dev)',
+          '[e](../README.md) [f](../src/api/app.ts) [g](missing.md) `[h](api.md)`',
+          '```',
+          '[i](api.md)',
+          '```',
+        ].join('\n'),
+        slugs,
+      ),
+    ).toBe(
+      [
+        '[a](/manual/accounts/#api-keys) [b](/manual/api/) [c](#here) [d](https://pglite.dev)',
+        '[e](/manual/) f g `[h](api.md)`',
+        '```',
+        '[i](api.md)',
+        '```',
+      ].join('\n'),
+    );
+  });
+});
 
 describe("the site's first-start contents: emutrack's own documentation", () => {
   const site = useSite();

@@ -19,6 +19,7 @@ import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../http-security-headers.js';
+import { registerPageChrome } from './page-chrome.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
@@ -111,6 +112,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     done();
   });
   await app.register(fastifyCookie);
+  // Every HTML page: the CJK font (served here) and links to the documentation site.
+  registerPageChrome(app, config);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);

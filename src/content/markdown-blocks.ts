@@ -1,3 +1,5 @@
+import { SlugCounter } from './markdown-anchors.js';
+
 /**
  * Markdown (the README's dialect: headings, paragraphs, fenced code, lists, tables, block quotes,
  * inline code, emphasis, links) as block markup, so the first-start documents are real blocks.
@@ -25,7 +27,12 @@ export function inlineMarkdown(text: string): string {
 const block = (name: string, html: string, attrs?: Record<string, unknown>) =>
   `<!-- wp:${name}${attrs ? ` ${JSON.stringify(attrs)}` : ''} -->\n${html}\n<!-- /wp:${name} -->`;
 
-export function markdownToBlocks(markdown: string): string {
+/**
+ * Block markup of the markdown. Headings get GitHub's anchors as their `id` (the heading block's
+ * `anchor`), so in-page links written for GitHub work on the site; `anchors` continues a count
+ * begun elsewhere (a title taken off the top).
+ */
+export function markdownToBlocks(markdown: string, anchors = new SlugCounter()): string {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
   let i = 0;
@@ -51,7 +58,7 @@ export function markdownToBlocks(markdown: string): string {
       out.push(
         block(
           'heading',
-          `<h${level} class="wp-block-heading">${inlineMarkdown(heading[2]!)}</h${level}>`,
+          `<h${level} class="wp-block-heading" id="${anchors.next(heading[2]!).replace(/"/g, '%22')}">${inlineMarkdown(heading[2]!)}</h${level}>`,
           level === 2 ? undefined : { level },
         ),
       );

@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.js';
+import { rewriteLinks, SlugCounter } from './markdown-anchors.js';
 import { markdownToBlocks } from './markdown-blocks.js';
 import { insertPost } from './posts-store.js';
 import { sanitizeSlug } from './slugs.js';
@@ -26,28 +27,49 @@ interface OpenApiOperation {
   responses?: Record<string, { description?: string }>;
 }
 
+/** One chapter of the manual: a `docs/*.md` file. */
+export interface ManualChapter {
+  /** The file name without `.md`: the page's slug. */
+  slug: string;
+  /** The file's `# ` title. */
+  title: string;
+  /** The markdown below the title. */
+  body: string;
+}
+
 export interface DocsSource {
-  /** The README (markdown); each `## ` section becomes a page. */
-  readme: string;
+  /** The manual's chapters in reading order; each becomes a page under 使用手册 (/manual/). */
+  chapters: ManualChapter[];
   /** The API's OpenAPI document; each tag becomes a reference page. */
   openapi?: OpenApiDocument;
 }
 
-/** The README's `## ` sections (title, markdown body), without the table of contents tail. */
-export function readmeSections(readme: string): { title: string; body: string }[] {
-  const sections: { title: string; body: string }[] = [];
-  let current: { title: string; lines: string[] } | undefined;
-  let fenced = false;
-  for (const line of readme.replace(/\r\n?/g, '\n').split('\n')) {
-    if (line.startsWith('```')) fenced = !fenced;
-    const m = !fenced && /^## (.+)$/.exec(line);
-    if (m) {
-      if (current) sections.push({ title: current.title, body: current.lines.join('\n').trim() });
-      current = { title: m[1]!.trim(), lines: [] };
-    } else current?.lines.push(line);
-  }
-  if (current) sections.push({ title: current.title, body: current.lines.join('\n').trim() });
-  return sections.filter((s) => s.body !== '');
+/** A `docs/*.md` file as a chapter: its first `# ` heading is the title (else its name). */
+export function manualChapter(slug: string, markdown: string): ManualChapter {
+  const text = markdown.replace(/\r\n?/g, '\n');
+  const m = /^# +(.+?)\s*$/m.exec(text);
+  if (!m || text.slice(0, m.index).trim() !== '') return { slug, title: slug, body: text.trim() };
+  return { slug, title: m[1]!, body: text.slice(m.index + m[0].length).trim() };
+}
+
+/**
+ * A chapter's links as the site serves them: another chapter (`api.md#quota`) is its page
+ * (`/manual/api/#quota`), the README the manual's own page; in-page anchors and web addresses
+ * stay; a link to another file of the repository (`../src/x.ts`) keeps only its text.
+ */
+export function manualLinks(markdown: string, chapterSlugs: ReadonlySet<string>): string {
+  return rewriteLinks(markdown, (target) => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('/'))
+      return target;
+    const [file = '', anchor] = target.split('#');
+    const name = file.replace(/^\.\//, '');
+    const hash = anchor !== undefined ? `#${anchor}` : '';
+    if (/^(\.\.\/)?README\.md$/.test(name)) return `/manual/${hash}`;
+    const chapter = /^([\w-]+)\.md$/.exec(name)?.[1];
+    if (chapter && chapterSlugs.has(chapter)) return `/manual/${chapter}/${hash}`;
+    // A file of the repository (source, fixtures): not on the site; its name stays as text.
+    return null;
+  });
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -66,11 +88,11 @@ export function openApiPages(doc: OpenApiDocument): { title: string; body: strin
       if (op.summary) lines.push(op.summary, '');
       if (op.description && op.description !== op.summary) lines.push(op.description, '');
       if (op.parameters?.length) {
-        lines.push('| 参数 | 位置 | 必填 | 类型 | 说明 |', '|---|---|---|---|---|');
+        lines.push('| Parameter | In | Required | Type | Description |', '|---|---|---|---|---|');
         for (const p of op.parameters) {
           const type = p.schema?.enum ? p.schema.enum.join(' / ') : (p.schema?.type ?? '');
           lines.push(
-            `| \`${p.name}\` | ${p.in} | ${p.required ? '是' : '否'} | ${type} | ${(p.description ?? '').replace(/\|/g, '/').replace(/\n/g, ' ')} |`,
+            `| \`${p.name}\` | ${p.in} | ${p.required ? 'yes' : 'no'} | ${type} | ${(p.description ?? '').replace(/\|/g, '/').replace(/\n/g, ' ')} |`,
           );
         }
         lines.push('');
@@ -102,8 +124,10 @@ export function openApiPages(doc: OpenApiDocument): { title: string; body: strin
 
 /**
  * Writes emutrack's own documentation as the site's first contents, once (site_options
- * `docs_seeded`): a manual page per README section, an API reference page per OpenAPI tag, a
- * welcome post, and the primary menu. Returns whether it wrote them (false: already there).
+ * `docs_seeded`): a manual page per `docs/*.md` chapter (links between chapters made the site's,
+ * headings with their anchors), an API reference page per OpenAPI tag, a welcome post, and the
+ * primary menu. The theme lists a parent page's chapters and gives every page of the tree its
+ * sidebar, breadcrumbs and previous/next. Returns whether it wrote them (false: already there).
  */
 export async function seedDocs(
   db: Db,
@@ -127,25 +151,28 @@ export async function seedDocs(
         type: 'page',
         status: 'publish',
         title,
-        content: markdownToBlocks(markdown),
+        // The title is the page's h1: headings below it count on from its anchor, as on GitHub.
+        content: markdownToBlocks(markdown, withTitle(title)),
         slug: slug ?? (sanitizeSlug(title) || `page-${order}`),
         parent,
         menuOrder: order,
         dateGmt: now,
         modifiedGmt: now,
       });
+    const chapters = source.chapters;
     const manual = await page(
       '使用手册',
-      '本手册取自 emutrack 的 README：如何运行、配置、导入数据、读取 API，以及每个部分如何工作。',
+      `emutrack 的使用手册，取自仓库的 \`docs/\` 目录：如何运行、配置、导入数据、读取 API，以及每个部分如何工作。\n\n手册以英文撰写（English），共 ${chapters.length} 章，从 [Getting started](/manual/getting-started/) 读起。每章左侧（手机上在页面底部）是目录，页首是所在位置，页末是上一章与下一章；页首的搜索框搜索全部手册与 API 参考。`,
       0,
       1,
       'manual',
     );
-    const sections = readmeSections(source.readme);
-    for (const [i, s] of sections.entries()) await page(s.title, s.body, manual.id, i + 1);
+    const slugs = new Set(chapters.map((c) => c.slug));
+    for (const [i, c] of chapters.entries())
+      await page(c.title, manualLinks(c.body, slugs), manual.id, i + 1, c.slug);
     const reference = await page(
       'API v2 参考',
-      `由 API 的 OpenAPI 文档生成（${source.openapi?.info?.title ?? 'emutrack API'} ${source.openapi?.info?.version ?? ''}）。每个分组一页：路径、参数与响应。`,
+      `由 API 的 OpenAPI 文档生成（${source.openapi?.info?.title ?? 'emutrack API'} ${source.openapi?.info?.version ?? ''}），内容为英文（English）。每个分组一页：路径、参数与响应。请求的信封、配额与每个字段的含义见手册的 [Read API (v2)](/manual/api/)。`,
       0,
       2,
       'api-reference',
@@ -160,7 +187,7 @@ export async function seedDocs(
       title: '欢迎来到 emutrack 文档',
       slug: 'welcome',
       content: markdownToBlocks(
-        `emutrack 记录每个服务日里每个车次由哪一组动车组担当：导入观测、生成每日记录与导出，并通过只读 API 提供查询。\n\n- [使用手册](/manual/)：${sections.length} 个章节，取自 README。\n- [API v2 参考](/api-reference/)：${refPages.length} 个分组，取自 OpenAPI 文档。\n\n本站的内容接口就是 WordPress 的 REST API（\`/wp-json/\`），可以用 WordPress 的客户端管理。`,
+        `emutrack 记录每个服务日里每个车次由哪一组动车组担当：导入观测、生成每日记录与导出，并通过只读 API 提供查询。\n\n- [使用手册](/manual/)：${chapters.length} 个章节（英文），取自仓库的 docs/。\n- [API v2 参考](/api-reference/)：${refPages.length} 个分组，取自 OpenAPI 文档。\n\n本站的内容接口就是 WordPress 的 REST API（\`/wp-json/\`），可以用 WordPress 的客户端管理。`,
       ),
       dateGmt: now,
       modifiedGmt: now,
@@ -190,4 +217,11 @@ export async function seedDocs(
     }
     return true;
   });
+}
+
+/** A count of heading anchors that has seen the page's title (its h1). */
+function withTitle(title: string): SlugCounter {
+  const counter = new SlugCounter();
+  counter.next(title);
+  return counter;
 }

@@ -21,6 +21,7 @@ import { renderClassicTheme } from './theme/classic-theme.js';
 import { SiteTheme } from './theme/site-theme.js';
 import { SitePages } from './theme/page-routes.js';
 import { registerThemeFonts } from './theme/theme-fonts.js';
+import { registerSiteAssets } from './theme/site-assets.js';
 
 export interface SiteAppDeps {
   db: Db;
@@ -109,6 +110,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     timezoneString: 'Asia/Shanghai',
   }));
   registerThemeFonts(http);
+  registerSiteAssets(http);
   registerRestEdge(
     http,
     server,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { readmeSections, seedDocs } from '../../src/content/seed-docs.js';
+import { manualChapter, manualLinks, seedDocs } from '../../src/content/seed-docs.js';
 import { createLogger } from '../../src/log/logger.js';
 import { loadDocsSource } from '../../src/site/docs/docs-source.js';
 import { useSite } from './site-fixture.js';
@@ -21,10 +21,42 @@ async function freePort(): Promise<number> {
   });
 }
 
+describe('a docs/*.md file as a chapter of the manual on the site', () => {
+  it("takes the title off the top and makes links between chapters the site's", () => {
+    const chapter = manualChapter('oauth', '# OAuth 2.0\n\nSee [keys](accounts.md#api-keys).\n');
+    expect(chapter).toEqual({
+      slug: 'oauth',
+      title: 'OAuth 2.0',
+      body: 'See [keys](accounts.md#api-keys).',
+    });
+    const slugs = new Set(['accounts', 'api']);
+    expect(
+      manualLinks(
+        [
+          '[a](accounts.md#api-keys) [b](./api.md) [c](#here) [d](https://pglite.dev)',
+          '[e](../README.md) [f](../src/api/app.ts) [g](missing.md) `[h](api.md)`',
+          '```',
+          '[i](api.md)',
+          '```',
+        ].join('\n'),
+        slugs,
+      ),
+    ).toBe(
+      [
+        '[a](/manual/accounts/#api-keys) [b](/manual/api/) [c](#here) [d](https://pglite.dev)',
+        '[e](/manual/) f g `[h](api.md)`',
+        '```',
+        '[i](api.md)',
+        '```',
+      ].join('\n'),
+    );
+  });
+});
+
 describe("the site's first-start contents: emutrack's own documentation", () => {
   const site = useSite();
 
-  it('writes the README sections and the v2 API reference as pages, a welcome post and the menu, once', async () => {
+  it('writes the manual (docs/*.md) and the v2 API reference as pages, a welcome post and the menu, once', async () => {
     const source = await loadDocsSource({
       db: site.db,
       config: loadConfig({ LOG_LEVEL: 'silent' }),
@@ -33,15 +65,16 @@ describe("the site's first-start contents: emutrack's own documentation", () => 
     expect(source.openapi?.paths).toBeDefined();
     expect(await seedDocs(site.db, source)).toBe(true);
     expect(await seedDocs(site.db, source)).toBe(false);
-    const sections = readmeSections(source.readme);
+    const chapters = source.chapters;
+    expect(chapters.map((c) => c.slug)).toContain('getting-started');
     const manual = await site.call('GET', '/wp-json/wp/v2/pages?slug=manual');
     const children = await site.call(
       'GET',
       `/wp-json/wp/v2/pages?parent=${manual.body[0].id}&per_page=100`,
     );
-    expect(Number(children.headers['x-wp-total'])).toBe(sections.length);
+    expect(Number(children.headers['x-wp-total'])).toBe(chapters.length);
     const titles = children.body.map((p: { title: { rendered: string } }) => p.title.rendered);
-    expect(titles).toContain('Documentation site (WordPress REST API)');
+    expect(titles).toContain('The documentation site');
     const reference = await site.call('GET', '/wp-json/wp/v2/pages?slug=api-reference');
     const refPages = await site.call(
       'GET',

@@ -11,14 +11,32 @@ import {
 import { SESSION_COOKIE, type SiteSession } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
 import { escapeHtml } from '../theme/escape-html.js';
+import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
 
 /** How long a session made by the site's sign-in lasts (as the product's web sessions). */
 const SESSION_SECONDS = 30 * 86_400;
 const AUTHORIZE_ACTION = 'authorize_application_password';
 
+/** wp-login.php's and authorize-application.php's look: a card, the site's CJK font. */
+const PAGE_STYLE = `${CJK_FONT_FACE}
+*{box-sizing:border-box}
+body{font:16px/1.6 "Noto Sans SC",system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f0f0f1;color:#1d2327}
+main{max-width:26rem;margin:3rem auto;padding:0 1rem}
+.card{background:#fff;border:1px solid #c3c4c7;border-radius:6px;padding:1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.04);overflow-wrap:anywhere}
+h1{font-size:1.4rem;margin:0 0 1rem}
+label{display:block;margin:.8rem 0 .2rem;font-weight:600}
+input[type=text],input[type=password]{width:100%;padding:.5rem .6rem;font:inherit;border:1px solid #8c8f94;border-radius:4px}
+button{margin-top:1.2rem;padding:.5rem 1.2rem;font:inherit;border:1px solid #2271b1;background:#2271b1;color:#fff;border-radius:4px;cursor:pointer}
+.error{color:#b32d2e}
+code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.05em;overflow-wrap:anywhere}
+.back{margin:1rem 0 0;font-size:.9rem}.back a{color:#2271b1}
+.destination{border:2px solid #b32d2e;padding:.2rem 1rem;margin:1rem 0}
+.destination-host{font-size:1.6rem;margin:.2rem 0}
+.muted{color:#50575e;font-size:.85rem}`;
+
 function page(title: string, body: string): string {
   return `<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.6 system-ui,"Noto Sans SC",sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2327}label{display:block;margin:.8rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.4rem 1rem}.error{color:#b32d2e}code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.1em;word-break:break-all}.destination{border:2px solid #b32d2e;padding:.2rem 1rem;margin:1rem 0}.destination-host{font-size:1.6rem;margin:.2rem 0}.muted{color:#50575e;font-size:.85rem}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+<style>${PAGE_STYLE}</style></head><body><main><div class="card"><h1>${escapeHtml(title)}</h1>${body}</div><p class="back"><a href="/">← 返回文档首页</a> · <a href="/manual/">使用手册</a></p></main></body></html>`;
 }
 
 function formOf(request: FastifyRequest): Record<string, string> {

@@ -8,6 +8,7 @@ import { MenuItemsController } from './menu-items-controller.js';
 import { PostLinks, PostPresenter } from './post-presenter.js';
 import { PostsController } from './posts-controller.js';
 import { RevisionsController } from './revisions-controller.js';
+import { registerSearchRoute } from './search-controller.js';
 import { registerSiteInfoRoutes } from './site-info-controllers.js';
 import { TAXONOMIES, TermsController } from './terms-controller.js';
 import { registerUsersRoutes } from './users-controller.js';
@@ -42,6 +43,7 @@ export const contentModule: SiteModule = {
     registerUsersRoutes(kit);
     registerAppPasswordRoutes(kit);
     registerSiteInfoRoutes(kit);
+    registerSearchRoute(kit, links);
     registerAdminPages(kit);
     registerContentPages(
       kit,

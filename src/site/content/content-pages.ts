@@ -11,9 +11,18 @@ import { plainText } from '../../content/block-render.js';
 import { ksesPost, ksesTitle } from '../../content/kses.js';
 import { hasCap } from '../../content/site-user.js';
 import { escapeHtmlText } from '../theme/escape-html.js';
+import { contentLanguage } from '../../content/content-language.js';
+import { pageNavigation, publishedPageTree, type PageNode } from '../../content/page-tree.js';
+import { searchPublishedPosts } from '../../content/search-posts.js';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
-import type { NavLink, ThemePost } from '../theme/site-theme.js';
+import type {
+  NavLink,
+  ThemeLink,
+  ThemePageNav,
+  ThemePost,
+  ThemeTreeLink,
+} from '../theme/site-theme.js';
 import type { PostLinks, PostPresenter } from './post-presenter.js';
 import { primaryMenuLinks } from './menu-navigation.js';
 
@@ -64,6 +73,35 @@ export function registerContentPages(
       date: localDate(post.dateGmt ?? post.modifiedGmt),
       author: author?.username ?? '',
       template: post.template,
+      lang: contentLanguage(`${post.title} ${plainText(content)}`),
+    };
+  };
+
+  /** A page's place in its page tree (the manual, the API reference), for the theme. */
+  const pageNavOf = async (post: SitePost): Promise<ThemePageNav | undefined> => {
+    if (post.type !== 'page' || post.status !== 'publish' || post.password !== '') return undefined;
+    const nav = pageNavigation(await publishedPageTree(db), post.id);
+    if (!nav) return undefined;
+    const link = (n: PageNode): ThemeLink => {
+      const lang = contentLanguage(n.title);
+      return {
+        title: texturize(n.title),
+        url: kit.urls.page(`/${n.path}/`),
+        ...(lang === 'en' ? { lang } : {}),
+      };
+    };
+    const tree = (n: PageNode, depth: number): ThemeTreeLink => ({
+      ...link(n),
+      current: n.id === post.id,
+      children: depth < 3 ? n.children.map((c) => tree(c, depth + 1)) : [],
+    });
+    return {
+      title: texturize(post.title),
+      breadcrumbs: nav.ancestors.map(link),
+      tree: tree(nav.root, 0),
+      children: nav.node.children.map(link),
+      ...(nav.previous ? { previous: link(nav.previous) } : {}),
+      ...(nav.next ? { next: link(nav.next) } : {}),
     };
   };
 
@@ -79,7 +117,10 @@ export function registerContentPages(
           ? undefined
           : await kit.auth.session(request.cookies?.[SESSION_COOKIE]);
       if (canReadPost(session?.user ?? null, post, type) && post.status !== 'trash') {
-        return pages.send(request, reply, { kind: 'single', post: await themePost(post) });
+        const shown = await themePost(post);
+        const pageNav = await pageNavOf(post);
+        if (pageNav) shown.pageNav = pageNav;
+        return pages.send(request, reply, { kind: 'single', post: shown });
       }
     }
     return pages.send(request, reply, { kind: 'not-found', path: request.url.split('?')[0]! }, 404);
@@ -94,6 +135,24 @@ export function registerContentPages(
     if (q.page_id !== undefined)
       return showSingle(request, reply, await getPost(db, Number(q.page_id)));
     const page = Math.max(1, Number(q.paged) || 1);
+    if (typeof q.s === 'string' && q.s.trim() !== '') {
+      // WordPress's search page: published posts and pages matching every word.
+      const query = q.s.trim().slice(0, 200);
+      const found = await searchPublishedPosts(db, {
+        types: ['post', 'page'],
+        search: query,
+        limit: HOME_PER_PAGE,
+        offset: (page - 1) * HOME_PER_PAGE,
+      });
+      return pages.send(request, reply, {
+        kind: 'search',
+        query,
+        posts: await Promise.all(found.items.map(themePost)),
+        total: found.total,
+        page,
+        totalPages: Math.max(1, Math.ceil(found.total / HOME_PER_PAGE)),
+      });
+    }
     const { total, items } = await listPosts(db, {
       types: ['post'],
       statuses: ['publish'],

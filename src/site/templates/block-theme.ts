@@ -4,6 +4,17 @@ import type { BlockTemplates } from '../../templates/block-templates.js';
 import { templateHierarchy } from '../../templates/template-hierarchy.js';
 import { documentTitle, escapeHtml, escapeUrl } from '../theme/escape-html.js';
 import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
+import {
+  breadcrumbsHtml,
+  footerLinksHtml,
+  langAttr,
+  languageNoteHtml,
+  pageChaptersHtml,
+  pagePagerHtml,
+  pageSidebarHtml,
+  searchFormHtml,
+  themeHeadLinks,
+} from '../theme/manual-chrome.js';
 import type {
   NavLink,
   ThemeContext,
@@ -81,7 +92,7 @@ function renderBlock(block: ParsedBlock, state: RenderState): string {
       const text = attr<boolean>(block, 'isLink')
         ? `<a href="${escapeHtml(post.link)}">${post.title}</a>`
         : post.title;
-      return `<${tag} class="wp-block-post-title">${text}</${tag}>`;
+      return `<${tag} class="wp-block-post-title"${langAttr(post, context)}>${text}</${tag}>`;
     }
     case 'core/post-date':
       return post && post.type === 'post'
@@ -90,10 +101,36 @@ function renderBlock(block: ParsedBlock, state: RenderState): string {
     case 'core/post-excerpt':
       return post ? `<div class="wp-block-post-excerpt"><p>${post.excerpt}</p></div>` : '';
     case 'core/post-content':
-      return post ? `<div class="entry-content wp-block-post-content">${post.content}</div>` : '';
+      return post
+        ? `<div class="entry-content wp-block-post-content"${langAttr(post, context)}>${post.content}</div>`
+        : '';
+    case 'core/search':
+      return searchFormHtml(context, view.kind === 'search' ? view.query : '');
+    case 'core/query-title':
+      return view.kind === 'search'
+        ? `<h1 class="wp-block-query-title">“${escapeHtml(view.query)}”的搜索结果</h1><p>找到 ${view.total} 个结果。</p>`
+        : '';
+    // The page tree's navigation (the manual, the API reference): empty for other pages.
+    case 'emutrack/page-sidebar':
+      return pageSidebarHtml(post);
+    case 'emutrack/breadcrumbs':
+      return breadcrumbsHtml(post, context);
+    case 'emutrack/language-note':
+      return languageNoteHtml(post, context);
+    case 'emutrack/page-chapters':
+      return pageChaptersHtml(post);
+    case 'emutrack/page-pager':
+      return pagePagerHtml(post);
+    case 'emutrack/footer-links':
+      return footerLinksHtml(context);
     case 'core/post-template': {
-      // The main query's posts: the front page's, or the one item of a single view.
-      const posts = view.kind === 'home' ? view.posts : view.kind === 'single' ? [view.post] : [];
+      // The main query's posts: the front page's or a search's, or the one item of a single view.
+      const posts =
+        view.kind === 'home' || view.kind === 'search'
+          ? view.posts
+          : view.kind === 'single'
+            ? [view.post]
+            : [];
       const items = posts.map(
         (p) =>
           `<li class="wp-block-post post-${p.id} ${escapeHtml(p.type)}">${renderInner(block, { ...state, post: p })}</li>`,
@@ -101,22 +138,25 @@ function renderBlock(block: ParsedBlock, state: RenderState): string {
       return items.length === 0 ? '' : `<ul class="wp-block-post-template">${items.join('')}</ul>`;
     }
     case 'core/query-pagination': {
-      if (view.kind !== 'home') return '';
+      if (view.kind !== 'home' && view.kind !== 'search') return '';
       const links: string[] = [];
+      const s = view.kind === 'search' ? `s=${encodeURIComponent(view.query)}&` : '';
       if (view.page > 1)
         links.push(
-          `<a rel="prev" href="${escapeHtml(context.siteUrl)}/?paged=${view.page - 1}">← 较新的文章</a>`,
+          `<a rel="prev" href="${escapeHtml(context.siteUrl)}/?${escapeHtml(s)}paged=${view.page - 1}">${view.kind === 'search' ? '← 上一页' : '← 较新的文章'}</a>`,
         );
       if (view.page < view.totalPages)
         links.push(
-          `<a rel="next" href="${escapeHtml(context.siteUrl)}/?paged=${view.page + 1}">较早的文章 →</a>`,
+          `<a rel="next" href="${escapeHtml(context.siteUrl)}/?${escapeHtml(s)}paged=${view.page + 1}">${view.kind === 'search' ? '下一页 →' : '较早的文章 →'}</a>`,
         );
       return links.length === 0
         ? ''
         : `<nav class="wp-block-query-pagination">${links.join(' ')}</nav>`;
     }
     case 'core/query-no-results':
-      return view.kind === 'home' && view.posts.length === 0 ? renderInner(block, state) : '';
+      return (view.kind === 'home' || view.kind === 'search') && view.posts.length === 0
+        ? renderInner(block, state)
+        : '';
     default:
       return renderInner(block, state);
   }
@@ -144,6 +184,8 @@ export function viewHierarchy(view: ThemeView): string[] {
     }
     case 'home':
       return ['front-page', 'home', 'index'];
+    case 'search':
+      return ['search', 'index'];
     case 'not-found':
       return ['404', 'index'];
   }
@@ -176,7 +218,9 @@ export function blockThemeRenderer(
         ? `${documentTitle(view.post.title)} – ${siteName}`
         : view.kind === 'not-found'
           ? `未找到页面 – ${siteName}`
-          : siteName;
+          : view.kind === 'search'
+            ? `“${escapeHtml(view.query)}”的搜索结果 – ${siteName}`
+            : siteName;
     const settings = context.nonce
       ? `<script nonce="${escapeHtml(context.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify({ root: context.restRoot, nonce: context.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>\n`
       : '';
@@ -188,6 +232,7 @@ export function blockThemeRenderer(
 <title>${title}</title>
 <link rel="https://api.w.org/" href="${escapeHtml(context.restRoot)}">
 <style>${STYLE}</style>
+${themeHeadLinks()}
 ${settings}</head>
 <body class="${view.kind} wp-theme-${escapeHtml(template.theme)} template-${escapeHtml(template.slug)}">
 ${body}

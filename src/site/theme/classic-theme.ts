@@ -1,5 +1,17 @@
 import { documentTitle, escapeHtml, escapeUrl } from './escape-html.js';
 import { CJK_FONT_FACE } from './theme-fonts.js';
+import {
+  breadcrumbsHtml,
+  footerLinksHtml,
+  langAttr,
+  languageNoteHtml,
+  pageChaptersHtml,
+  pagePagerHtml,
+  pageSidebarHtml,
+  searchFormHtml,
+  searchResultsHtml,
+  themeHeadLinks,
+} from './manual-chrome.js';
 import type { NavLink, ThemeContext, ThemePost, ThemeView } from './site-theme.js';
 
 const STYLE = `${CJK_FONT_FACE}
@@ -29,7 +41,7 @@ function navHtml(links: NavLink[]): string {
 }
 
 /** One post; its title, content and excerpt are HTML already filtered for its author (themePost). */
-function postHtml(post: ThemePost, full: boolean): string {
+function postHtml(post: ThemePost, full: boolean, ctx: ThemeContext): string {
   const title = full
     ? `<h1 class="entry-title">${post.title}</h1>`
     : `<h2 class="entry-title"><a href="${escapeHtml(post.link)}">${post.title}</a></h2>`;
@@ -41,7 +53,8 @@ function postHtml(post: ThemePost, full: boolean): string {
     ? `<div class="entry-content">${post.content}</div>`
     : `<div class="entry-summary">${post.excerpt}</div>`;
   const type = escapeHtml(post.type);
-  return `<article id="post-${post.id}" class="${type} type-${type}">${title}${meta}${body}</article>`;
+  const note = full ? languageNoteHtml(post, ctx) : '';
+  return `<article id="post-${post.id}" class="${type} type-${type}"${langAttr(post, ctx)}>${note}${title}${meta}${body}</article>`;
 }
 
 /**
@@ -52,10 +65,20 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
   // Text for <title>: escaped here, whatever the view.
   let title = escapeHtml(ctx.siteName);
   let main: string;
+  let sidebar = '';
   switch (view.kind) {
     case 'single':
       title = `${documentTitle(view.post.title)} – ${escapeHtml(ctx.siteName)}`;
-      main = postHtml(view.post, true);
+      sidebar = pageSidebarHtml(view.post);
+      main =
+        breadcrumbsHtml(view.post, ctx) +
+        postHtml(view.post, true, ctx) +
+        pageChaptersHtml(view.post) +
+        pagePagerHtml(view.post);
+      break;
+    case 'search':
+      title = `“${escapeHtml(view.query)}”的搜索结果 – ${escapeHtml(ctx.siteName)}`;
+      main = searchResultsHtml(view, ctx);
       break;
     case 'home': {
       const pages: string[] = [];
@@ -68,7 +91,7 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
           `<a rel="next" href="${escapeHtml(ctx.siteUrl)}/?paged=${view.page + 1}">较早的文章 →</a>`,
         );
       main =
-        view.posts.map((p) => postHtml(p, false)).join('') +
+        view.posts.map((p) => postHtml(p, false, ctx)).join('') +
         (pages.length ? `<nav class="pagination">${pages.join(' ')}</nav>` : '');
       if (view.posts.length === 0) main = '<p>还没有内容。</p>';
       break;
@@ -89,12 +112,13 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
 <title>${title}</title>
 <link rel="https://api.w.org/" href="${escapeHtml(ctx.restRoot)}">
 <style>${STYLE}</style>
+${themeHeadLinks()}
 ${settings}
 </head>
 <body class="${view.kind}">
-<header><a class="site-title" href="${escapeHtml(ctx.siteUrl)}/">${escapeHtml(ctx.siteName)}</a><p>${escapeHtml(ctx.siteDescription)}</p><nav aria-label="主菜单">${navHtml(ctx.nav)}</nav></header>
-<main>${main}</main>
-<footer>${escapeHtml(ctx.siteName)}</footer>
+<header><a class="site-title" href="${escapeHtml(ctx.siteUrl)}/">${escapeHtml(ctx.siteName)}</a><p>${escapeHtml(ctx.siteDescription)}</p><nav aria-label="主菜单">${navHtml(ctx.nav)}</nav>${searchFormHtml(ctx)}</header>
+<div class="site-layout">${sidebar}<main>${main}</main></div>
+<footer>${escapeHtml(ctx.siteName)}${footerLinksHtml(ctx)}</footer>
 </body>
 </html>`;
 }

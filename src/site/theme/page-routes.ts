@@ -41,6 +41,7 @@ export class SitePages {
       siteDescription: config.SITE_DESCRIPTION,
       siteUrl: urls.site,
       restRoot: urls.restRoot,
+      apiUrl: config.PUBLIC_URL.replace(/\/+$/, ''),
       language: 'zh-CN',
       nav: await this.nav(),
       user: session?.user ?? null,

@@ -108,7 +108,10 @@ function unsafeCss(value: string): boolean {
 export interface HtmlSafetyOptions {
   /** An inline script the page may have (the page's own, e.g. wpApiSettings with its nonce). */
   allowScript?: (attributes: string, text: string) => boolean;
-  /** Elements of the page's own frame that are fine here (`link`, `meta`, `style`). */
+  /**
+   * Elements of the page's own frame that are fine here (`link`, `meta`, `style`, and the
+   * theme's own search form), recognised by their exact attributes.
+   */
   allowElement?: (name: string, attributes: string) => boolean;
 }
 
@@ -154,7 +157,7 @@ export function unsafeMarkup(html: string, options: HtmlSafetyOptions = {}): str
     if (closing) continue;
     const name = rawName!.toLowerCase();
     const allowed = options.allowElement?.(name, attributes) ?? false;
-    if (ACTIVE_ELEMENTS.has(name)) findings.push(`element <${name}>`);
+    if (ACTIVE_ELEMENTS.has(name) && !allowed) findings.push(`element <${name}>`);
     if (['link', 'meta', 'style'].includes(name) && !allowed) findings.push(`element <${name}>`);
     for (const a of attributes.matchAll(attribute)) {
       const attr = a[1]!.toLowerCase();

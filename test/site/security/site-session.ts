@@ -1,3 +1,4 @@
+import { SITE_ASSET_PATHS } from '../../../src/site/theme/site-assets.js';
 import { issueCredential } from '../../../src/accounts/credentials.js';
 import { defaultKeyScopes } from '../../../src/accounts/scopes.js';
 import type { Db } from '../../../src/db/db.js';
@@ -21,14 +22,27 @@ export async function siteSessionSecret(db: Db, userId: number): Promise<string>
 /** The elements of the themes' own page frame that the safety check accepts. */
 export function themeFrameElement(name: string, attributes: string): boolean {
   if (name === 'meta') return !/http-equiv/i.test(attributes);
-  if (name === 'link') return /rel="(https:\/\/api\.w\.org\/|alternate)"/.test(attributes);
+  if (name === 'link')
+    return (
+      /rel="(https:\/\/api\.w\.org\/|alternate)"/.test(attributes) ||
+      attributes.trim() === `rel="stylesheet" href="${SITE_ASSET_PATHS.css}"`
+    );
+  // The header's search box (manual-chrome.ts): a GET form to the site's front page.
+  if (name === 'form') return /^ role="search" method="get" class="site-search" /.test(attributes);
+  if (name === 'input') return /^ type="search" id="site-search-input" name="s" /.test(attributes);
   return name === 'style';
+}
+
+/** The theme's one script file (the search box's live results), served by the site itself. */
+export function themeScriptFile(attributes: string, text: string): boolean {
+  return attributes.trim() === `src="${SITE_ASSET_PATHS.searchScript}" defer` && text === '';
 }
 
 /** The one inline script a theme prints: wpApiSettings of a signed-in reader, with the CSP nonce. */
 export function wpApiSettingsScript(attributes: string, text: string): boolean {
   return (
-    /^\s*nonce="[A-Za-z0-9+/=]{16,}"\s*$/.test(attributes) &&
-    /^var wpApiSettings=\{[^<]*\};$/.test(text)
+    themeScriptFile(attributes, text) ||
+    (/^\s*nonce="[A-Za-z0-9+/=]{16,}"\s*$/.test(attributes) &&
+      /^var wpApiSettings=\{[^<]*\};$/.test(text))
   );
 }

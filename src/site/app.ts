@@ -10,7 +10,8 @@ import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
 import { SiteResponseCache } from './cache/site-response-cache.js';
 import { registerBatchRoute } from './rest/batch-route.js';
 import { registerIndexRoutes } from './rest/index-routes.js';
-import { parsePhpQuery } from './rest/php-query.js';
+import { registerInputLimits, parseFormBody, parseJsonBody } from './http/input-limits.js';
+import { parsePhpQuery, PHP_INPUT_LIMITS } from './rest/php-query.js';
 import { RestServer } from './rest/rest-server.js';
 import { RestRouteRegistry } from './rest/route-registry.js';
 import type { SiteKit, SiteModule } from './site-kit.js';
@@ -59,21 +60,18 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
       parent.level === 'silent' ? parent : parent.child(bindings, options),
   });
   await app.register(fastifyCookie);
+  registerInputLimits(app as unknown as FastifyInstance, logger);
   // JSON and forms are read here; any other body (uploads) stays a stream for its route.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(null, INVALID_JSON);
-    }
-  });
+  // Bodies are read within PHP's limits (see input-limits.ts): a form body past post_max_size,
+  // max_input_vars or max_input_nesting_level is a 400/413 naming the limit, never a 500.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, parseJsonBody(String(body), INVALID_JSON)),
+  );
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_req, body, done) => done(null, parsePhpQuery(String(body))),
+    { parseAs: 'string', bodyLimit: PHP_INPUT_LIMITS.postMaxSizeBytes },
+    (_req, body, done) => parseFormBody(String(body), done),
   );
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload as Readable));
 

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { issueCredential } from '../../accounts/credentials.js';
 import { defaultKeyScopes } from '../../accounts/scopes.js';
-import { checkSignInAllowed, recordSignInFailure } from '../../accounts/sign-in-throttle.js';
-import { verifyLogin } from '../../accounts/users.js';
+import { checkSignIn } from '../../accounts/sign-in.js';
+import { accountSettingsFromConfig } from '../../api/account-settings.js';
 import {
   AppPasswordError,
   chunkAppPassword,
@@ -92,21 +92,23 @@ export function registerAdminPages(kit: SiteKit): void {
     const form = formOf(request);
     const username = form.log ?? '';
     const redirectTo = safeRedirect(form.redirect_to, urls.site);
-    const attempt = { username, address: request.ip };
-    const throttle = await checkSignInAllowed(db, attempt);
-    if (!throttle.allowed) {
-      reply.header('retry-after', String(throttle.retryAfterSeconds));
+    // The product's sign-in limits, shared with the API's sign-in (one count per account and
+    // address, counted before the password is tried: see accounts/sign-in-throttle.ts).
+    const checked = await checkSignIn(
+      db,
+      { username, password: form.pwd ?? '', address: request.ip },
+      accountSettingsFromConfig(kit.config),
+    );
+    if (!checked.ok && checked.reason === 'throttled') {
+      reply.header('retry-after', String(checked.retryAfterSeconds));
       return html(
         reply,
         429,
-        loginForm(redirectTo, `尝试次数过多，请 ${throttle.retryAfterSeconds} 秒后再试。`),
+        loginForm(redirectTo, `尝试次数过多，请 ${checked.retryAfterSeconds} 秒后再试。`),
       );
     }
-    const user = await verifyLogin(db, username, form.pwd ?? '');
-    if (!user) {
-      await recordSignInFailure(db, attempt);
-      return html(reply, 401, loginForm(redirectTo, '用户名或密码不正确。'));
-    }
+    if (!checked.ok) return html(reply, 401, loginForm(redirectTo, '用户名或密码不正确。'));
+    const user = checked.user;
     if (user.bannedAt) return html(reply, 403, loginForm(redirectTo, '此账号已被封禁。'));
     const { secret, credential } = await issueCredential(db, {
       userId: user.userId,

@@ -18,6 +18,7 @@ import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
+import { FormCsrf } from './form-csrf.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
@@ -108,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     done();
   });
   await app.register(fastifyCookie);
+  // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
+  app.decorate('formCsrf', await FormCsrf.load(db));
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);

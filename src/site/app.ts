@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
+import { FormCsrf } from '../api/form-csrf.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
@@ -61,6 +62,8 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
   });
   await app.register(fastifyCookie);
   registerInputLimits(app as unknown as FastifyInstance, logger);
+  // The sign-in form's CSRF tokens (the API's scheme and key: src/api/form-csrf.ts).
+  app.decorate('formCsrf', await FormCsrf.load(db));
   // JSON and forms are read here; any other body (uploads) stays a stream for its route.
   app.removeAllContentTypeParsers();
   // Bodies are read within PHP's limits (see input-limits.ts): a form body past post_max_size,

@@ -19,6 +19,7 @@ import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { FormCsrf } from './form-csrf.js';
+import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
@@ -88,7 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   };
 
   const app = Fastify({
-    loggerInstance: deps.logger,
+    // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
+    loggerInstance: withRedactedRequestUrls(deps.logger),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -5,6 +5,7 @@ import { FormCsrf } from '../api/form-csrf.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
+import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { RestNonces } from './auth/rest-nonce.js';
 import { SiteAuthenticator } from './auth/site-authenticator.js';
 import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
@@ -52,7 +53,8 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     deps.siteUrl ?? config.SITE_URL ?? `http://localhost:${config.SITE_PORT}`,
   );
   const app = Fastify({
-    loggerInstance: logger,
+    // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
+    loggerInstance: withRedactedRequestUrls(logger),
     routerOptions: { querystringParser: (s: string) => parsePhpQuery(s) },
     bodyLimit: 16 * 1024 * 1024,
     // A logger that prints nothing needs no per-request child (pino's child with redaction

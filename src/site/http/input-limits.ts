@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Logger } from '../../log/logger.js';
+import { redactUrl } from '../../log/redact-url.js';
 import {
   parsePhpQuery,
   phpInputLimitOf,
@@ -87,6 +88,17 @@ export function registerInputLimits(app: FastifyInstance, logger: Logger): void 
         }),
       );
   });
+  // Fastify's own 404 logs the whole URL ("Route GET:/x?pwd=... not found"): the same answer,
+  // with the URL's secrets redacted in the log line and the body.
+  app.setNotFoundHandler((request, reply) => {
+    const url = redactUrl(request.url);
+    request.log.info(`Route ${request.method}:${url} not found`);
+    return reply.code(404).send({
+      message: `Route ${request.method}:${url} not found`,
+      error: 'Not Found',
+      statusCode: 404,
+    });
+  });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -103,7 +115,10 @@ export function registerInputLimits(app: FastifyInstance, logger: Logger): void 
         .header('content-type', 'application/json; charset=UTF-8')
         .send(JSON.stringify({ code, message, data: { status } }));
     }
-    logger.error({ err: error, url: request.url, method: request.method }, 'site request failed');
+    logger.error(
+      { err: error, url: redactUrl(request.url), method: request.method },
+      'site request failed',
+    );
     return reply
       .code(500)
       .header('content-type', 'application/json; charset=UTF-8')

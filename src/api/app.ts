@@ -112,7 +112,16 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   });
   await app.register(fastifyCookie);
   // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
-  app.decorate('formCsrf', await FormCsrf.load(db));
+  // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.
+  const formCsrf = FormCsrf.lazy(db);
+  app.decorate('formCsrf', formCsrf);
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (formCsrf.loaded) return done();
+    formCsrf.ready().then(
+      () => done(),
+      () => done(),
+    );
+  });
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);

@@ -46,37 +46,76 @@ export function sessionBinding(sessionCookie: string | undefined): string {
 }
 
 export class FormCsrf {
-  private readonly tokens: ReturnType<typeof newTokens>;
+  private tokens: Tokens.TokensUserinfo | undefined;
+  private loading: Promise<void> | undefined;
+  private failure: unknown;
 
-  constructor(hmacKey: Buffer) {
-    this.tokens = newTokens(hmacKey);
+  private constructor(private readonly db: Queryable) {}
+
+  /** The server's key from server_secrets (made by the first process that asks), loaded now. */
+  static async load(db: Queryable): Promise<FormCsrf> {
+    const csrf = new FormCsrf(db);
+    await csrf.ready();
+    if (!csrf.tokens) throw csrf.failure;
+    return csrf;
   }
 
-  /** The server's key from server_secrets (made by the first process that asks). */
-  static async load(db: Queryable): Promise<FormCsrf> {
-    await db.query(
+  /**
+   * Loaded on first need (`ready()`), so that an app builds while the database is unreachable
+   * (its health checks answer; a page asking for a token meanwhile fails as the database does).
+   */
+  static lazy(db: Queryable): FormCsrf {
+    return new FormCsrf(db);
+  }
+
+  get loaded(): boolean {
+    return this.tokens !== undefined;
+  }
+
+  /** Loads the key if it is not (one attempt at a time; a failed one is retried next time). */
+  ready(): Promise<void> {
+    if (this.tokens) return Promise.resolve();
+    this.loading ??= this.fetchKey().then(
+      (key) => {
+        this.tokens = newTokens(key);
+      },
+      (err: unknown) => {
+        this.failure = err;
+        this.loading = undefined;
+      },
+    );
+    return this.loading;
+  }
+
+  private async fetchKey(): Promise<Buffer> {
+    await this.db.query(
       `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
       [KEY_NAME, randomBytes(32)],
     );
-    const r = await db.query<{ value: Buffer | Uint8Array }>(
+    const r = await this.db.query<{ value: Buffer | Uint8Array }>(
       `SELECT value FROM server_secrets WHERE name = $1`,
       [KEY_NAME],
     );
-    return new FormCsrf(Buffer.from(r.rows[0]!.value));
+    return Buffer.from(r.rows[0]!.value);
+  }
+
+  private get t(): Tokens.TokensUserinfo {
+    if (!this.tokens) throw this.failure ?? new Error('the forms CSRF key is not loaded yet');
+    return this.tokens;
   }
 
   /** A new random secret (for the `csrf` cookie). */
   newSecret(): string {
-    return this.tokens.secretSync();
+    return this.t.secretSync();
   }
 
   /** A token for this secret and binding (each call a new salt; all stay valid). */
   create(secret: string, binding: string): string {
-    return this.tokens.create(secret, binding);
+    return this.t.create(secret, binding);
   }
 
   verify(secret: string, token: string, binding: string): boolean {
-    return this.tokens.verify(secret, token, binding);
+    return this.t.verify(secret, token, binding);
   }
 
   /**

@@ -20,8 +20,8 @@ export interface SignInLimitOptions {
   maxDelaySeconds?: number;
 }
 
-/** A key with no attempt for a day starts afresh. */
-const FORGET_AFTER_SECONDS = 86_400;
+/** A key with no attempt for a day starts afresh (and may be deleted: forgetQuietAttempts). */
+export const FORGET_AFTER_SECONDS = 86_400;
 /** One address may fail this many times more often across accounts than on one account. */
 const ADDRESS_FACTOR = 10;
 

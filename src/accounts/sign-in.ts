@@ -68,7 +68,9 @@ export async function startWebSession(
 }
 
 /** The sign-in limits of these settings (sign-in-throttle.ts). */
-export function signInLimits(settings: AccountSettings) {
+export function signInLimits(
+  settings: Pick<AccountSettings, 'signInMaxFailures' | 'signInWindowSeconds'>,
+) {
   return { maxFailures: settings.signInMaxFailures, maxDelaySeconds: settings.signInWindowSeconds };
 }
 
@@ -84,7 +86,7 @@ export async function checkSignIn(
   attempt: { username: string; password: string; address: string },
   settings: Pick<AccountSettings, 'scrypt' | 'signInMaxFailures' | 'signInWindowSeconds'>,
 ): Promise<{ ok: true; user: User } | { ok: false; reason: 'invalid_credentials' } | Throttled> {
-  const keys = signInKeys(attempt, signInLimits(settings as AccountSettings));
+  const keys = signInKeys(attempt, signInLimits(settings));
   const verdict = await beginAttempt(db, keys);
   if (!verdict.allowed)
     return { ok: false, reason: 'throttled', retryAfterSeconds: verdict.retryAfterSeconds };

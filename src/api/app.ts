@@ -18,6 +18,7 @@ import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from './emu-code-cache.js';
 import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
+import { scheduleAttemptLimitCleanup } from './attempt-limits-cleanup.js';
 import { FormCsrf } from './form-csrf.js';
 import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
@@ -115,6 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.
   const formCsrf = FormCsrf.lazy(db);
   app.decorate('formCsrf', formCsrf);
+  // Attempt-limit keys quiet for a day are forgotten anyway: delete them hourly.
+  scheduleAttemptLimitCleanup(app, db, deps.logger);
   app.addHook('onRequest', (_request, _reply, done) => {
     if (formCsrf.loaded) return done();
     formCsrf.ready().then(

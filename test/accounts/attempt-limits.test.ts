@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   backoffMs,
   beginAttempt,
+  forgetQuietAttempts,
   settleAttempt,
   type AttemptRule,
 } from '../../src/accounts/attempt-limiter.js';
@@ -125,6 +126,21 @@ describe('sign-in limits under concurrency (issue 19, finding 3)', () => {
       ['account:zed address:192.0.2.77', 0, null],
       ['address:192.0.2.77', 1, null],
     ]);
+  });
+});
+
+describe('forgetting quiet keys', () => {
+  it('deletes keys without an attempt for longer than asked, and only those', async () => {
+    const { db } = t.current;
+    const keys = (key: string) => [{ scope: 'forget-test', key, rule }];
+    const now = new Date();
+    await beginAttempt(db, keys('old'), new Date(now.getTime() - 2 * 86_400_000));
+    await beginAttempt(db, keys('new'), now);
+    expect(await forgetQuietAttempts(db, 86_400, now)).toBeGreaterThanOrEqual(1);
+    const left = await db.query<{ key: string }>(
+      `SELECT key FROM attempt_limits WHERE scope = 'forget-test'`,
+    );
+    expect(left.rows.map((r) => r.key)).toEqual(['new']);
   });
 });
 

@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../accounts/account-error.js';
 import { issueCredential, listCredentials, revokeCredential } from '../accounts/credentials.js';
 import { scopesOfRole } from '../accounts/scopes.js';
-import { register, signIn } from '../accounts/sign-in.js';
-import { changePassword } from '../accounts/users.js';
+import { changePasswordLimited, register, signIn } from '../accounts/sign-in.js';
 import { accountSettingsFromConfig } from '../api/account-settings.js';
 import type { ApiServices } from '../api/services.js';
 import { clientAddress } from '../api/v2-edge.js';
@@ -40,6 +39,10 @@ const field = (form: Form, name: string): string => {
   const value = form[name];
   return typeof value === 'string' ? value : '';
 };
+
+/** A wait in words: seconds under two minutes, else minutes (rounded up). */
+const waitText = (seconds: number) =>
+  seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 
 export interface AccountPagesOptions {
   services: ApiServices;
@@ -111,7 +114,19 @@ export async function accountPages(
       const password = field(form, 'password');
       if (mode === 'register') {
         try {
-          const signedIn = await register(db, { username, password }, settings);
+          const signedIn = await register(
+            db,
+            { username, password, address: clientAddress(request) },
+            settings,
+          );
+          if (!signedIn.ok) {
+            reply.header('retry-after', signedIn.retryAfterSeconds);
+            return signInPage(request, reply, mode, 429, {
+              next,
+              username,
+              error: `Too many registrations from this address. Try again in ${waitText(signedIn.retryAfterSeconds)}.`,
+            });
+          }
           setSessionCookie(request, reply, signedIn.secret, signedIn.session.expiresAt);
           return reply.redirect(next, 303);
         } catch (err) {
@@ -134,7 +149,7 @@ export async function accountPages(
         return signInPage(request, reply, mode, 429, {
           next,
           username,
-          error: `Too many failed sign-ins. Try again in ${Math.ceil(result.retryAfterSeconds / 60)} minutes.`,
+          error: `Too many failed sign-ins. Try again in ${waitText(result.retryAfterSeconds)}.`,
         });
       }
       const error =
@@ -309,17 +324,25 @@ export async function accountPages(
       const signedIn = await requireSignIn(request, reply, '/account');
       if (!signedIn) return reply;
       try {
-        const changed = await changePassword(
+        const changed = await changePasswordLimited(
           db,
           {
-            userId: signedIn.user.userId,
+            user: signedIn.user,
             currentPassword: field(form, 'currentPassword'),
             newPassword: field(form, 'newPassword'),
             keepCredentialId: signedIn.session.credentialId,
           },
-          { scrypt: settings.scrypt },
+          settings,
         );
-        if (!changed) {
+        if (!changed.ok && changed.reason === 'throttled') {
+          reply.header('retry-after', changed.retryAfterSeconds);
+          return accountPage(request, reply, signedIn, {
+            tab: 'profile',
+            status: 429,
+            error: `Too many wrong guesses at the current password. Try again in ${waitText(changed.retryAfterSeconds)}.`,
+          });
+        }
+        if (!changed.ok) {
           return accountPage(request, reply, signedIn, {
             tab: 'profile',
             status: 401,

@@ -12,6 +12,11 @@ export interface ScopeInfo {
   anonymous: boolean;
   /** Whether only administrators hold it (and so only their keys may carry it). */
   adminOnly?: boolean;
+  /**
+   * Whether it is kept from third-party apps (OAuth clients cannot request it) and from keys
+   * that do not ask for it by name (not among the default scopes of a new key).
+   */
+  explicitOnly?: boolean;
 }
 
 export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
@@ -71,6 +76,15 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: true,
   },
   {
+    // Listing and revoking credentials is account takeover's last step (a key that can revoke
+    // the owner's web sessions locks them out): only web sessions and keys made for it.
+    name: 'api.auth.credentials.manage',
+    description:
+      'Manage your credentials: list your keys, web sessions and app tokens, and revoke them.',
+    anonymous: false,
+    explicitOnly: true,
+  },
+  {
     name: 'api.admin.oauth.clients.review',
     description:
       'Review OAuth clients: approve or reject the scopes they ask for (administrators).',
@@ -94,6 +108,18 @@ export const ANONYMOUS_SCOPES: readonly string[] = SCOPE_CATALOGUE.filter((s) =>
 /** The scope of GetAuthMe (the session check). */
 export const AUTH_ME_SCOPE = 'api.auth.me.read';
 
+/**
+ * What an API key needs to list and revoke its owner's credentials (/auth/api-keys); web
+ * sessions may always. Never given to OAuth apps nor to a key that does not ask for it.
+ */
+export const CREDENTIALS_MANAGE_SCOPE = 'api.auth.credentials.manage';
+
+/** Whether a third-party app (an OAuth client) may request the scope. */
+export function isAppRequestableScope(name: string): boolean {
+  const info = BY_NAME.get(name);
+  return info !== undefined && !info.adminOnly && !info.explicitOnly;
+}
+
 export function isScope(name: string): boolean {
   return BY_NAME.has(name);
 }
@@ -115,9 +141,17 @@ export function scopesOfRole(role: Role): readonly string[] {
   return role === 'admin' ? ALL_SCOPES : USER_SCOPES;
 }
 
-/** The scopes a new API key gets when none are asked for: everything the user holds. */
+const DEFAULT_KEY_SCOPES: Record<Role, readonly string[]> = {
+  user: USER_SCOPES.filter((s) => !BY_NAME.get(s)!.explicitOnly),
+  admin: ALL_SCOPES.filter((s) => !BY_NAME.get(s)!.explicitOnly),
+};
+
+/**
+ * The scopes a new API key gets when none are asked for: everything the user holds but the
+ * explicit-only ones (managing credentials), which a key gets only by asking.
+ */
 export function defaultKeyScopes(role: Role): readonly string[] {
-  return scopesOfRole(role);
+  return DEFAULT_KEY_SCOPES[role];
 }
 
 /** The first of `wanted` that `held` lacks, or undefined when `held` covers them all. */

@@ -1,73 +1,94 @@
-import type { Queryable } from '../db/db.js';
+import type { AttemptKey, AttemptRule } from './attempt-limiter.js';
 
 /**
- * Limits guessing at passwords: failed sign-ins are counted per account (its name in lower
- * case, known or not) and per client address over a sliding window; once either count reaches
- * the limit, further attempts are refused until the oldest failure in the window ages out. Kept
- * in the database, so every API process of a deployment shares the counts, with or without Redis.
+ * The limits on guessing passwords, as keys of the attempt limiter (attempt-limiter.ts: counted
+ * and checked in one locked step in Postgres, so it holds on PGlite and across processes).
+ *
+ * Why per account AND address, with backoff (OWASP Authentication cheat sheet, "Account
+ * lockout"): a lock per account alone lets any stranger lock anyone out by failing ten times;
+ * keyed by the pair, a stranger's failures only slow the stranger's own address down. Past the
+ * free attempts each try waits twice as long as the last (1 s, 2 s, 4 s, ... up to the cap)
+ * instead of a hard lock, so the owner is at worst slowed, never shut out. A second key per
+ * address alone (ten times as many free attempts) stops one address spraying a password over
+ * many accounts. A guesser spread over many addresses is slowed per address only: the password
+ * policy (password-policy.ts) is what makes such guessing futile.
  */
-export interface SignInThrottleOptions {
-  /** Failed attempts allowed per account and per address in the window. Default 10. */
+export interface SignInLimitOptions {
+  /** Attempts per account and address before backoff starts. Default 10 (SIGN_IN_MAX_FAILURES). */
   maxFailures?: number;
-  /** The window in seconds. Default 900 (15 minutes). */
-  windowSeconds?: number;
+  /** The longest wait between attempts, seconds. Default 900 (SIGN_IN_WINDOW_SECONDS). */
+  maxDelaySeconds?: number;
 }
 
-export interface SignInThrottleState {
-  allowed: boolean;
-  /** When refused: seconds until an attempt is allowed again (at least 1). */
-  retryAfterSeconds: number;
-}
+/** A key with no attempt for a day starts afresh (and may be deleted: forgetQuietAttempts). */
+export const FORGET_AFTER_SECONDS = 86_400;
+/** One address may fail this many times more often across accounts than on one account. */
+const ADDRESS_FACTOR = 10;
 
-const DEFAULT_MAX_FAILURES = 10;
-const DEFAULT_WINDOW_SECONDS = 900;
+/** Names in keys are cut to this length: valid usernames are 32 characters at most. */
+const NAME_KEY_LENGTH = 100;
 
-function settings(options: SignInThrottleOptions) {
+function rules(options: SignInLimitOptions): { pair: AttemptRule; address: AttemptRule } {
+  const free = options.maxFailures ?? 10;
+  const maxDelaySeconds = options.maxDelaySeconds ?? 900;
+  const common = { baseDelaySeconds: 1, maxDelaySeconds, forgetAfterSeconds: FORGET_AFTER_SECONDS };
   return {
-    max: options.maxFailures ?? DEFAULT_MAX_FAILURES,
-    window: options.windowSeconds ?? DEFAULT_WINDOW_SECONDS,
+    pair: { ...common, free, onSuccess: 'reset' },
+    address: { ...common, free: free * ADDRESS_FACTOR, onSuccess: 'refund' },
   };
 }
 
-/** Whether a sign-in for this account from this address may be tried now. */
-export async function checkSignInAllowed(
-  db: Queryable,
-  attempt: { username: string; address: string; now?: Date },
-  options: SignInThrottleOptions = {},
-): Promise<SignInThrottleState> {
-  const { max, window } = settings(options);
-  const now = attempt.now ?? new Date();
-  // For each key: the failure whose ageing out brings the count below the limit.
-  const r = await db.query<{ unblock_at: Date | string | null }>(
-    `SELECT max(unblock_at) AS unblock_at FROM (
-       SELECT (SELECT failed_at FROM sign_in_failures
-                WHERE username_key = $1 AND failed_at > $3::timestamptz - make_interval(secs => $4)
-                ORDER BY failed_at DESC OFFSET $5 - 1 LIMIT 1) + make_interval(secs => $4) AS unblock_at
-       UNION ALL
-       SELECT (SELECT failed_at FROM sign_in_failures
-                WHERE address = $2 AND failed_at > $3::timestamptz - make_interval(secs => $4)
-                ORDER BY failed_at DESC OFFSET $5 - 1 LIMIT 1) + make_interval(secs => $4)
-     ) AS keys`,
-    [attempt.username.toLowerCase(), attempt.address, now, window, max],
-  );
-  const unblockAt = r.rows[0]?.unblock_at;
-  if (unblockAt === null || unblockAt === undefined) return { allowed: true, retryAfterSeconds: 0 };
-  const waitMs = new Date(unblockAt).getTime() - now.getTime();
-  if (waitMs <= 0) return { allowed: true, retryAfterSeconds: 0 };
-  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+const nameKey = (username: string) => username.toLowerCase().slice(0, NAME_KEY_LENGTH);
+
+/**
+ * The keys of a password sign-in (the API's /auth/login and /login, the site's /wp-login.php:
+ * one scope, so the three share their counts) or of an application password (scope
+ * `app_password`, the site's HTTP Basic).
+ */
+export function signInKeys(
+  attempt: { username: string; address: string },
+  options: SignInLimitOptions = {},
+  scope: 'sign_in' | 'app_password' = 'sign_in',
+): AttemptKey[] {
+  const { pair, address } = rules(options);
+  return [
+    { scope, key: `account:${nameKey(attempt.username)} address:${attempt.address}`, rule: pair },
+    { scope, key: `address:${attempt.address}`, rule: address },
+  ];
 }
 
-/** Counts one failed sign-in (and forgets failures older than the window). */
-export async function recordSignInFailure(
-  db: Queryable,
-  attempt: { username: string; address: string; now?: Date },
-  options: SignInThrottleOptions = {},
-): Promise<void> {
-  const { window } = settings(options);
-  const now = attempt.now ?? new Date();
-  await db.query(
-    `WITH gone AS (DELETE FROM sign_in_failures WHERE failed_at <= $3::timestamptz - make_interval(secs => $4))
-     INSERT INTO sign_in_failures (username_key, address, failed_at) VALUES ($1, $2, $3)`,
-    [attempt.username.toLowerCase(), attempt.address, now, window],
-  );
+/**
+ * Guesses at the current password when changing it: per account (only a holder of the user's
+ * session can try, so the pair adds nothing), 5 free, then backoff up to 15 minutes.
+ */
+export function passwordChangeKeys(userId: string): AttemptKey[] {
+  return [
+    {
+      scope: 'password_change',
+      key: `user:${userId}`,
+      rule: {
+        free: 5,
+        baseDelaySeconds: 1,
+        maxDelaySeconds: 900,
+        forgetAfterSeconds: FORGET_AFTER_SECONDS,
+        onSuccess: 'reset',
+      },
+    },
+  ];
+}
+
+/**
+ * Registrations per address: 5 free (a household, a classroom), then a minute, doubling up to
+ * an hour between registrations; every registration counts, a day without one starts afresh.
+ */
+export const REGISTRATION_RULE: AttemptRule = {
+  free: 5,
+  baseDelaySeconds: 60,
+  maxDelaySeconds: 3600,
+  forgetAfterSeconds: FORGET_AFTER_SECONDS,
+  onSuccess: 'keep',
+};
+
+export function registrationKeys(address: string): AttemptKey[] {
+  return [{ scope: 'register', key: `address:${address}`, rule: REGISTRATION_RULE }];
 }

@@ -20,6 +20,9 @@ import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../http-security-headers.js';
 import { registerPageChrome } from './page-chrome.js';
+import { scheduleAttemptLimitCleanup } from './attempt-limits-cleanup.js';
+import { FormCsrf } from './form-csrf.js';
+import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
@@ -89,7 +92,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   };
 
   const app = Fastify({
-    loggerInstance: deps.logger,
+    // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
+    loggerInstance: withRedactedRequestUrls(deps.logger),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -114,6 +118,19 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(fastifyCookie);
   // Every HTML page: the CJK font (served here) and links to the documentation site.
   registerPageChrome(app, config);
+  // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
+  // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.
+  const formCsrf = FormCsrf.lazy(db);
+  app.decorate('formCsrf', formCsrf);
+  // Attempt-limit keys quiet for a day are forgotten anyway: delete them hourly.
+  scheduleAttemptLimitCleanup(app, db, deps.logger);
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (formCsrf.loaded) return done();
+    formCsrf.ready().then(
+      () => done(),
+      () => done(),
+    );
+  });
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);

@@ -1,18 +1,18 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential } from '../accounts/credentials.js';
 import type { User } from '../accounts/users.js';
+import { CSRF_COOKIE, CSRF_FIELD, fromOwnOrigin, originOf } from './form-csrf.js';
+
+export { CSRF_COOKIE, CSRF_FIELD };
 
 /**
  * The browser side of signing in, for server-rendered pages (/login, /account, and the OAuth
  * consent page): who is signed in (the `token` cookie of a web session), the session cookie
- * itself, CSRF protection of forms, and safe `next` paths. Needs @fastify/cookie and the v2 edge
- * (for its credential cache) registered on the app.
+ * itself, CSRF protection of forms (form-csrf.ts: tokens bound to the session, and an Origin
+ * check), and safe `next` paths. Needs @fastify/cookie, the v2 edge (for its credential cache)
+ * and the `formCsrf` decoration on the app.
  */
 export const SESSION_COOKIE = 'token';
-/** The CSRF cookie (double submit: a form must carry the same value in CSRF_FIELD). */
-export const CSRF_COOKIE = 'csrf';
-export const CSRF_FIELD = '_csrf';
 
 /** A signed-in browser: the user and the web session (issuer webapp) of the `token` cookie. */
 export interface SignedInBrowser {
@@ -58,31 +58,24 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 }
 
 /**
- * This browser's CSRF token, set as the `csrf` cookie on first use: put it in forms as the
- * hidden field `_csrf`. Another site can neither read the cookie nor make the browser send a
- * form with the same value, so a post whose field matches the cookie came from our page.
+ * A CSRF token for a form on this page, bound to this browser's session (or, signed out, to its
+ * pre-session `csrf` cookie): put it in the hidden field `_csrf`. See form-csrf.ts.
  */
 export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
-  const existing = request.cookies?.[CSRF_COOKIE];
-  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
-  const token = randomBytes(24).toString('base64url');
-  reply.setCookie(CSRF_COOKIE, token, cookieOptions(request));
-  // Later calls in this request see the same token.
-  (request.cookies ??= {})[CSRF_COOKIE] = token;
-  return token;
+  return request.server.formCsrf.token(request, reply);
 }
 
-/** Whether a posted form (or body) carries this browser's CSRF token in `_csrf`. */
+/**
+ * Whether a posted form carries a token made for this browser's session in `_csrf`, and the
+ * post comes from our own origin (Origin, else Sec-Fetch-Site; see fromOwnOrigin).
+ */
 export function csrfValid(
   request: FastifyRequest,
   form: Record<string, unknown> | undefined,
 ): boolean {
-  const cookie = request.cookies?.[CSRF_COOKIE];
-  const sent = form?.[CSRF_FIELD];
-  if (typeof cookie !== 'string' || typeof sent !== 'string' || cookie.length === 0) return false;
-  const a = Buffer.from(cookie);
-  const b = Buffer.from(sent);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const publicOrigin = originOf(request.server.emutrackEdge?.config.PUBLIC_URL);
+  if (!fromOwnOrigin(request, publicOrigin ? [publicOrigin] : [])) return false;
+  return request.server.formCsrf.valid(request, form);
 }
 
 /**

@@ -165,8 +165,12 @@ const envSchema = z.object({
   API_KEY_DEFAULT_LIFETIME_DAYS: int(30, 1, 1826),
   /** Longest lifetime of an API key (5 years). */
   API_KEY_MAX_LIFETIME_DAYS: int(1826, 1, 1826),
-  /** Failed sign-ins allowed per account and per address in SIGN_IN_WINDOW_SECONDS. */
+  /**
+   * Sign-in attempts per account and client address before backoff starts (ten times as many
+   * per address across accounts); see docs/security-limits.md.
+   */
   SIGN_IN_MAX_FAILURES: int(10, 1, 1000),
+  /** The longest wait between sign-in attempts once backing off (1 s doubling up to this). */
   SIGN_IN_WINDOW_SECONDS: int(900, 1, 86_400),
   /**
    * How long the API reuses a credential check (ms). A revocation or a ban made anywhere is seen

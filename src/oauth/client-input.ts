@@ -1,4 +1,4 @@
-import { isScope, scopeInfo } from '../accounts/scopes.js';
+import { isAppRequestableScope, isScope, scopeInfo } from '../accounts/scopes.js';
 import { OAuthInputError } from './oauth-input-error.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
 
@@ -69,6 +69,9 @@ export function checkRequestedScopes(value: unknown): string[] {
         field,
         `${scope} is for administrators and cannot be requested by an app`,
       );
+    // Managing the user's credentials is never delegated to an app either.
+    if (!isAppRequestableScope(scope))
+      throw new OAuthInputError(field, `${scope} cannot be requested by an app`);
     seen.add(scope);
   });
   return [...seen];

@@ -1,4 +1,4 @@
-import { SCOPE_CATALOGUE } from '../accounts/scopes.js';
+import { isAppRequestableScope, SCOPE_CATALOGUE } from '../accounts/scopes.js';
 
 /** The scope an OpenID Connect client adds; accepted, never reviewed (an id_token is always issued). */
 export const OPENID_SCOPE = 'openid';
@@ -49,10 +49,10 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     token_endpoint: issuer + OAUTH_PATHS.token,
     userinfo_endpoint: issuer + OAUTH_PATHS.userinfo,
     jwks_uri: issuer + OAUTH_PATHS.jwks,
-    // What an app may ask for: not the administrators' scopes.
+    // What an app may ask for: not the administrators' scopes, nor managing credentials.
     scopes_supported: [
       OPENID_SCOPE,
-      ...SCOPE_CATALOGUE.filter((s) => !s.adminOnly).map((s) => s.name),
+      ...SCOPE_CATALOGUE.filter((s) => isAppRequestableScope(s.name)).map((s) => s.name),
     ],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

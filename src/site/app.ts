@@ -1,17 +1,20 @@
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
+import { FormCsrf } from '../api/form-csrf.js';
 import type { Config } from '../config/config.js';
 import { registerSecurityHeaders } from '../http-security-headers.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log/logger.js';
+import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { RestNonces } from './auth/rest-nonce.js';
 import { SiteAuthenticator } from './auth/site-authenticator.js';
 import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
 import { SiteResponseCache } from './cache/site-response-cache.js';
 import { registerBatchRoute } from './rest/batch-route.js';
 import { registerIndexRoutes } from './rest/index-routes.js';
-import { parsePhpQuery } from './rest/php-query.js';
+import { registerInputLimits, parseFormBody, parseJsonBody } from './http/input-limits.js';
+import { parsePhpQuery, PHP_INPUT_LIMITS } from './rest/php-query.js';
 import { RestServer } from './rest/rest-server.js';
 import { RestRouteRegistry } from './rest/route-registry.js';
 import type { SiteKit, SiteModule } from './site-kit.js';
@@ -52,7 +55,8 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     deps.siteUrl ?? config.SITE_URL ?? `http://localhost:${config.SITE_PORT}`,
   );
   const app = Fastify({
-    loggerInstance: logger,
+    // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
+    loggerInstance: withRedactedRequestUrls(logger),
     routerOptions: { querystringParser: (s: string) => parsePhpQuery(s) },
     bodyLimit: 16 * 1024 * 1024,
     // A logger that prints nothing needs no per-request child (pino's child with redaction
@@ -63,21 +67,20 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
   // CSP, frame refusal and nosniff for every page and answer (before any route: see the module).
   registerSecurityHeaders(app as unknown as FastifyInstance);
   await app.register(fastifyCookie);
+  registerInputLimits(app as unknown as FastifyInstance, logger);
+  // The sign-in form's CSRF tokens (the API's scheme and key: src/api/form-csrf.ts).
+  app.decorate('formCsrf', await FormCsrf.load(db));
   // JSON and forms are read here; any other body (uploads) stays a stream for its route.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(null, INVALID_JSON);
-    }
-  });
+  // Bodies are read within PHP's limits (see input-limits.ts): a form body past post_max_size,
+  // max_input_vars or max_input_nesting_level is a 400/413 naming the limit, never a 500.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, parseJsonBody(String(body), INVALID_JSON)),
+  );
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_req, body, done) => done(null, parsePhpQuery(String(body))),
+    { parseAs: 'string', bodyLimit: PHP_INPUT_LIMITS.postMaxSizeBytes },
+    (_req, body, done) => parseFormBody(String(body), done),
   );
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload as Readable));
 

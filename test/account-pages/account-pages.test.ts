@@ -138,7 +138,7 @@ describe('account pages', () => {
     const ok = await b.post('/register', {
       _csrf: csrf,
       username: 'form_user',
-      password: 'form-password',
+      password: 'a long form passphrase',
     });
     expect(ok.statusCode).toBe(303);
     expect(b.jar.token).toBeDefined();
@@ -147,7 +147,7 @@ describe('account pages', () => {
     const taken = await c.post('/register', {
       _csrf: c.csrfOf(page.body),
       username: 'FORM_USER',
-      password: 'form-password',
+      password: 'a long form passphrase',
     });
     expect(taken.statusCode).toBe(409);
     expect(taken.body).toContain('taken');
@@ -226,7 +226,7 @@ describe('account pages', () => {
         id: 'test-panel',
         title: 'A panel & more',
         render: ({ signedIn, csrfToken }) =>
-          `<p>for ${signedIn.user.userId} with ${csrfToken.length}</p>`,
+          `<p>for ${signedIn.user.userId} with ${/^[\w-]+-[\w-]+-[\w-]+$/.test(csrfToken) ? 'a token' : csrfToken}</p>`,
       });
       const user = await makeUser(t.current.db, 'panel');
       const login = await withPanel.inject({
@@ -240,7 +240,7 @@ describe('account pages', () => {
       expect(page.body).toContain(
         '<section class="card" id="test-panel"><h2>A panel &amp; more</h2>',
       );
-      expect(page.body).toContain(`<p>for ${user.userId} with 32</p>`);
+      expect(page.body).toContain(`<p>for ${user.userId} with a token</p>`);
     } finally {
       await withPanel.close();
     }
@@ -286,5 +286,112 @@ describe('account pages', () => {
     expect(out.statusCode).toBe(303);
     expect(b.jar.token).toBeUndefined();
     expect((await app.inject({ url: '/api/v2/auth/me', cookies: { token } })).statusCode).toBe(401);
+  });
+});
+
+describe('account forms bound to the session (issue 19, finding 4)', () => {
+  async function signedInBrowser() {
+    const user = await makeUser(t.current.db, 'bound');
+    const b = browser();
+    const login = await b.get('/login');
+    const done = await b.post('/login', {
+      _csrf: b.csrfOf(login.body),
+      username: user.username,
+      password: user.password,
+    });
+    expect(done.statusCode).toBe(303);
+    return b;
+  }
+
+  it("refuses /account forms with the victim's session and an attacker-chosen csrf cookie and field", async () => {
+    const b = await signedInBrowser();
+    const planted = 'C'.repeat(32);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/account/keys',
+      cookies: { token: b.jar.token!, csrf: planted },
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: planted,
+        name: 'stolen',
+        scopes: 'api.auth.me.read',
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(403);
+    const page = await b.get('/account?tab=development');
+    expect(page.body).not.toContain('stolen');
+  });
+
+  it("refuses a token made for another session (the attacker's own page) planted with its cookie", async () => {
+    const victim = await signedInBrowser();
+    const attacker = await signedInBrowser();
+    const attackerPage = await attacker.get('/account?tab=development');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/account/keys',
+      cookies: { token: victim.jar.token!, csrf: attacker.jar.csrf! },
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: attacker.csrfOf(attackerPage.body),
+        name: 'stolen',
+        scopes: 'api.auth.me.read',
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('refuses a cross-site Origin on an honest token, and keeps the honest form working', async () => {
+    const b = await signedInBrowser();
+    const page = await b.get('/account?tab=development');
+    const form = new URLSearchParams({
+      _csrf: b.csrfOf(page.body),
+      name: 'honest',
+      scopes: 'api.auth.me.read',
+    }).toString();
+    const post = (headers: Record<string, string>) =>
+      app.inject({
+        method: 'POST',
+        url: '/account/keys',
+        cookies: { ...b.jar },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: form,
+      });
+    expect((await post({ origin: 'https://attacker.example' })).statusCode).toBe(403);
+    expect((await post({ 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
+    const honest = await post({ origin: 'http://localhost:80', host: 'localhost:80' });
+    expect(honest.statusCode).toBe(200);
+    expect(honest.body).toContain('honest');
+  });
+
+  it('login CSRF: a sign-in token from before sign-in is refused once signed in, and a cross-site sign-in post is refused', async () => {
+    const user = await makeUser(t.current.db, 'logincsrf');
+    const b = browser();
+    const login = await b.get('/login');
+    const preSessionToken = b.csrfOf(login.body);
+    const crossSite = await app.inject({
+      method: 'POST',
+      url: '/login',
+      cookies: { ...b.jar },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://attacker.example',
+      },
+      payload: new URLSearchParams({
+        _csrf: preSessionToken,
+        username: user.username,
+        password: user.password,
+      }).toString(),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.cookies.find((c) => c.name === 'token')).toBeUndefined();
+    const ok = await b.post('/login', {
+      _csrf: preSessionToken,
+      username: user.username,
+      password: user.password,
+    });
+    expect(ok.statusCode).toBe(303);
+    // Signed in now: the pre-session token no longer fits (the binding is the session).
+    const logout = await b.post('/logout', { _csrf: preSessionToken });
+    expect(logout.statusCode).toBe(403);
   });
 });

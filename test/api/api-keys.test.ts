@@ -72,7 +72,10 @@ describe('API keys', () => {
     expect(data.items[0].revokedAt).toBeUndefined();
     expect(data.creatableScopes).toContain('api.records.daily.read');
     expect(data.creatableScopes).not.toContain('api.admin.oauth.clients.review');
-    expect(data.defaultScopes).toEqual(data.creatableScopes);
+    // Managing credentials is creatable but only by name: not a default scope.
+    expect(data.defaultScopes).toEqual(
+      data.creatableScopes.filter((s: string) => s !== 'api.auth.credentials.manage'),
+    );
     expect(data.maxLifetimeSeconds).toBe(1826 * 86_400);
     expect(data.quota).toMatchObject({
       tokenLimit: 1000,
@@ -80,9 +83,12 @@ describe('API keys', () => {
       refillIntervalSeconds: 300,
     });
 
-    // The key works; with its own listing it is the current one.
+    // The key works, but listing credentials is not among its scopes (issue 19).
+    expect(
+      (await app.inject({ url: '/api/v2/auth/me', headers: bearer(key.apiKey) })).statusCode,
+    ).toBe(200);
     const byKey = await app.inject({ url: '/api/v2/auth/api-keys', headers: bearer(key.apiKey) });
-    expect(byKey.json().data.items[0]).toMatchObject({ revokeId: key.revokeId, isCurrent: true });
+    expect(byKey.statusCode).toBe(403);
 
     const del = await app.inject({
       method: 'DELETE',
@@ -185,6 +191,68 @@ describe('API keys', () => {
     expect(
       (await app.inject({ url: '/api/v2/auth/me', headers: bearer(key.apiKey) })).statusCode,
     ).toBe(200);
+  });
+
+  it("a key scoped to exports can no longer list or revoke its owner's credentials (issue 19, finding 6): 403 insufficient_scope, the web session lives", async () => {
+    const { user, token } = await session('exporter');
+    const me = await app.inject({ url: '/api/v2/auth/api-keys', cookies: { token } });
+    const sessionRevokeId = (
+      me.json().data.items as { revokeId: string; isCurrent: boolean }[]
+    ).find((c) => c.isCurrent)!.revokeId;
+    const exportsKey = await makeKey(t.current.db, user, { scopes: ['api.exports.daily.read'] });
+    const list = await app.inject({ url: '/api/v2/auth/api-keys', headers: bearer(exportsKey) });
+    expect(list.statusCode).toBe(403);
+    expect(list.json().error.code).toBe('insufficient_scope');
+    expect(list.json().error.message).toContain('api.auth.credentials.manage');
+    const revoke = await app.inject({
+      method: 'DELETE',
+      url: `/api/v2/auth/api-keys/${sessionRevokeId}`,
+      headers: bearer(exportsKey),
+    });
+    expect(revoke.statusCode).toBe(403);
+    expect((await app.inject({ url: '/api/v2/auth/me', cookies: { token } })).statusCode).toBe(200);
+    // A key made by default (no scopes named) does not manage credentials either.
+    const byDefault = (
+      await post('/api/v2/auth/api-keys', { name: 'default' }, { cookies: { token } })
+    ).json().data;
+    expect(byDefault.scopes).not.toContain('api.auth.credentials.manage');
+    const denied = await app.inject({
+      url: '/api/v2/auth/api-keys',
+      headers: bearer(byDefault.apiKey),
+    });
+    expect(denied.statusCode).toBe(403);
+  });
+
+  it('a key made with api.auth.credentials.manage lists and revokes', async () => {
+    const { user, token } = await session('manager');
+    const manager = (
+      await post(
+        '/api/v2/auth/api-keys',
+        { name: 'manager', scopes: ['api.auth.credentials.manage'] },
+        { cookies: { token } },
+      )
+    ).json().data;
+    const other = await makeKey(t.current.db, user, { scopes: ['api.exports.daily.read'] });
+    const list = await app.inject({
+      url: '/api/v2/auth/api-keys',
+      headers: bearer(manager.apiKey),
+    });
+    expect(list.statusCode).toBe(200);
+    const items = list.json().data.items as { revokeId: string; name: string }[];
+    expect(items.length).toBeGreaterThanOrEqual(3);
+    const otherRevokeId = items.find(
+      (c) => c.revokeId !== manager.revokeId && c.name === '',
+    )?.revokeId;
+    expect(otherRevokeId).toBeDefined();
+    const revoked = await app.inject({
+      method: 'DELETE',
+      url: `/api/v2/auth/api-keys/${otherRevokeId}`,
+      headers: bearer(manager.apiKey),
+    });
+    expect(revoked.statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/v2/auth/me', headers: bearer(other) })).statusCode).toBe(
+      401,
+    );
   });
 
   it('refuses anonymous callers with 401', async () => {

@@ -177,7 +177,7 @@ describe('registration and sign-in', () => {
     });
   });
 
-  it('limits failed sign-ins per account: 429 rate_limited with Retry-After, even with the right password', async () => {
+  it('limits sign-ins per account and address: past the free attempts, 429 rate_limited with Retry-After, even with the right password', async () => {
     const user = await makeUser(t.current.db, 'gina');
     const attempt = (password: string, ip: string) =>
       app.inject({
@@ -187,19 +187,57 @@ describe('registration and sign-in', () => {
         remoteAddress: ip,
       });
     for (let i = 0; i < 3; i++)
-      expect((await attempt('wrong-pass', `10.0.1.${i}`)).statusCode).toBe(401);
-    const refused = await attempt(user.password, '10.0.1.99');
+      expect((await attempt('wrong-pass', '10.0.1.1')).statusCode).toBe(401);
+    const refused = await attempt(user.password, '10.0.1.1');
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error.code).toBe('rate_limited');
     const retryAfter = Number(refused.headers['retry-after']);
-    expect(retryAfter).toBeGreaterThan(800);
-    expect(retryAfter).toBeLessThanOrEqual(900);
+    // Backoff, not a hard lock: 1 s after the third failure.
+    expect(retryAfter).toBe(1);
     expect(refused.json().meta.retryAfter).toBe(retryAfter);
   });
 
-  it('limits failed sign-ins per address across accounts', async () => {
+  it('locking an account out is not free for a stranger (issue 19, finding 3): failures from one address leave the owner at another signing in', async () => {
+    const user = await makeUser(t.current.db, 'gina_owner');
+    for (let i = 0; i < 10; i++) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v2/auth/login',
+        ...json({ username: user.username, password: `stranger-guess-${i}` }),
+        remoteAddress: '10.0.3.66',
+      });
+      expect([401, 429]).toContain(res.statusCode);
+    }
+    const owner = await app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/login',
+      ...json({ username: user.username, password: user.password }),
+      remoteAddress: '10.0.3.1',
+    });
+    expect(owner.statusCode).toBe(200);
+  });
+
+  it('40 concurrent sign-ins (39 wrong, 1 right) are not all evaluated (issue 19, finding 3): at most the free number answer, the rest 429', async () => {
+    const user = await makeUser(t.current.db, 'racer');
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v2/auth/login',
+          ...json({ username: user.username, password: i === 39 ? user.password : `wrong-${i}` }),
+          remoteAddress: '10.0.4.40',
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.statusCode);
+    const evaluated = statuses.filter((s) => s === 200 || s === 401).length;
+    expect(evaluated).toBeLessThanOrEqual(3);
+    expect(statuses.filter((s) => s === 429).length).toBe(40 - evaluated);
+  });
+
+  it('limits failed sign-ins per address across accounts (ten times the per-account number)', async () => {
     const ip = '10.0.2.1';
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 30; i++) {
       const res = await app.inject({
         method: 'POST',
         url: '/api/v2/auth/login',
@@ -223,6 +261,33 @@ describe('registration and sign-in', () => {
       remoteAddress: '10.0.2.2',
     });
     expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('registration accepts 12345678 no more (issue 19, finding 6): 400 invalid_param naming password', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/register',
+      ...json({ username: 'weak_pw_user', password: '12345678' }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_param' });
+    expect(res.json().error.message).toMatch(/^password: too easy to guess/);
+  });
+
+  it('registration has a rate limit per address (issue 19, finding 6): the sixth in a row is 429 with Retry-After', async () => {
+    const from = (i: number, ip: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v2/auth/register',
+        ...json({ username: `mass_${ip.replace(/\D/g, '')}_${i}`, password: 'correct-horse' }),
+        remoteAddress: ip,
+      });
+    for (let i = 0; i < 5; i++) expect((await from(i, '10.0.5.5')).statusCode).toBe(200);
+    const refused = await from(5, '10.0.5.5');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBe(60);
+    expect((await from(6, '10.0.5.6')).statusCode).toBe(200);
   });
 
   it('refuses a banned user signing in with 403 account_banned', async () => {
@@ -275,10 +340,10 @@ describe('sign-out and password change', () => {
 
   it('a password change ends the other web sessions, keeps this one and the API keys', async () => {
     const username = 'lena_pw';
-    const first = tokenCookie(await register(username, 'old-password'));
+    const first = tokenCookie(await register(username, 'the-old-passphrase'));
     const login = (password: string) =>
       app.inject({ method: 'POST', url: '/api/v2/auth/login', ...json({ username, password }) });
-    const second = tokenCookie(await login('old-password'));
+    const second = tokenCookie(await login('the-old-passphrase'));
     const keyRes = await app.inject({
       method: 'POST',
       url: '/api/v2/auth/api-keys',
@@ -290,7 +355,7 @@ describe('sign-out and password change', () => {
       method: 'PATCH',
       url: '/api/v2/auth/password',
       cookies: { token: first },
-      ...json({ currentPassword: 'not-it-at-all', newPassword: 'new-password' }),
+      ...json({ currentPassword: 'not-it-at-all', newPassword: 'a-brand-new-passphrase' }),
     });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error.code).toBe('invalid_credentials');
@@ -298,7 +363,7 @@ describe('sign-out and password change', () => {
       method: 'PATCH',
       url: '/api/v2/auth/password',
       cookies: { token: first },
-      ...json({ currentPassword: 'old-password', newPassword: 'new-password' }),
+      ...json({ currentPassword: 'the-old-passphrase', newPassword: 'a-brand-new-passphrase' }),
     });
     expect(changed.statusCode).toBe(200);
     expect(
@@ -310,8 +375,47 @@ describe('sign-out and password change', () => {
     expect((await app.inject({ url: '/api/v2/auth/me', headers: bearer(key) })).statusCode).toBe(
       200,
     );
-    expect((await login('old-password')).statusCode).toBe(401);
-    expect((await login('new-password')).statusCode).toBe(200);
+    expect((await login('the-old-passphrase')).statusCode).toBe(401);
+    expect((await login('a-brand-new-passphrase')).statusCode).toBe(200);
+  });
+
+  it('PATCH /auth/password no longer allows unlimited current-password guesses (issue 19, finding 6): the sixth wrong guess in a row is 429', async () => {
+    const user = await makeUser(t.current.db, 'guessed');
+    const signedIn = await app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/login',
+      ...json({ username: user.username, password: user.password }),
+    });
+    const token = tokenCookie(signedIn);
+    const guess = (currentPassword: string) =>
+      app.inject({
+        method: 'PATCH',
+        url: '/api/v2/auth/password',
+        cookies: { token },
+        ...json({ currentPassword, newPassword: 'a-brand-new-passphrase' }),
+      });
+    for (let i = 0; i < 5; i++) expect((await guess(`guess-number-${i}`)).statusCode).toBe(401);
+    const refused = await guess(user.password);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('PATCH /auth/password refuses a common new password with 400 naming newPassword', async () => {
+    const user = await makeUser(t.current.db, 'weaknew');
+    const signedIn = await app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/login',
+      ...json({ username: user.username, password: user.password }),
+    });
+    const res = await app.inject({
+      method: 'PATCH',
+      url: '/api/v2/auth/password',
+      cookies: { token: tokenCookie(signedIn) },
+      ...json({ currentPassword: user.password, newPassword: '12345678' }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toMatch(/^newPassword: too easy to guess/);
   });
 
   it('a password change with an API key (not a web session) is 403 forbidden', async () => {
@@ -320,7 +424,7 @@ describe('sign-out and password change', () => {
     const res = await app.inject({
       method: 'PATCH',
       url: '/api/v2/auth/password',
-      ...json({ currentPassword: user.password, newPassword: 'new-password' }),
+      ...json({ currentPassword: user.password, newPassword: 'a-brand-new-passphrase' }),
       headers: { ...bearer(key), 'content-type': 'application/json' },
     });
     expect(res.json().error.code).toBe('forbidden');

@@ -25,12 +25,16 @@ describe('WordPress clients against a running site', () => {
       { scrypt: { N: 1024, r: 8, p: 1 } },
     );
     await setSiteRole(site.db, Number(user.userId), 'editor');
-    // Sign in through the site's own page, as a browser would.
+    // Sign in through the site's own page, as a browser would: the form, then its post.
+    const formPage = await fetch(`${site.url}/wp-login.php`);
+    const preSession = String(formPage.headers.get('set-cookie')).split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await formPage.text())![1]!;
     const login = await fetch(`${site.url}/wp-login.php`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: preSession },
       body: new URLSearchParams({
+        _csrf: csrf,
         log: 'writer',
         pwd: 'correct horse battery',
         redirect_to: '/',

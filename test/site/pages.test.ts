@@ -105,11 +105,15 @@ describe("the site's own pages", () => {
     expect(first.headers.get('location')).toBe(
       `/wp-login.php?redirect_to=${encodeURIComponent(authorize)}`,
     );
+    const formPage = await fetch(`${site.url}/wp-login.php`);
+    const preSession = String(formPage.headers.get('set-cookie')).split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await formPage.text())![1]!;
     const badLogin = await fetch(`${site.url}/wp-login.php`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: preSession },
       body: new URLSearchParams({
+        _csrf: csrf,
         log: 'appowner',
         pwd: 'wrong',
         redirect_to: authorize,
@@ -119,8 +123,9 @@ describe("the site's own pages", () => {
     const login = await fetch(`${site.url}/wp-login.php`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: preSession },
       body: new URLSearchParams({
+        _csrf: csrf,
         log: 'appowner',
         pwd: 'a long password 1',
         redirect_to: authorize,

@@ -2,7 +2,7 @@ import type { ApiApp } from '../services.js';
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from '../../account-pages/account-panels.js';
-import { SCOPE_CATALOGUE } from '../../accounts/scopes.js';
+import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../accounts/scopes.js';
 import { isEmutrackError } from '../../errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../oauth/clients.js';
@@ -93,7 +93,7 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
           </p>
           <fieldset>
             <legend>Requested scopes</legend>
-            ${SCOPE_CATALOGUE.filter((s) => !s.adminOnly).map(
+            ${SCOPE_CATALOGUE.filter((s) => isAppRequestableScope(s.name)).map(
               (s) =>
                 html`<div>
                   <label

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { issueCredential, listCredentials, revokeCredential } from '../../accounts/credentials.js';
-import { defaultKeyScopes, scopesOfRole } from '../../accounts/scopes.js';
+import { CREDENTIALS_MANAGE_SCOPE, defaultKeyScopes, scopesOfRole } from '../../accounts/scopes.js';
 import { accountSettingsFromConfig } from '../account-settings.js';
 import {
   apiKeyItemOf,
@@ -34,6 +34,25 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
     return caller;
   };
 
+  /**
+   * The caller, if it may list and revoke the user's credentials: a web session, or an API key
+   * made with api.auth.credentials.manage (a key scoped to exports must not revoke the owner's
+   * web session, nor list what else the owner holds).
+   */
+  const manager = (request: Parameters<typeof callerOf>[0]) => {
+    const caller = signedIn(request);
+    if (
+      caller.credential.issuer !== 'webapp' &&
+      !caller.credential.scopes.includes(CREDENTIALS_MANAGE_SCOPE)
+    ) {
+      throw new ApiError(
+        'insufficient_scope',
+        `this credential lacks the scope ${CREDENTIALS_MANAGE_SCOPE}, which managing credentials needs (or use a web session)`,
+      );
+    }
+    return caller;
+  };
+
   app.get(
     '/api/v2/auth/api-keys',
     {
@@ -42,8 +61,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
           operationId: 'ListApiKeys',
           tag: 'Auth',
           summary: "The signed-in user's keys, sessions and OAuth tokens",
-          description:
-            'With a web session or an API key. `isCurrent` marks the credential making the request. Free of quota.',
+          description: `With a web session, or an API key that holds \`${CREDENTIALS_MANAGE_SCOPE}\` (asked for by name when the key is made; never given to OAuth apps): any other key is 403 insufficient_scope. \`isCurrent\` marks the credential making the request. Free of quota.`,
           auth: 'required',
           issuers: ['webapp', 'api'],
           cost: { free: true },
@@ -52,7 +70,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
       schema: { response: { 200: apiKeyListSchema } },
     },
     async (request) => {
-      const caller = signedIn(request);
+      const caller = manager(request);
       const list = await listCredentials(db, caller.user.userId, { includeInactive: true });
       return {
         items: list.map((c) => apiKeyItemOf(c, caller.credential.revokeId)),
@@ -124,7 +142,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
           tag: 'Auth',
           summary: 'Revokes one of your credentials by its revokeId',
           description:
-            'Any of your credentials: a key, a web session (signs that browser out) or an OAuth token. Takes effect at once (within a second on every API process). 404 not_found when the revokeId is not one of yours. Free of quota.',
+            'Any of your credentials: a key, a web session (signs that browser out) or an OAuth token. With a web session, or an API key that holds `api.auth.credentials.manage` (any other key is 403 insufficient_scope). Takes effect at once (within a second on every API process). 404 not_found when the revokeId is not one of yours. Free of quota.',
           auth: 'required',
           issuers: ['webapp', 'api'],
           cost: { free: true },
@@ -138,7 +156,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
       },
     },
     async (request) => {
-      const caller = signedIn(request);
+      const caller = manager(request);
       const revoked = await revokeCredential(db, request.params.revokeId, {
         userId: caller.user.userId,
       });

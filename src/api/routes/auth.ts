@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { revokeCredential } from '../../accounts/credentials.js';
 import { AUTH_ME_SCOPE } from '../../accounts/scopes.js';
-import { register, signIn } from '../../accounts/sign-in.js';
-import { changePassword } from '../../accounts/users.js';
+import { changePasswordLimited, register, signIn } from '../../accounts/sign-in.js';
 import { accountSettingsFromConfig } from '../account-settings.js';
 import {
   apiKeySummaryOf,
@@ -17,6 +16,15 @@ import type { RouteOptions } from '../services.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../web-session.js';
 import { callerOf, clientAddress, quotaOf } from '../v2-edge.js';
 import { authQuota } from './auth-quota.js';
+
+/** 429 rate_limited for an attempt refused by its limit, with the wait (Retry-After). */
+function throttledError(what: string, throttled: { retryAfterSeconds: number }): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `too many ${what}; retry in ${throttled.retryAfterSeconds} s`,
+    throttled.retryAfterSeconds,
+  );
+}
 
 /** Bodies of account operations are small: anything larger is refused (413) unread. */
 export const ACCOUNT_BODY_LIMIT = 16 * 1024;
@@ -40,16 +48,21 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
           tag: 'Auth',
           summary: 'Creates an account and signs it in',
           description:
-            'JSON `{username, password}`: 3-32 characters of `[A-Za-z0-9_.-]`, unique regardless of case (409 username_taken); at least 8 characters. Answers the new web session (issuer webapp) and sets the `token` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over https). Free of quota.',
+            'JSON `{username, password}`: 3-32 characters of `[A-Za-z0-9_.-]`, unique regardless of case (409 username_taken); a password of 8-1024 characters that is not easy to guess (zxcvbn score 3 or more: common passwords such as `12345678` are 400 invalid_param). Registrations are limited per client address: 5, then backoff from a minute doubling to an hour (429 rate_limited with Retry-After). Answers the new web session (issuer webapp) and sets the `token` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over https). Free of quota.',
           auth: 'none',
           cost: { free: true },
-          errorStatuses: [409, 413],
+          errorStatuses: [409, 413, 429],
         },
       },
       schema: { body: credentialsBodySchema, response: { 200: webSessionSchema } },
     },
     async (request, reply) => {
-      const signedIn = await register(db, request.body, settings);
+      const signedIn = await register(
+        db,
+        { ...request.body, address: clientAddress(request) },
+        settings,
+      );
+      if (!signedIn.ok) throw throttledError('registrations from this address', signedIn);
       setSessionCookie(request, reply, signedIn.secret, signedIn.session.expiresAt);
       return webSessionOf(signedIn.user.username, signedIn.session);
     },
@@ -64,7 +77,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
           operationId: 'Login',
           tag: 'Auth',
           summary: 'Signs in with a username and password',
-          description: `JSON \`{username, password}\`. A wrong username and a wrong password get the same 401 invalid_credentials; a banned user 403 account_banned. After ${config.SIGN_IN_MAX_FAILURES} failures in ${config.SIGN_IN_WINDOW_SECONDS} s for one account or from one address, attempts are refused with 429 rate_limited and Retry-After. Answers the new web session and sets the \`token\` cookie. Free of quota.`,
+          description: `JSON \`{username, password}\`. A wrong username and a wrong password get the same 401 invalid_credentials; a banned user 403 account_banned. Attempts are counted before the password is tried, per account and client address (${config.SIGN_IN_MAX_FAILURES} free, then each waits twice as long as the last, from 1 s up to ${config.SIGN_IN_WINDOW_SECONDS} s; a right password starts afresh) and per address across accounts (${config.SIGN_IN_MAX_FAILURES * 10} free): while waiting, 429 rate_limited with Retry-After. Failures from one address never slow the account down at another. Answers the new web session and sets the \`token\` cookie. Free of quota.`,
           auth: 'none',
           cost: { free: true },
           errorStatuses: [413],
@@ -79,13 +92,8 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
         settings,
       );
       if (!result.ok) {
-        if (result.reason === 'throttled') {
-          throw new ApiError(
-            'rate_limited',
-            `too many failed sign-ins for this account or from this address; retry in ${result.retryAfterSeconds} s`,
-            result.retryAfterSeconds,
-          );
-        }
+        if (result.reason === 'throttled')
+          throw throttledError('sign-ins for this account from this address', result);
         if (result.reason === 'banned')
           throw new ApiError('account_banned', 'the account is banned');
         throw new ApiError('invalid_credentials', 'wrong username or password');
@@ -144,11 +152,11 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
           tag: 'Auth',
           summary: "Changes the signed-in user's password and ends their other web sessions",
           description:
-            'JSON `{currentPassword, newPassword}` (at least 8 characters), with a web session (cookie). A wrong currentPassword is 401 invalid_credentials. The session making the change stays signed in; every other web session of the user is revoked. API keys stay. Free of quota.',
+            'JSON `{currentPassword, newPassword}` (newPassword: 8-1024 characters, not easy to guess, as at registration), with a web session (cookie). A wrong currentPassword is 401 invalid_credentials; guesses are limited per account (5, then each waits twice as long as the last, up to 15 minutes: 429 rate_limited with Retry-After). The session making the change stays signed in; every other web session of the user is revoked. API keys stay. Free of quota.',
           auth: 'required',
           issuers: ['webapp'],
           cost: { free: true },
-          errorStatuses: [413],
+          errorStatuses: [413, 429],
         },
       },
       schema: {
@@ -164,17 +172,19 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
     async (request) => {
       const caller = callerOf(request);
       if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
-      const changed = await changePassword(
+      const changed = await changePasswordLimited(
         db,
         {
-          userId: caller.user.userId,
+          user: caller.user,
           currentPassword: request.body.currentPassword,
           newPassword: request.body.newPassword,
           keepCredentialId: caller.credential.credentialId,
         },
-        { scrypt: settings.scrypt },
+        settings,
       );
-      if (!changed) throw new ApiError('invalid_credentials', 'currentPassword is wrong');
+      if (!changed.ok && changed.reason === 'throttled')
+        throw throttledError('guesses at the current password', changed);
+      if (!changed.ok) throw new ApiError('invalid_credentials', 'currentPassword is wrong');
       credentials.clear();
       return { otherSessionsEnded: true as const };
     },

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { issueCredential } from '../../accounts/credentials.js';
 import { defaultKeyScopes } from '../../accounts/scopes.js';
-import { checkSignInAllowed, recordSignInFailure } from '../../accounts/sign-in-throttle.js';
-import { verifyLogin } from '../../accounts/users.js';
+import { checkSignIn } from '../../accounts/sign-in.js';
+import { accountSettingsFromConfig } from '../../api/account-settings.js';
+import { CSRF_FIELD, fromOwnOrigin, originOf } from '../../api/form-csrf.js';
 import {
   AppPasswordError,
   chunkAppPassword,
@@ -106,10 +107,19 @@ export function registerAdminPages(kit: SiteKit): void {
       .header('cache-control', 'no-store')
       .send(body);
 
-  const loginForm = (redirectTo: string, error?: string) =>
+  // Login CSRF: the form carries a token bound to this browser's pre-session `csrf` cookie
+  // (src/api/form-csrf.ts), and the post must come from the site's own origin.
+  const siteOrigin = originOf(urls.site);
+  const loginForm = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    redirectTo: string,
+    error?: string,
+  ) =>
     page(
       '登录',
       `${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}<form method="post" action="/wp-login.php">
+<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(http.formCsrf.token(request, reply))}">
 <label for="log">用户名</label><input type="text" id="log" name="log" autocomplete="username" required>
 <label for="pwd">密码</label><input type="password" id="pwd" name="pwd" autocomplete="current-password" required>
 <input type="hidden" name="redirect_to" value="${escapeHtml(redirectTo)}"><button type="submit">登录</button></form>`,
@@ -117,29 +127,48 @@ export function registerAdminPages(kit: SiteKit): void {
 
   http.get('/wp-login.php', async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
-    return html(reply, 200, loginForm(safeRedirect(q.redirect_to, urls.site)));
+    return html(reply, 200, loginForm(request, reply, safeRedirect(q.redirect_to, urls.site)));
   });
 
   http.post('/wp-login.php', async (request, reply) => {
     const form = formOf(request);
     const username = form.log ?? '';
     const redirectTo = safeRedirect(form.redirect_to, urls.site);
-    const attempt = { username, address: request.ip };
-    const throttle = await checkSignInAllowed(db, attempt);
-    if (!throttle.allowed) {
-      reply.header('retry-after', String(throttle.retryAfterSeconds));
+    if (
+      !fromOwnOrigin(request, siteOrigin ? [siteOrigin] : []) ||
+      !http.formCsrf.valid(request, form)
+    ) {
+      return html(
+        reply,
+        403,
+        loginForm(request, reply, redirectTo, '表单已过期或来自其他网站，请重新登录。'),
+      );
+    }
+    // The product's sign-in limits, shared with the API's sign-in (one count per account and
+    // address, counted before the password is tried: see accounts/sign-in-throttle.ts).
+    const checked = await checkSignIn(
+      db,
+      { username, password: form.pwd ?? '', address: request.ip },
+      accountSettingsFromConfig(kit.config),
+    );
+    if (!checked.ok && checked.reason === 'throttled') {
+      reply.header('retry-after', String(checked.retryAfterSeconds));
       return html(
         reply,
         429,
-        loginForm(redirectTo, `尝试次数过多，请 ${throttle.retryAfterSeconds} 秒后再试。`),
+        loginForm(
+          request,
+          reply,
+          redirectTo,
+          `尝试次数过多，请 ${checked.retryAfterSeconds} 秒后再试。`,
+        ),
       );
     }
-    const user = await verifyLogin(db, username, form.pwd ?? '');
-    if (!user) {
-      await recordSignInFailure(db, attempt);
-      return html(reply, 401, loginForm(redirectTo, '用户名或密码不正确。'));
-    }
-    if (user.bannedAt) return html(reply, 403, loginForm(redirectTo, '此账号已被封禁。'));
+    if (!checked.ok)
+      return html(reply, 401, loginForm(request, reply, redirectTo, '用户名或密码不正确。'));
+    const user = checked.user;
+    if (user.bannedAt)
+      return html(reply, 403, loginForm(request, reply, redirectTo, '此账号已被封禁。'));
     const { secret, credential } = await issueCredential(db, {
       userId: user.userId,
       issuer: 'webapp',

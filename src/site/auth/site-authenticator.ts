@@ -1,4 +1,6 @@
+import { beginAttempt, settleAttempt } from '../../accounts/attempt-limiter.js';
 import { authenticateSecret } from '../../accounts/credentials.js';
+import { signInKeys } from '../../accounts/sign-in-throttle.js';
 import type { Db } from '../../db/db.js';
 import { verifyAppPassword } from '../../content/app-passwords.js';
 import { findSiteAccount, findSiteAccountByName } from '../../content/site-users.js';
@@ -78,6 +80,20 @@ export class SiteAuthenticator {
     const colon = decoded.indexOf(':');
     const username = colon === -1 ? decoded : decoded.slice(0, colon);
     const password = colon === -1 ? '' : decoded.slice(colon + 1);
+    // Counted before it is tried, per account and address and per address (as password
+    // sign-ins are, under their own scope): past the free attempts each waits longer.
+    const keys = signInKeys({ username, address: ip }, {}, 'app_password');
+    const verdict = await beginAttempt(this.db, keys);
+    if (!verdict.allowed) {
+      return {
+        user: null,
+        error: new RestError(
+          'rest_too_many_attempts',
+          `Too many failed application password attempts. Try again in ${verdict.retryAfterSeconds} seconds.`,
+          { status: 429, retry_after: verdict.retryAfterSeconds },
+        ),
+      };
+    }
     const account = await findSiteAccountByName(this.db, username);
     if (!account) {
       return {
@@ -100,6 +116,7 @@ export class SiteAuthenticator {
         ),
       };
     }
+    await settleAttempt(this.db, keys);
     if (account.bannedAt !== null) {
       return {
         user: null,

@@ -140,6 +140,8 @@ export function registerRestEdge(
     if (keep && !who.user && !who.error && keepable(result, prepared.body, '_envelope' in query)) {
       responses!.cache.set(keep.key, keep.state, prepared);
     }
+    const retryAfter = who.error?.data.retry_after;
+    if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     if (who.session && who.via === 'cookie') {
       reply.header('x-wp-nonce', auth.nonces.create(who.session.user.id, who.session.sessionId));
     }

@@ -299,7 +299,11 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(body).toMatch(/<form method="post" action="\/oauth\/authorize">/);
     expect(body).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
     expect(body).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
-    expect(body).toContain(`name="_csrf" value="${otherCookie.csrf}"`);
+    // The page's token, bound to this browser's session, is accepted by the form post.
+    const token = /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
+    expect(token).not.toBe(otherCookie.csrf);
+    const posted = await decide(query(approved), 'deny', otherCookie, token);
+    expect(posted.statusCode).toBe(302);
   });
 
   it('RFC 6749 4.1.2.1: Deny sends access_denied with state and iss', async () => {
@@ -321,6 +325,75 @@ describe('GET /oauth/authorize: signing in and consent', () => {
       }),
     });
     expect(signedOut.statusCode).toBe(403);
+  });
+
+  it("consent CSRF (issue 19, finding 4): the victim's session with an attacker-chosen csrf cookie and matching field is refused, no code", async () => {
+    const { db } = database.current;
+    const victim = await signIn(db, await makeUser(db));
+    const session = victim.cookie.split(';')[0]!;
+    const planted = 'A'.repeat(32);
+    const r = await app.inject({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { ...FORM_HEADERS, cookie: `${session}; csrf=${planted}` },
+      payload: form({ [CSRF_FIELD]: planted, request: query(approved), decision: 'allow' }),
+    });
+    expect(r.statusCode).toBe(403);
+    expect(r.headers.location).toBeUndefined();
+  });
+
+  it("consent CSRF (issue 19, finding 4): the attacker's own valid cookie and token, planted beside the victim's session, are refused", async () => {
+    const { db } = database.current;
+    const attacker = await signIn(db, await makeUser(db));
+    const victim = await signIn(db, await makeUser(db));
+    const attackerCsrfCookie = attacker.cookie.split('; ')[1]!;
+    const r = await app.inject({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: {
+        ...FORM_HEADERS,
+        cookie: `${victim.cookie.split(';')[0]!}; ${attackerCsrfCookie}`,
+      },
+      payload: form({ [CSRF_FIELD]: attacker.csrf, request: query(approved), decision: 'allow' }),
+    });
+    expect(r.statusCode).toBe(403);
+    expect(r.headers.location).toBeUndefined();
+  });
+
+  it('consent CSRF (issue 19, finding 4): a cross-site Origin, or Sec-Fetch-Site cross-site or same-site (another port), is refused even with a valid token', async () => {
+    const { db } = database.current;
+    const browser = await signIn(db, await makeUser(db));
+    for (const headers of [
+      { origin: 'https://attacker.example' },
+      { origin: 'http://127.0.0.1:8080' },
+      { origin: 'null' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/oauth/authorize',
+        headers: { ...FORM_HEADERS, cookie: browser.cookie, ...headers },
+        payload: form({ [CSRF_FIELD]: browser.csrf, request: query(approved), decision: 'deny' }),
+      });
+      expect(r.statusCode, JSON.stringify(headers)).toBe(403);
+    }
+    // The honest form: our own origin (PUBLIC_URL, or the Host it was sent to), same-origin.
+    for (const headers of [
+      { origin: 'http://127.0.0.1:3000' },
+      { origin: 'http://localhost:80', host: 'localhost:80' },
+      { 'sec-fetch-site': 'same-origin' },
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
+    ]) {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/oauth/authorize',
+        headers: { ...FORM_HEADERS, cookie: browser.cookie, ...headers },
+        payload: form({ [CSRF_FIELD]: browser.csrf, request: query(approved), decision: 'deny' }),
+      });
+      expect(r.statusCode, JSON.stringify(headers)).toBe(302);
+    }
   });
 
   it('RFC 6749 4.1.2 / RFC 9207 2: Allow sends code, state and iss; the consent is remembered; prompt=consent asks again', async () => {

@@ -157,6 +157,17 @@ describe('/api/v2/admin/oauth/clients (review)', () => {
     );
   });
 
+  it('refuses to let an app request api.auth.credentials.manage (issue 19: managing credentials is never delegated)', async () => {
+    const r = await call('POST', '/api/v2/oauth/clients', aliceBrowser, {
+      ...registration,
+      requestedScopes: ['api.auth.me.read', 'api.auth.credentials.manage'],
+    });
+    expect(r.status).toBe(400);
+    expect((r.body.error as { message: string }).message).toMatch(
+      /^requestedScopes\[1\]: api\.auth\.credentials\.manage cannot be requested by an app/,
+    );
+  });
+
   it('lists pending clients, approves and rejects scopes, disables, revokes tokens', async () => {
     const { db } = database.current;
     const created = (await call('POST', '/api/v2/oauth/clients', aliceBrowser, registration)).body

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { issueCredential } from '../../../src/accounts/credentials.js';
 import { scopesOfRole } from '../../../src/accounts/scopes.js';
 import type { User } from '../../../src/accounts/users.js';
 import { buildApp } from '../../../src/api/app.js';
+import { FormCsrf, sessionBinding } from '../../../src/api/form-csrf.js';
 import type { Config } from '../../../src/config/config.js';
 import type { Db } from '../../../src/db/db.js';
 import { issueAuthorizationCode } from '../../../src/oauth/authorization-grant.js';
@@ -31,7 +31,7 @@ export async function oauthApp(db: Db, options: { config?: Config; clock?: () =>
   });
 }
 
-/** The CSRF field of forms (web-session.ts: double submit of the `csrf` cookie). */
+/** The CSRF field of forms (form-csrf.ts: a token bound to the session, under the server's key). */
 export const CSRF_FIELD = '_csrf';
 
 /** A signed-in browser: a web session for the user, and its cookies (session and CSRF). */
@@ -49,8 +49,11 @@ export async function signIn(db: Db, user: User): Promise<TestBrowser> {
     scopes: scopesOfRole(user.role),
     dailyTokenLimit: 1000,
   });
-  const csrf = randomBytes(24).toString('base64url');
-  return { cookie: `token=${secret}; csrf=${csrf}`, csrf };
+  // As the pages make it: a `csrf` cookie secret and a token for it bound to this session.
+  const tokens = await FormCsrf.load(db);
+  const csrfSecret = tokens.newSecret();
+  const csrf = tokens.create(csrfSecret, sessionBinding(secret));
+  return { cookie: `token=${secret}; csrf=${csrfSecret}`, csrf };
 }
 
 export const VERIFIER = 'verifier-0123456789-0123456789-0123456789-abcdef';

@@ -68,7 +68,8 @@ describe("the administrators' review page /admin/oauth/clients", () => {
     expect(page.body).toContain('&lt;b&gt;Bold&lt;/b&gt; app');
     expect(page.body).not.toContain('<b>Bold</b>');
     expect(page.body).toContain(`name="scope:api.auth.me.read" value="approved"`);
-    expect(page.body).toContain(`name="${CSRF_FIELD}" value="${adminBrowser.csrf}"`);
+    // Each form carries a token bound to this administrator's session.
+    expect(page.body).toMatch(new RegExp(`name="${CSRF_FIELD}" value="[\\w-]+-[\\w-]+-[\\w-]+"`));
 
     const base = `/admin/oauth/clients/${client.clientId}`;
     expect(
@@ -118,6 +119,31 @@ describe("the administrators' review page /admin/oauth/clients", () => {
         })
       ).statusCode,
     ).toBe(403);
+  });
+});
+
+describe('admin review forms are bound to the session (issue 19, finding 4)', () => {
+  it("refuses the administrator's session with a planted csrf cookie and matching field, and a cross-site Origin", async () => {
+    const { db } = database.current;
+    const client = await makeClient(db, user, { requestedScopes: ['api.auth.me.read'] });
+    const url = `/admin/oauth/clients/${client.clientId}/status`;
+    const session = adminBrowser.cookie.split(';')[0]!;
+    const planted = 'B'.repeat(32);
+    const forged = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM_HEADERS, cookie: `${session}; csrf=${planted}` },
+      payload: form({ [CSRF_FIELD]: planted, status: 'disabled' }),
+    });
+    expect(forged.statusCode).toBe(403);
+    const crossSite = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM_HEADERS, cookie: adminBrowser.cookie, origin: 'https://evil.example' },
+      payload: form({ [CSRF_FIELD]: adminBrowser.csrf, status: 'disabled' }),
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect((await findClient(db, client.clientId))!.status).not.toBe('disabled');
   });
 });
 

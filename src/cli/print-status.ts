@@ -1,5 +1,6 @@
 import type { AppContext } from '../app/app-context.js';
 import { queueStatus, type JobRunSummary } from '../queue/queue-status.js';
+import { printStaleDays } from './print-stale-days.js';
 import { ymdOfServiceDay } from '../time/service-day.js';
 
 function runLine(r: JobRunSummary): string {
@@ -55,6 +56,7 @@ export async function printStatus(
       ? 'days missing an export: none'
       : `days missing an export: ${status.daysMissingExport.map(ymdOfServiceDay).join(', ')}`,
   );
+  await printStaleDays(ctx, out);
   if (status.days.length === 0 && status.undated.length === 0) {
     out('no job has run yet');
     return;

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../app/app-context.js';
 import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
-import { runInProcess, runNightlyInProcess } from './in-process-runner.js';
+import { runDayInProcess, runInProcess, runNightlyInProcess } from './in-process-runner.js';
+import { StaleRebuilds } from './stale-rebuilds.js';
 import { CronTicker } from './cron-ticker.js';
 import { IntervalTask } from './interval-task.js';
 import { JobQueues } from './job-queues.js';
@@ -14,6 +15,7 @@ import {
   upsertNightlyScheduler,
 } from './nightly-schedule.js';
 import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import type { StaleRebuildTiming } from '../records/stale-days.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
 export const DEFAULT_INBOX_SWEEP_MS = 30_000;
@@ -28,6 +30,8 @@ export interface WorkerRuntimeOptions {
   tuning?: Partial<WorkerTuning>;
   /** Default DEFAULT_INBOX_SWEEP_MS. */
   inboxSweepMs?: number;
+  /** How often stale days are looked for (ms). Default stalePollMs(STALE_REBUILD_DELAY_MS). */
+  stalePollMs?: number;
 }
 
 export interface WorkerRuntime {
@@ -36,6 +40,8 @@ export interface WorkerRuntime {
   /** BullMQ mode: the queues (to enqueue on, in tests and tools). */
   readonly queues?: JobQueues;
   readonly workers?: JobWorkers;
+  /** Rebuilds and re-exports stale days once they are due (stale-rebuilds.ts). */
+  readonly staleRebuilds: StaleRebuilds;
   /**
    * Stops taking work and resolves once running jobs have finished and the Redis connections
    * are closed. The database (ctx.db) is the caller's to close.
@@ -76,7 +82,16 @@ async function startBullmqRuntime(
   });
   let workers: JobWorkers | undefined;
   let sweeper: IntervalTask | undefined;
+  // A due stale day gets its day flow (build, then export), deduplicated under build-<day>.
+  const staleRebuilds = new StaleRebuilds({
+    db: ctx.db,
+    timing: staleTiming(config),
+    rebuildDay: (serviceDay) => queues.enqueueDayFlow(serviceDay),
+    logger,
+    ...(options.stalePollMs !== undefined ? { pollMs: options.stalePollMs } : {}),
+  });
   const close = async () => {
+    await staleRebuilds.stop();
     await sweeper?.stop();
     await workers?.close();
     await queues.close();
@@ -120,6 +135,7 @@ async function startBullmqRuntime(
       );
       sweeper.start();
     }
+    staleRebuilds.start();
   } catch (err) {
     await close();
     throw err;
@@ -133,7 +149,7 @@ async function startBullmqRuntime(
     },
     'workers started (BullMQ)',
   );
-  return { mode: 'bullmq', queues, workers, close };
+  return { mode: 'bullmq', queues, workers, staleRebuilds, close };
 }
 
 function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): WorkerRuntime {
@@ -181,6 +197,15 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
       )
     : undefined;
   sweeper?.start();
+  // A due stale day is built and exported here, in turn with the other jobs.
+  const staleRebuilds = new StaleRebuilds({
+    db: ctx.db,
+    timing: staleTiming(config),
+    rebuildDay: (serviceDay) => serially(() => runDayInProcess(ctx, serviceDay)),
+    logger,
+    ...(options.stalePollMs !== undefined ? { pollMs: options.stalePollMs } : {}),
+  });
+  staleRebuilds.start();
   logger.info(
     {
       nightlyCron: config.NIGHTLY_CRON,
@@ -192,9 +217,19 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
   );
   return {
     mode: 'in-process',
+    staleRebuilds,
     close: async () => {
-      await Promise.all([ticker.stop(), circulationTicker.stop(), sweeper?.stop()]);
+      await Promise.all([
+        ticker.stop(),
+        circulationTicker.stop(),
+        sweeper?.stop(),
+        staleRebuilds.stop(),
+      ]);
       await tail;
     },
   };
+}
+
+function staleTiming(config: AppContext['config']): StaleRebuildTiming {
+  return { delayMs: config.STALE_REBUILD_DELAY_MS, maxWaitMs: config.STALE_REBUILD_MAX_WAIT_MS };
 }

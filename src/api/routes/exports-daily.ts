@@ -70,7 +70,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
-  const { db, costs, clock } = services;
+  const { db, costs } = services;
 
   app.get(
     '/api/v2/exports/daily',

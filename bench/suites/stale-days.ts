@@ -24,11 +24,15 @@ interface Line {
   ref: string;
 }
 
-/** `perDay` sightings on each day, trains from `firstTrain`, two sightings per train. */
-function linesFor(days: readonly number[], perDay: number, firstTrain: number, tag: string) {
+/**
+ * `total` sightings spread over the days (the first days one more when it does not divide),
+ * trains from `firstTrain`, two sightings per train.
+ */
+function linesFor(days: readonly number[], total: number, firstTrain: number, tag: string) {
   const lines: Line[] = [];
-  for (const day of days) {
+  for (const [d, day] of days.entries()) {
     const base = midnightOfServiceDay(day) + 7 * 3600;
+    const perDay = Math.floor(total / days.length) + (d < total % days.length ? 1 : 0);
     for (let i = 0; i < perDay; i++) {
       const train = firstTrain + Math.floor(i / 2);
       lines.push({
@@ -74,16 +78,20 @@ export const staleDaysSuite: BenchSuite = {
       const today = serviceDayOf(Date.now() / 1000);
       const days = Array.from({ length: dayCount }, (_, i) => today - 40 + i);
       bctx.log(`stale-days: seeding ${dayCount} days of ${TRAINS_PER_DAY} trains, built`);
-      await ingestLines(ctx, tmp, 'seed.ndjson', linesFor(days, TRAINS_PER_DAY * 2, 1000, 'seed'));
+      await ingestLines(
+        ctx,
+        tmp,
+        'seed.ndjson',
+        linesFor(days, dayCount * TRAINS_PER_DAY * 2, 1000, 'seed'),
+      );
       for (const day of days) {
         await buildDailyRecords(ctx.db, day);
         await renderDailyExport(ctx.db, day);
       }
       await ctx.db.query('DELETE FROM stale_days');
 
-      const perDay = Math.floor(burst / dayCount);
-      bctx.log(`stale-days: burst of ${perDay * dayCount} late lines, then the worker's rebuild`);
-      const first = await ingestLines(ctx, tmp, 'late-1.ndjson', linesFor(days, perDay, 5000, 'a'));
+      bctx.log(`stale-days: burst of ${burst} late lines, then the worker's rebuild`);
+      const first = await ingestLines(ctx, tmp, 'late-1.ndjson', linesFor(days, burst, 5000, 'a'));
       const stale = (await listStaleDays(ctx.db)).length;
       const builds: BuildResult[] = [];
       const rebuilds = new StaleRebuilds({
@@ -98,7 +106,7 @@ export const staleDaysSuite: BenchSuite = {
       const buildsRun = builds.filter((b) => !b.skipped).length;
 
       bctx.log('stale-days: reference: a second burst rebuilt by hand, day by day');
-      await ingestLines(ctx, tmp, 'late-2.ndjson', linesFor(days, perDay, 7000, 'b'));
+      await ingestLines(ctx, tmp, 'late-2.ndjson', linesFor(days, burst, 7000, 'b'));
       const manualStarted = performance.now();
       for (const day of days) await runDayInProcess(ctx, day);
       const manualMs = performance.now() - manualStarted;

@@ -470,6 +470,7 @@ function completeSchema(route: RouteOptions): void {
     ...(v2.description ? { description: v2.description } : {}),
     security: securityOf(v2),
     ...(v2.scope ? { 'x-scope': v2.scope } : {}),
+    ...(v2.cache ? { 'x-cache': v2.cache } : {}),
   });
   const response = { ...((schema.response ?? {}) as Record<string, z.ZodType>) };
   if (response[200] && v2.envelope !== false) response[200] = dataEnvelope(response[200]);
@@ -565,11 +566,13 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     if (!isV2(request) || reply.hasHeader(QUOTA_HEADERS.remain)) return done(null, payload);
     const cache = request.routeOptions.config.v2?.cache;
     if (cache && request.method === 'GET' && reply.statusCode === 200) {
-      answerConditionally(request, reply, payload, cache).then((sent) => {
-        const known = quotaOf(request).knownMeta;
-        if (known) setQuotaHeaders(reply, known);
-        done(null, sent);
-      }, done);
+      const quota = quotaOf(request);
+      answerConditionally(request, reply, payload, cache)
+        .then(async (sent) => {
+          setQuotaHeaders(reply, quota.knownMeta ?? (await quota.meta()));
+          return sent;
+        })
+        .then((sent) => done(null, sent), done);
       return;
     }
     const quota = quotaOf(request);
@@ -608,13 +611,8 @@ async function answerConditionally(
     );
   if (etag === undefined) return payload;
   reply.header('etag', etag);
-  const quota = quotaOf(request);
-  if (!etagMatches(request.headers['if-none-match'], etag)) {
-    if (!quota.knownMeta) await quota.meta();
-    return payload;
-  }
-  await quota.reduceTo(NOT_MODIFIED_COST);
-  if (!quota.knownMeta) await quota.meta();
+  if (!etagMatches(request.headers['if-none-match'], etag)) return payload;
+  await quotaOf(request).reduceTo(NOT_MODIFIED_COST);
   reply.code(304);
   reply.removeHeader('content-type');
   reply.removeHeader('content-length');

@@ -25,6 +25,12 @@ export interface StaleRebuildsOptions {
   logger: Logger;
   /** Default stalePollMs(timing.delayMs). */
   pollMs?: number;
+  /**
+   * Runs a whole poll (the look and the rebuilds it starts) in the caller's turn: the
+   * in-process runner's one-job-at-a-time lane (the embedded database has one session).
+   * Default: at once.
+   */
+  exclusive?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -62,7 +68,11 @@ export class StaleRebuilds {
   }
 
   /** One look: hands every due day over (oldest first), unless handed over within the delay. */
-  async poll(): Promise<number> {
+  poll(): Promise<number> {
+    return this.options.exclusive ? this.options.exclusive(() => this.look()) : this.look();
+  }
+
+  private async look(): Promise<number> {
     const due = await dueStaleDays(this.options.db, this.options.timing);
     const now = performance.now();
     const again = Math.max(this.options.timing.delayMs, MIN_STALE_POLL_MS);

@@ -197,11 +197,13 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
       )
     : undefined;
   sweeper?.start();
-  // A due stale day is built and exported here, in turn with the other jobs.
+  // A due stale day is built and exported here, in turn with the other jobs (a poll, its look
+  // and its rebuilds, is one turn).
   const staleRebuilds = new StaleRebuilds({
     db: ctx.db,
     timing: staleTiming(config),
-    rebuildDay: (serviceDay) => serially(() => runDayInProcess(ctx, serviceDay)),
+    rebuildDay: (serviceDay) => runDayInProcess(ctx, serviceDay),
+    exclusive: serially,
     logger,
     ...(options.stalePollMs !== undefined ? { pollMs: options.stalePollMs } : {}),
   });

@@ -243,3 +243,40 @@ describe('stale days rebuild themselves', () => {
     expect(workers.reduce((n, w) => n + w.staleRebuilds.handedOver, 0)).toBeGreaterThanOrEqual(30);
   }, 180_000);
 });
+
+describe('stale days on the embedded database (PGlite, no Redis)', () => {
+  it('the in-process worker rebuilds and re-exports a day marked by late sightings', async () => {
+    const { createPgliteDb } = await import('../../src/db/pglite-db.js');
+    const { migrate } = await import('../../src/db/migrate.js');
+    const { loadConfig } = await import('../../src/config/config.js');
+    const { pino } = await import('pino');
+    const db = await createPgliteDb();
+    try {
+      await migrate(db);
+      const day = today - 8;
+      await ingestSightings(db, reports(day, [['G7701', 'CR400AF-2701']], 'pg-seed'));
+      await buildDailyRecords(db, day);
+      await renderDailyExport(db, day);
+      const before = (await storedExport(db, day))!;
+      const config = loadConfig({ LOG_LEVEL: 'silent', STALE_REBUILD_DELAY_MS: '100' });
+      const runtime = await startWorkerRuntime(
+        { config, db, logger: pino({ level: 'silent' }) },
+        { stalePollMs: 50 },
+      );
+      try {
+        expect(runtime.mode).toBe('in-process');
+        await ingestSightings(db, reports(day, [['G7702', 'CR400AF-2702']], 'pg-late'));
+        const after = await waitFor('the day re-exported', async () => {
+          const exp = await storedExport(db, day);
+          return exp && exp.sha256 !== before.sha256 && exp;
+        });
+        expect(after.row_count).toBe(before.row_count + 1);
+        await waitFor('no stale day left', async () => (await listStaleDays(db)).length === 0);
+      } finally {
+        await runtime.close();
+      }
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});

@@ -125,7 +125,7 @@ export const staleDaysSuite: BenchSuite = {
         {
           suite: 'stale-days',
           metric:
-            '  builds run by the stale rebuild (days handed over / builds that changed records)',
+            '  builds run by the stale rebuild (reference: days it handed over to build and export)',
           value: buildsRun,
           unit: 'builds',
           reference: rebuilds.handedOver,

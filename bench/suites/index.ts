@@ -4,6 +4,7 @@ import { circulationSuite } from './circulation.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
 import { siteSuite } from './site.js';
+import { staleDaysSuite } from './stale-days.js';
 import { uploadsSuite } from './uploads.js';
 
 /** Every benchmark suite, in the order they run. */
@@ -14,4 +15,5 @@ export const suites: readonly BenchSuite[] = [
   historySuite,
   siteSuite,
   uploadsSuite,
+  staleDaysSuite,
 ];

@@ -106,11 +106,16 @@ function finishDocument(input: Document): Document {
           };
         delete operation['x-binary-content'];
       }
-      if (path === '/api/v2/exports/daily/{date}') {
+      // Cached reads (config.v2.cache): 304 when If-None-Match names the ETag (http-caching.ts).
+      if ((operation as Record<string, unknown>)['x-cache'] !== undefined) {
         responses['304'] = {
-          description: 'Not Modified: If-None-Match matched the ETag (no quota charged).',
+          description:
+            'Not Modified: If-None-Match named the current ETag (strong; costs 1 token, or less when the operation costs less).',
           headers: headerRefs,
         };
+        delete (operation as Record<string, unknown>)['x-cache'];
+      }
+      if (path === '/api/v2/exports/daily/{date}') {
         const ok = responses['200'];
         if (ok) {
           ok.content = {

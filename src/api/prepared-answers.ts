@@ -5,6 +5,7 @@ import type { PageVersionKey } from '../records/page-versions.js';
 import type { BucketRef, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
 import type { Caller, CredentialCache } from './caller.js';
 import { metaJson, QUOTA_HEADERS, type ApiMeta } from './envelope.js';
+import { cacheControl, CACHE_SECONDS } from './http-caching.js';
 
 /**
  * Answers a GET of a URL that a route has already answered from the page cache, in the edge's
@@ -72,7 +73,8 @@ export function answerPrepared(
   reply: FastifyReply,
   ctx: PreparedAnswerContext,
 ): boolean {
-  if (request.method !== 'GET') return false;
+  // A conditional request goes the usual way, which answers 304 when the tag matches.
+  if (request.method !== 'GET' || request.headers['if-none-match'] !== undefined) return false;
   const prepared = ctx.prepared.find(request.url);
   if (!prepared) return false;
   const v2 = request.routeOptions.config.v2;
@@ -90,7 +92,11 @@ export function answerPrepared(
   if (!decision?.allowed) return false;
   request.emutrackCaller = caller;
   ctx.prepared.answered++;
-  sendEnvelope(reply, { remain: decision.remain, cost: decision.cost }, page.bytes);
+  const caching = v2.cache && {
+    etag: page.etag,
+    cacheControl: cacheControl(CACHE_SECONDS[v2.cache], caller.kind === 'anonymous'),
+  };
+  sendEnvelope(reply, { remain: decision.remain, cost: decision.cost }, page.bytes, caching);
   return true;
 }
 
@@ -105,12 +111,22 @@ const ENVELOPE_END = Buffer.from('}');
  * headers every v2 answer carries (the request id set by the app's first hook included); the
  * onResponse hooks (metrics, the request log) still run when the response finishes.
  */
-function sendEnvelope(reply: FastifyReply, meta: ApiMeta, page: Buffer): void {
+function sendEnvelope(
+  reply: FastifyReply,
+  meta: ApiMeta,
+  page: Buffer,
+  caching?: { etag: string; cacheControl: string },
+): void {
   const head = Buffer.from(`{"meta":${metaJson(meta)},"data":`, 'latin1');
   const length = head.length + page.length + ENVELOPE_END.length;
   reply.hijack();
   const res = reply.raw;
+  // The route's own caching headers (v2-edge.ts answerConditionally writes the same).
+  const cachingHeaders = caching
+    ? ['etag', caching.etag, 'cache-control', caching.cacheControl]
+    : [];
   res.writeHead(200, [
+    ...cachingHeaders,
     'content-type',
     'application/json; charset=utf-8',
     'content-length',

@@ -65,6 +65,24 @@ export class RequestQuota {
     }
   }
 
+  /**
+   * Keeps at most `cost` of what the request holds, even after settle (a 304 answered for a
+   * read already charged in full), gives the rest back and makes the cost final.
+   */
+  async reduceTo(cost: number): Promise<void> {
+    if (!this.decision?.allowed) return;
+    this.settled = true;
+    const refund = this.held - Math.min(cost, this.held);
+    if (refund <= 0) return;
+    try {
+      const remain = await this.store.refund(this.bucket, refund, this.decision.via);
+      this.held -= refund;
+      this.reported = { remain, cost: this.held };
+    } catch {
+      // As in settle: the tokens stay spent when the store cannot take them back.
+    }
+  }
+
   /** The request failed: gives back everything it holds unless its cost was settled. */
   async release(): Promise<void> {
     if (this.settled || this.held === 0) return;

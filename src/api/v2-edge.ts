@@ -31,6 +31,15 @@ import {
 } from './prepared-answers.js';
 import type { PageVersionKey } from '../records/page-versions.js';
 import { RequestQuota } from './request-quota.js';
+import {
+  cacheControl,
+  CACHE_SECONDS,
+  envelopeData,
+  etagMatches,
+  NOT_MODIFIED_COST,
+  strongEtag,
+  type CacheClass,
+} from './http-caching.js';
 import type { z } from 'zod';
 
 /**
@@ -99,6 +108,12 @@ export interface V2OperationConfig {
   envelope?: boolean;
   /** Extra error statuses to document (400, 401, 403, 404, 429, 500 and 503 always are). */
   errorStatuses?: readonly number[];
+  /**
+   * A read whose 200 answers carry a strong ETag (of their data, unless the handler set one),
+   * honour If-None-Match with 304, and carry Cache-Control with this class's max-age
+   * (http-caching.ts). Absent: none of these.
+   */
+  cache?: CacheClass;
 }
 
 declare module 'fastify' {
@@ -291,8 +306,14 @@ export async function sendDataJson(
   request: FastifyRequest,
   reply: FastifyReply,
   data: string | Buffer,
-  options: { records?: number; prepared?: { pageKey: string; depends: PageVersionKey } } = {},
+  options: {
+    records?: number;
+    prepared?: { pageKey: string; depends: PageVersionKey };
+    /** The data's strong entity tag, when known (a kept page's): not digested again. */
+    etag?: string;
+  } = {},
 ): Promise<FastifyReply> {
+  if (options.etag) reply.header('etag', options.etag);
   if (options.records !== undefined) await settleRecords(request, options.records);
   const meta = await quotaOf(request).meta();
   reply.header('content-type', 'application/json; charset=utf-8');
@@ -449,6 +470,7 @@ function completeSchema(route: RouteOptions): void {
     ...(v2.description ? { description: v2.description } : {}),
     security: securityOf(v2),
     ...(v2.scope ? { 'x-scope': v2.scope } : {}),
+    ...(v2.cache ? { 'x-cache': v2.cache } : {}),
   });
   const response = { ...((schema.response ?? {}) as Record<string, z.ZodType>) };
   if (response[200] && v2.envelope !== false) response[200] = dataEnvelope(response[200]);
@@ -542,6 +564,17 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
 
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!isV2(request) || reply.hasHeader(QUOTA_HEADERS.remain)) return done(null, payload);
+    const cache = request.routeOptions.config.v2?.cache;
+    if (cache && request.method === 'GET' && reply.statusCode === 200) {
+      const quota = quotaOf(request);
+      answerConditionally(request, reply, payload, cache)
+        .then(async (sent) => {
+          setQuotaHeaders(reply, quota.knownMeta ?? (await quota.meta()));
+          return sent;
+        })
+        .then((sent) => done(null, sent), done);
+      return;
+    }
     const quota = quotaOf(request);
     const known = quota.knownMeta;
     if (known) {
@@ -553,6 +586,38 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
       done(null, payload);
     }, done);
   });
+}
+
+/**
+ * A cached read's 200 (http-caching.ts): its ETag (the handler's, or a digest of the data sent)
+ * and Cache-Control; when If-None-Match names the tag, a 304 instead, costing at most
+ * NOT_MODIFIED_COST (what the request held beyond is given back). Returns the payload to send.
+ */
+async function answerConditionally(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  cache: CacheClass,
+): Promise<unknown> {
+  let etag = reply.getHeader('etag') as string | undefined;
+  if (etag === undefined) {
+    const data = envelopeData(payload);
+    if (data !== undefined) etag = strongEtag(data);
+  }
+  if (!reply.hasHeader('cache-control'))
+    reply.header(
+      'cache-control',
+      cacheControl(CACHE_SECONDS[cache], callerOf(request).kind === 'anonymous'),
+    );
+  if (etag === undefined) return payload;
+  reply.header('etag', etag);
+  if (!etagMatches(request.headers['if-none-match'], etag)) return payload;
+  await quotaOf(request).reduceTo(NOT_MODIFIED_COST);
+  reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  reply.removeHeader('content-disposition');
+  return '';
 }
 
 /** The API edge as a plugin (hooks on the whole app). Register it before any v2 route. */

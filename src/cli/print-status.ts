@@ -2,6 +2,7 @@ import type { AppContext } from '../app/app-context.js';
 import { summariseRejects } from '../ingest/read-rejects.js';
 import { allJobs } from '../../jobs/index.js';
 import { queueStatus, type JobRunSummary } from '../queue/queue-status.js';
+import { printStaleDays } from './print-stale-days.js';
 import { ymdOfServiceDay } from '../time/service-day.js';
 import { shanghaiTime } from '../time/shanghai-time.js';
 
@@ -86,6 +87,7 @@ export async function printStatus(
       : `days missing an export: ${status.daysMissingExport.map(ymdOfServiceDay).join(', ')}`,
   );
   await printRejects(ctx, out);
+  await printStaleDays(ctx, out);
   if (status.days.length === 0 && status.undated.length === 0) {
     out('no job has run yet');
     return;

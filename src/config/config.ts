@@ -68,6 +68,17 @@ const envSchema = z.object({
   /** Directory the ingest job scans for new observation files; unset = no inbox. */
   INBOX_DIR: z.string().min(1).optional(),
   WORKER_CONCURRENCY: int(2, 1, 64),
+  /**
+   * A stale day (late sightings, a correction, a timetable change: src/records/stale-days.ts)
+   * is rebuilt and re-exported by the worker once it has had no new mark for this long, so a
+   * burst of late lines for a day costs one build (docs/stale-days-and-caching.md).
+   */
+  STALE_REBUILD_DELAY_MS: int(60_000, 0, 86_400_000),
+  /**
+   * ... or once it has been stale for this long however often it is marked again, so that a
+   * steady trickle of late lines cannot put its rebuild off for ever. Default 10 minutes.
+   */
+  STALE_REBUILD_MAX_WAIT_MS: int(600_000, 0, 86_400_000),
   /** How long a worker waits for running jobs on SIGTERM before it exits anyway. */
   SHUTDOWN_TIMEOUT_MS: int(30_000, 0),
   JOB_ATTEMPTS: int(5, 1, 100),

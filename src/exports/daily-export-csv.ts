@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db/db.js';
-import { assertServiceDay, yearMonthOfServiceDay } from '../time/service-day.js';
+import { assertServiceDay, serviceDayOf, yearMonthOfServiceDay } from '../time/service-day.js';
+import { ExportRefusedError } from './export-refused-error.js';
 import { clockTimeSql } from '../timetables/timetable-time.js';
 import { ExportStorageFullError, isStorageFull } from './export-storage-error.js';
 
@@ -107,18 +108,33 @@ export interface StoredExportResult {
   changed: boolean;
 }
 
+export interface RenderExportOptions {
+  /** Today's service day (Shanghai). Default: from the clock. */
+  today?: number;
+}
+
 /**
  * Renders and stores one day's export, in one statement. Unchanged data gives byte-identical
  * content, and then only rendered_at moves: changed_at, sha256 and the bytes stay as they were.
+ * Only a day that has happened (not after `today`) and has been built (daily_record_builds) is
+ * exported: any other throws ExportRefusedError and writes nothing (the same statement decides,
+ * so a build committed meanwhile is seen or not, never half).
  */
-export async function renderDailyExport(db: Db, serviceDay: number): Promise<StoredExportResult> {
+export async function renderDailyExport(
+  db: Db,
+  serviceDay: number,
+  options: RenderExportOptions = {},
+): Promise<StoredExportResult> {
   assertServiceDay(serviceDay);
+  const today = options.today ?? serviceDayOf(Date.now() / 1000);
+  if (serviceDay > today) throw new ExportRefusedError(serviceDay, 'future_day', today);
   const { year, month } = yearMonthOfServiceDay(serviceDay);
   const r = await db
     .query<{ changed: boolean; row_count: number; sha256: string; bytes: number }>(
       `WITH rendered AS (${DAILY_EXPORT_CONTENT_SQL})
      INSERT INTO daily_exports AS x (service_day, year, month, content, row_count, sha256)
      SELECT $1::int, $2::smallint, $3::smallint, r.content, r.row_count, r.sha256 FROM rendered r
+      WHERE EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = $1::int)
      ON CONFLICT (service_day) DO UPDATE
         SET content = CASE WHEN x.sha256 = EXCLUDED.sha256 THEN x.content ELSE EXCLUDED.content END,
             row_count = EXCLUDED.row_count,
@@ -132,7 +148,8 @@ export async function renderDailyExport(db: Db, serviceDay: number): Promise<Sto
     .catch((err: unknown) => {
       throw isStorageFull(err) ? new ExportStorageFullError(serviceDay, err) : err;
     });
-  const row = r.rows[0]!;
+  const row = r.rows[0];
+  if (!row) throw new ExportRefusedError(serviceDay, 'not_built', today);
   return {
     serviceDay,
     rowCount: row.row_count,
@@ -185,22 +202,25 @@ export async function dailyExportIndex(
   availableMonths: number[];
   serviceDays: number[];
 }> {
+  // Only days with a build are listed: an export stored for a day that was never built (by a
+  // version before exports were refused for such days) is not shown as an export of the day.
+  const listed = `daily_exports x WHERE EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = x.service_day)`;
   if (year === undefined || month === undefined) {
     const latest = await db.query<{ year: number; month: number }>(
-      'SELECT year, month FROM daily_exports ORDER BY year DESC, month DESC LIMIT 1',
+      `SELECT year, month FROM ${listed} ORDER BY year DESC, month DESC LIMIT 1`,
     );
     year = latest.rows[0]?.year ?? 0;
     month = latest.rows[0]?.month ?? 0;
   }
   const years = await db.query<{ year: number }>(
-    'SELECT DISTINCT year FROM daily_exports ORDER BY year',
+    `SELECT DISTINCT year FROM ${listed} ORDER BY year`,
   );
   const months = await db.query<{ month: number }>(
-    'SELECT DISTINCT month FROM daily_exports WHERE year = $1 ORDER BY month',
+    `SELECT DISTINCT month FROM ${listed} AND year = $1 ORDER BY month`,
     [year],
   );
   const days = await db.query<{ service_day: number }>(
-    'SELECT service_day FROM daily_exports WHERE year = $1 AND month = $2 ORDER BY service_day',
+    `SELECT service_day FROM ${listed} AND year = $1 AND month = $2 ORDER BY service_day`,
     [year, month],
   );
   return {

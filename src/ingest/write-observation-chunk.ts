@@ -2,6 +2,8 @@ import type { Db, Queryable } from '../db/db.js';
 import { resolveEmuIds } from '../emus/emu-registry.js';
 import { fillPendingEmuIds, type ParsedChunk, type RenderedRows } from './observation-copy-rows.js';
 import { recordRejects } from './record-rejects.js';
+import { markSightingDaysStale } from '../records/stale-days.js';
+import { serviceDayOf } from '../time/service-day.js';
 
 export interface ChunkResult {
   accepted: number;
@@ -120,6 +122,11 @@ async function writeChunk(
     if (rows.pending.units.length > 0)
       fillPendingEmuIds(rows, await resolveEmuIds(tx, rows.pending.units, emuCache));
     const { days, sawStored } = await writer(tx, rows);
+    // The days these sightings may change are marked stale with them, in this transaction: a
+    // committed sighting is never left unnoticed (the worker rebuilds the days: stale-days.ts).
+    // One statement, whatever the number of days.
+    if (days.size > 0)
+      await markSightingDaysStale(tx, [...days.keys()], serviceDayOf(Date.now() / 1000));
     await recordRejects(tx, batchId, file, chunk.rejects);
     let accepted = 0;
     for (const n of days.values()) accepted += n;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { ymdOfServiceDay } from '../time/service-day.js';
+import { staleDaysFamilies } from './stale-days-metrics.js';
 
 /** Upper bounds (seconds) of the job duration buckets: 1 s to 2 h. */
 export const JOB_DURATION_BUCKETS = [1, 5, 15, 60, 300, 900, 1800, 3600, 7200];
@@ -23,13 +24,14 @@ type Family = StoredFamily;
  * the job_runs table (it only grows), as Prometheus counters and histograms must be.
  */
 export async function readStoredMetrics(db: Queryable): Promise<Family[]> {
-  const [durations, lastDays, inference, ingest] = await Promise.all([
+  const [durations, lastDays, inference, ingest, stale] = await Promise.all([
     jobDurations(db),
     lastSuccessfulDays(db),
     inferenceProxies(db),
     ingestTotals(db),
+    staleDaysFamilies(db),
   ]);
-  return [...durations, ...lastDays, ...inference, ...ingest];
+  return [...durations, ...lastDays, ...inference, ...ingest, ...stale];
 }
 
 async function jobDurations(db: Queryable): Promise<Family[]> {

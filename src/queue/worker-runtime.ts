@@ -2,7 +2,8 @@ import { inboxHasFiles } from '../ingest/ingest-inbox.js';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../app/app-context.js';
 import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
-import { runInProcess, runNightlyInProcess } from './in-process-runner.js';
+import { runDayInProcess, runInProcess, runNightlyInProcess } from './in-process-runner.js';
+import { StaleRebuilds } from './stale-rebuilds.js';
 import { CronTicker } from './cron-ticker.js';
 import { IntervalTask } from './interval-task.js';
 import { JobQueues } from './job-queues.js';
@@ -15,6 +16,7 @@ import {
   upsertNightlyScheduler,
 } from './nightly-schedule.js';
 import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import type { StaleRebuildTiming } from '../records/stale-days.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
 export const DEFAULT_INBOX_SWEEP_MS = 30_000;
@@ -31,6 +33,8 @@ export interface WorkerRuntimeOptions {
   inboxSweepMs?: number;
   /** Told after each inbox sweep whether it found files (and so ran or enqueued the job). */
   onInboxSweep?: (foundFiles: boolean) => void;
+  /** How often stale days are looked for (ms). Default stalePollMs(STALE_REBUILD_DELAY_MS). */
+  stalePollMs?: number;
 }
 
 /** One sweep: the ingest job only when the inbox holds a file (see inboxHasFiles). */
@@ -52,6 +56,8 @@ export interface WorkerRuntime {
   /** BullMQ mode: the queues (to enqueue on, in tests and tools). */
   readonly queues?: JobQueues;
   readonly workers?: JobWorkers;
+  /** Rebuilds and re-exports stale days once they are due (stale-rebuilds.ts). */
+  readonly staleRebuilds: StaleRebuilds;
   /**
    * Stops taking work and resolves once running jobs have finished and the Redis connections
    * are closed. The database (ctx.db) is the caller's to close.
@@ -92,7 +98,16 @@ async function startBullmqRuntime(
   });
   let workers: JobWorkers | undefined;
   let sweeper: IntervalTask | undefined;
+  // A due stale day gets its day flow (build, then export), deduplicated under build-<day>.
+  const staleRebuilds = new StaleRebuilds({
+    db: ctx.db,
+    timing: staleTiming(config),
+    rebuildDay: (serviceDay) => queues.enqueueDayFlow(serviceDay),
+    logger,
+    ...(options.stalePollMs !== undefined ? { pollMs: options.stalePollMs } : {}),
+  });
   const close = async () => {
+    await staleRebuilds.stop();
     await sweeper?.stop();
     await workers?.close();
     await queues.close();
@@ -136,6 +151,7 @@ async function startBullmqRuntime(
       );
       sweeper.start();
     }
+    staleRebuilds.start();
   } catch (err) {
     await close();
     throw err;
@@ -149,7 +165,7 @@ async function startBullmqRuntime(
     },
     'workers started (BullMQ)',
   );
-  return { mode: 'bullmq', queues, workers, close };
+  return { mode: 'bullmq', queues, workers, staleRebuilds, close };
 }
 
 function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): WorkerRuntime {
@@ -199,6 +215,17 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
       )
     : undefined;
   sweeper?.start();
+  // A due stale day is built and exported here, in turn with the other jobs (a poll, its look
+  // and its rebuilds, is one turn).
+  const staleRebuilds = new StaleRebuilds({
+    db: ctx.db,
+    timing: staleTiming(config),
+    rebuildDay: (serviceDay) => runDayInProcess(ctx, serviceDay),
+    exclusive: serially,
+    logger,
+    ...(options.stalePollMs !== undefined ? { pollMs: options.stalePollMs } : {}),
+  });
+  staleRebuilds.start();
   logger.info(
     {
       nightlyCron: config.NIGHTLY_CRON,
@@ -210,9 +237,19 @@ function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): 
   );
   return {
     mode: 'in-process',
+    staleRebuilds,
     close: async () => {
-      await Promise.all([ticker.stop(), circulationTicker.stop(), sweeper?.stop()]);
+      await Promise.all([
+        ticker.stop(),
+        circulationTicker.stop(),
+        sweeper?.stop(),
+        staleRebuilds.stop(),
+      ]);
       await tail;
     },
   };
+}
+
+function staleTiming(config: AppContext['config']): StaleRebuildTiming {
+  return { delayMs: config.STALE_REBUILD_DELAY_MS, maxWaitMs: config.STALE_REBUILD_MAX_WAIT_MS };
 }

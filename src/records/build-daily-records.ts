@@ -5,6 +5,7 @@ import { dayBuildInputs, saveDayBuildState } from './day-build-inputs.js';
 import { daySightingsSql, movedSightings } from './day-sightings.js';
 import { ChangeNotice } from './page-version-notices.js';
 import { recordsVersionKey } from './page-versions.js';
+import { clearStaleDay, readStaleMark } from './stale-days.js';
 
 /**
  * How sightings of one train on one service day become records. Defaults in brackets.
@@ -56,6 +57,11 @@ export interface BuildResult {
   /** The day's version after the build: bumped in the build's transaction when records changed. */
   version: number;
   /**
+   * Whether the day's stale mark (stale-days.ts) was cleared by this build: false when the day
+   * was not stale, or was marked again after the build read its mark (it stays stale).
+   */
+  staleCleared: boolean;
+  /**
    * Milliseconds spent in each phase, in order: lock, moved, inputs, then for a day that had
    * records wanted, delete, update, insert, and for one that had none wanted+insert (one
    * statement), then save and announce. A skipped build stops after inputs.
@@ -66,7 +72,16 @@ export interface BuildResult {
 export interface BuildOptions {
   /** Build even when the day's inputs did not change since its last build. Default false. */
   force?: boolean;
+  /**
+   * Why the day is built, for the change feed: set in the build's transaction as the setting
+   * `emutrack.change_cause` (transaction-local), which triggers on daily_records can read.
+   * 'late-data' or 'correction' for the rebuild of a stale day (stale-days.ts). Default 'build'.
+   */
+  cause?: BuildCause;
 }
+
+/** Why a day is built (see BuildOptions.cause). */
+export type BuildCause = 'build' | 'late-data' | 'correction';
 
 export const STATUS_CONFIRMED = 0x01;
 export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
@@ -206,8 +221,18 @@ export async function buildDailyRecords(
       phases[name] = now - mark;
       mark = now;
     };
-    await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [BUILD_LOCK_CLASS, serviceDay]);
+    // The cause is set with the lock (one round trip), for the whole transaction.
+    await tx.query(
+      `SELECT pg_advisory_xact_lock($1, $2), set_config('emutrack.change_cause', $3, true)`,
+      [BUILD_LOCK_CLASS, serviceDay, options.cause ?? 'build'],
+    );
+    // The day's stale mark, read before any input: every sighting whose mark is at most this
+    // one committed before this read (mark and sighting commit together), so the reads below
+    // see it, and the mark may be cleared; a later mark keeps the day stale.
+    const staleMark = await readStaleMark(tx, serviceDay);
     phase('lock');
+    const clearStale = async () =>
+      staleMark === null ? false : clearStaleDay(tx, serviceDay, staleMark);
     // A statement apart from the build's own: its two small sets of ids are parameters of the
     // write. A sighting stored between the two counts where it was stored until the next build.
     const moved = await movedSightings(tx, serviceDay);
@@ -233,6 +258,7 @@ export async function buildDailyRecords(
         observations,
         skipped: true,
         version: state.version,
+        staleCleared: await clearStale(),
         phases,
       };
     }
@@ -265,11 +291,12 @@ export async function buildDailyRecords(
       `${inputs} ${written.records}`,
       changed,
     );
+    const staleCleared = await clearStale();
     phase('save');
     // Waits, if need be, until the announcement has been out for its lead.
     await notice.commitIn(tx, version, changed);
     phase('announce');
-    return { serviceDay, ...written, observations, skipped: false, version, phases };
+    return { serviceDay, ...written, observations, skipped: false, version, staleCleared, phases };
   }
 }
 

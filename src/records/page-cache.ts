@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { PageVersionFeed } from './page-version-feed.js';
 import { PageVersionReader, type PageVersionKey } from './page-versions.js';
@@ -28,12 +29,23 @@ export interface ServedPage {
   bytes: Buffer;
   records: number;
   cached: boolean;
+  /**
+   * A strong entity tag of the bytes (quoted), made once per render: the page is rendered once
+   * per version of what it shows, so the tag changes exactly when the bytes do.
+   */
+  etag: string;
 }
 
 interface Entry {
   version: number;
   bytes: Buffer;
   records: number;
+  etag: string;
+}
+
+/** A strong entity tag of a page's bytes (the same digest as http-caching.ts strongEtag). */
+function etagOf(bytes: Buffer): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
 }
 
 /**
@@ -95,7 +107,7 @@ export class PageCache {
     if (version === undefined) return undefined;
     const kept = this.pages.get(key);
     if (!kept || kept.version !== version) return undefined;
-    return { bytes: kept.bytes, records: kept.records, cached: true };
+    return { bytes: kept.bytes, records: kept.records, cached: true, etag: kept.etag };
   }
 
   /** Stops the feed's heartbeats and closes its listener (the next request opens it again). */
@@ -110,15 +122,14 @@ export class PageCache {
   ): Promise<ServedPage> {
     const kept = this.pages.get(key);
     if (kept && kept.version === version)
-      return { bytes: kept.bytes, records: kept.records, cached: true };
+      return { bytes: kept.bytes, records: kept.records, cached: true, etag: kept.etag };
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
-      rendering = render().then((page): Entry => ({
-        version,
-        bytes: Buffer.from(page.body),
-        records: page.records,
-      }));
+      rendering = render().then((page): Entry => {
+        const bytes = Buffer.from(page.body);
+        return { version, bytes, records: page.records, etag: etagOf(bytes) };
+      });
       this.rendering.set(renderKey, rendering);
       rendering
         .then((entry) => {
@@ -130,7 +141,7 @@ export class PageCache {
         .finally(() => this.rendering.delete(renderKey));
     }
     const entry = await rendering;
-    return { bytes: entry.bytes, records: entry.records, cached: false };
+    return { bytes: entry.bytes, records: entry.records, cached: false, etag: entry.etag };
   }
 
   /** Pages kept, and their size. */

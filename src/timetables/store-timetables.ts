@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db/db.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
+import { markBuiltDaysStaleFrom } from '../records/stale-days.js';
 import {
   coverageChanges,
   deriveCoverage,
@@ -278,6 +279,8 @@ export async function storeTimetableChunk(
           changedFrom = day;
       }
       await writeCoverage(tx, write);
+      // The built days whose timetables in force may have changed are stale from this commit.
+      if (changedFrom !== undefined) await markBuiltDaysStaleFrom(tx, changedFrom, 'timetable');
     }
     await recordRejects(tx, batchId, file, rejects);
     return { newContents: inserted, changed, unchanged: timetables.length - changed, changedFrom };

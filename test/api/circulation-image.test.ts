@@ -72,7 +72,7 @@ describe('GET /api/v2/timetable/train/{trainCode}/circulation/image', () => {
     const served = await get(body.data.imageUrl);
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
-    expect(served.headers['cache-control']).toContain('immutable');
+    expect(served.headers['cache-control']).toBe('public, max-age=31536000');
     expect(served.headers['x-api-cost']).toBe('0');
     expect(served.rawPayload.equals(png)).toBe(true);
     const notModified = await get(body.data.imageUrl, { 'if-none-match': served.headers.etag! });

@@ -147,6 +147,7 @@ describe('OpenAPI document and docs', () => {
     const records = doc.paths['/api/v2/records/daily']!.get;
     expect(Object.keys(records.responses).sort()).toEqual([
       '200',
+      '304',
       '400',
       '401',
       '403',
@@ -184,6 +185,10 @@ describe('OpenAPI document and docs', () => {
     const download = doc.paths['/api/v2/exports/daily/{date}']!.get.responses;
     expect(download['200']!.content).toHaveProperty('text/csv');
     expect(download).toHaveProperty('304');
+    // Every cached read documents its 304 (http-caching.ts), and the marker does not leak.
+    for (const p of ['/api/v2/history/train/{trainCode}', '/api/v2/allocation/emu/{emuCode}'])
+      expect(doc.paths[p]!.get.responses, p).toHaveProperty('304');
+    expect(JSON.stringify(doc)).not.toContain('x-cache');
     // Every $ref resolves, and nothing unused is left in the components.
     const text = JSON.stringify(doc);
     for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {

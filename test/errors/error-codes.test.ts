@@ -28,6 +28,7 @@ import { FleetFileError } from '../../src/emus/import-fleet.js';
 import { MalformedEmuCodeError } from '../../src/emus/normalize-emu-code.js';
 import { EmutrackError, isEmutrackError } from '../../src/errors/emutrack-error.js';
 import { ExportStorageFullError } from '../../src/exports/export-storage-error.js';
+import { ExportRefusedError } from '../../src/exports/export-refused-error.js';
 import { OutputDirectoryInUseError } from '../../src/generator/outputs.js';
 import { TrainNumbersExhaustedError } from '../../src/generator/train-numbers.js';
 import { InvalidGenerateOptionError } from '../../src/generator/write-dataset.js';
@@ -160,6 +161,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new ExportStorageFullError(day, new Error('No space left on device')),
     'export_storage_full',
     'export of 20260810 not stored: the database has no room left (No space left on device); the stored export of that day is unchanged',
+  ],
+  [
+    'ExportRefusedError',
+    new ExportRefusedError(day + 1, 'future_day', day),
+    'export_refused',
+    'export of 20260811 refused: the day is after today (20260810, Shanghai); nothing was written',
   ],
   [
     'NightlyIncompleteError',

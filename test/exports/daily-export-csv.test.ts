@@ -123,8 +123,11 @@ describe('daily exports', () => {
   });
 
   it('indexes exports by year and month, the latest month by default', async () => {
-    for (const ymd of ['20251230', '20260105', '20260110', '20260201'])
+    // Only built days are exported (and listed): an empty day is built as empty first.
+    for (const ymd of ['20251230', '20260105', '20260110', '20260201']) {
+      await buildDailyRecords(t.current.db, serviceDayFromYmd(ymd));
       await renderDailyExport(t.current.db, serviceDayFromYmd(ymd));
+    }
     const latest = await dailyExportIndex(t.current.db);
     expect(latest).toMatchObject({
       selectedYear: 2026,

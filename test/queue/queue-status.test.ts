@@ -15,7 +15,7 @@ const env = useQueueEnv();
 describe('queueStatus', () => {
   it('reports queue counts, schedulers and the last run of each job per day', async () => {
     const ctx = env.ctx();
-    const first = serviceDayFromYmd('20261201');
+    const first = serviceDayFromYmd('20260801');
     const second = first + 1;
     await seedDay(env.database.db, first);
     await seedDay(env.database.db, second);
@@ -57,7 +57,7 @@ describe('queueStatus', () => {
 
   it('shows failed jobs with their reasons and the days with sightings but no export', async () => {
     const ctx = env.ctx();
-    const exported = serviceDayFromYmd('20261210');
+    const exported = serviceDayFromYmd('20260810');
     await seedDay(env.database.db, exported);
     await seedDay(env.database.db, exported + 1);
     await seedDay(env.database.db, exported + 3);
@@ -90,7 +90,7 @@ describe('queueStatus', () => {
 
     const lines: string[] = [];
     await printStatus(ctx, { days: 5 }, (l) => lines.push(l));
-    expect(lines).toContain('days missing an export: 20261211, 20261213');
+    expect(lines).toContain('days missing an export: 20260811, 20260813');
     expect(lines).toContain(
       'failed jobs (all attempts used; retry or remove them at /admin/queues):',
     );

@@ -19,7 +19,8 @@ import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 const t = useTestDatabase();
 let otherDb: Db;
 let apps: ApiApp[];
-const YMD = '20261215';
+// A day that has happened: only those are exported (export-refused-error.ts).
+const YMD = '20260815';
 const DAY = serviceDayFromYmd(YMD);
 
 beforeAll(async () => {
@@ -86,10 +87,11 @@ describe('cached pages on the routes, in two apps', () => {
 
   it('the export index: a new day listed right after its first render', async () => {
     await renderDailyExport(t.current.db, DAY);
-    const url = '/api/v2/exports/daily?year=2026&month=12';
+    const url = '/api/v2/exports/daily?year=2026&month=8';
     const before = await Promise.all(apps.map((app) => data(app, url)));
     expect(JSON.parse(before[0]!).items).toEqual([{ serviceDay: DAY }]);
     expect(before[1]).toBe(before[0]);
+    await buildDailyRecords(t.current.db, DAY + 1);
     await renderDailyExport(t.current.db, DAY + 1);
     for (const app of apps)
       expect(JSON.parse(await data(app, url)).items).toEqual([

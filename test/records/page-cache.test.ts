@@ -23,8 +23,8 @@ async function renderDay(db: { query: typeof t.current.db.query }, day: number):
 
 describe('page cache: kept pages follow the version the build bumps', () => {
   it('serves the new bytes right after a changing rebuild, in one process and in another', async () => {
-    const day = serviceDayFromYmd('20261201');
-    await ingestSightings(t.current.db, sightings('20261201', 'G80', 'CR400AF-2601', 2));
+    const day = serviceDayFromYmd('20260801');
+    await ingestSightings(t.current.db, sightings('20260801', 'G80', 'CR400AF-2601', 2));
     await buildDailyRecords(t.current.db, day);
 
     // A second "process": its own pool, its own cache.
@@ -59,7 +59,7 @@ describe('page cache: kept pages follow the version the build bumps', () => {
 
       // New sightings, a rebuild that changes the day: the very next request, in either
       // process, gets the new bytes.
-      await ingestSightings(t.current.db, sightings('20261201', 'G81', 'CR400AF-2602', 2));
+      await ingestSightings(t.current.db, sightings('20260801', 'G81', 'CR400AF-2602', 2));
       const rebuilt = await buildDailyRecords(t.current.db, day);
       expect(rebuilt.inserted).toBe(1);
       const fresh = await renderDay(t.current.db, day);
@@ -76,14 +76,14 @@ describe('page cache: kept pages follow the version the build bumps', () => {
     const reader = new PageVersionReader(t.current.db);
     const exports0 = await reader.read('exports');
     const timetables0 = await reader.read('timetables');
-    const day = serviceDayFromYmd('20261201');
+    const day = serviceDayFromYmd('20260801');
     await renderDailyExport(t.current.db, day);
     expect(await reader.read('exports')).toBe(exports0 + 1);
     // The same day rendered again: its bytes may change, the index (the days listed) does not.
     await renderDailyExport(t.current.db, day);
     expect(await reader.read('exports')).toBe(exports0 + 1);
     await ingestTimetableLines(t.current.db, [
-      timetable('G90', '20261201', [
+      timetable('G90', '20260801', [
         ['Beijingnan', undefined, '08:00'],
         ['Tianjin', '08:30'],
       ]),
@@ -101,7 +101,7 @@ describe('page cache: kept pages follow the version the build bumps', () => {
       copyFrom: t.current.db.copyFrom.bind(t.current.db),
     };
     const reader = new PageVersionReader(counting);
-    const days = Array.from({ length: 50 }, (_, i) => serviceDayFromYmd('20261201') + (i % 5));
+    const days = Array.from({ length: 50 }, (_, i) => serviceDayFromYmd('20260801') + (i % 5));
     const versions = await Promise.all(days.map((d) => reader.read(recordsVersionKey(d))));
     expect(versions.every((v) => Number.isInteger(v))).toBe(true);
     // Asked for in one event-loop turn: one read, begun at the end of that turn, serves all 50.

@@ -21,15 +21,15 @@ describe('replay: unchanged days skipped through the job, --force builds them', 
   it('skips the unchanged day, builds the changed one, and --force builds both', async () => {
     const ctx = { config: loadConfig({}), db: t.current.db, logger: createLogger('silent') };
     await ingestSightings(t.current.db, [
-      ...sightings('20261201', 'G70', 'CR400AF-2501', 2),
-      ...sightings('20261202', 'G71', 'CR400AF-2502', 2),
+      ...sightings('20260801', 'G70', 'CR400AF-2501', 2),
+      ...sightings('20260802', 'G71', 'CR400AF-2502', 2),
     ]);
-    const from = serviceDayFromYmd('20261201');
-    const to = serviceDayFromYmd('20261202');
+    const from = serviceDayFromYmd('20260801');
+    const to = serviceDayFromYmd('20260802');
     const first = await replayDays(ctx, from, to, { stream: lines().stream });
     expect(first.succeeded.map((d) => d.build.skipped)).toEqual([false, false]);
 
-    await ingestSightings(t.current.db, sightings('20261202', 'G72', 'CR400AF-2503', 2));
+    await ingestSightings(t.current.db, sightings('20260802', 'G72', 'CR400AF-2503', 2));
     const out = lines();
     const second = await replayDays(ctx, from, to, { stream: out.stream });
     expect(second.succeeded.map((d) => [d.build.skipped, d.build.inserted])).toEqual([
@@ -37,7 +37,7 @@ describe('replay: unchanged days skipped through the job, --force builds them', 
       [false, 1],
     ]);
     expect(out.text()).toMatch(
-      /^20261201 ok: 1 records \(\+0 ~0 -0\), export 1 rows \(unchanged\), build skipped \(inputs unchanged\)$/m,
+      /^20260801 ok: 1 records \(\+0 ~0 -0\), export 1 rows \(unchanged\), build skipped \(inputs unchanged\)$/m,
     );
 
     const forced = await replayDays(ctx, from, to, { stream: lines().stream, force: true });

@@ -25,7 +25,8 @@ const apis: string[] = [];
 let queues: JobQueues;
 let redis: Redis;
 
-const DAYS = ['20261210', '20261211', '20261212'];
+// Days that have happened: only those are exported (export-refused-error.ts).
+const DAYS = ['20260710', '20260711', '20260712'];
 
 beforeAll(async () => {
   const env = {
@@ -39,6 +40,8 @@ beforeAll(async () => {
     // No scheduled flow may start during the test: only what it enqueues runs.
     NIGHTLY_CRON: '0 0 1 1 *',
     CIRCULATION_CRON: '0 0 1 1 *',
+    STALE_REBUILD_DELAY_MS: '3600000',
+    STALE_REBUILD_MAX_WAIT_MS: '3600000',
   };
   const started = await Promise.all([
     startChild('api-child', env, /listening (\d+)/),

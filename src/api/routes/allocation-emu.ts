@@ -72,6 +72,7 @@ export const allocationEmuRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           summary: "An EMU's base information and coach layouts",
           description: `The EMU named by its canonical code or any alias (case-sensitive); \`emuCodeMappings\` gives its canonical code. Every field is present: what the fleet import has not said is "" / 0 / false / [] (isPublic defaults to true). 404 not_found for an unknown code. Quota: ${costs.allocation.of()} per request.`,
           cost: { fixed: costs.allocation },
+          cache: 'timetables',
         },
       },
       schema: {

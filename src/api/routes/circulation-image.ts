@@ -36,7 +36,12 @@ export const trainCirculationImageDataSchema = z
   .meta({ id: 'GetTrainCirculationImageData' });
 
 const IMAGE_SCOPE = 'api.timetable.train.circulation.image.read';
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+/**
+ * A document is named by the hash of its bytes, so its bytes never change; still no v2 answer
+ * says `immutable` (docs/stale-days-and-caching.md: one rule, no exceptions to audit): a year,
+ * revalidated (free) on a reload.
+ */
+const DOCUMENT_CACHE = 'public, max-age=31536000';
 const DOCUMENT_FILE = /^([0-9a-f]{64})\.(png|pdf)$/;
 
 function formatParam() {
@@ -179,7 +184,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
           summary:
             'A circulation picture by its documentId (the imageUrl of GetTrainCirculationImage)',
           description:
-            'The document itself, `{documentId}.png` or `{documentId}.pdf`. Documents never change (the id is the hash of their bytes): cacheable for good, and If-None-Match answers 304. Free of quota. 404 not_found when the document is not (or no longer) kept: ask GetTrainCirculationImage again.',
+            'The document itself, `{documentId}.png` or `{documentId}.pdf`. Documents never change (the id is the hash of their bytes): cacheable for a year, and If-None-Match answers 304. Free of quota. 404 not_found when the document is not (or no longer) kept: ask GetTrainCirculationImage again.',
           cost: { free: true },
         },
       },
@@ -202,7 +207,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
       const inm = request.headers['if-none-match'];
       if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
         reply.header('etag', etag);
-        reply.header('cache-control', IMMUTABLE);
+        reply.header('cache-control', DOCUMENT_CACHE);
         return (reply as FastifyReply).code(304).send();
       }
       const { pictures } = await picturesModule();
@@ -210,7 +215,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
       if (!document)
         throw new ApiError('not_found', `no circulation picture ${request.params.file}`);
       reply.header('etag', etag);
-      reply.header('cache-control', IMMUTABLE);
+      reply.header('cache-control', DOCUMENT_CACHE);
       reply.header('content-type', document.contentType);
       return (reply as FastifyReply).send(document.content);
     },

@@ -4,11 +4,12 @@ import { z } from 'zod';
 import type { Queryable } from '../../db/db.js';
 import { dailyExportIndex } from '../../exports/daily-export-csv.js';
 import { pageCacheOf } from '../../records/page-cache.js';
-import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
+import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
+import { cacheControl, CACHE_SECONDS, etagMatches, NOT_MODIFIED_COST } from '../http-caching.js';
 import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
 import type { RouteOptions } from '../services.js';
-import { quotaOf, sendDataJson } from '../v2-edge.js';
+import { callerOf, quotaOf, sendDataJson } from '../v2-edge.js';
 
 export const dailyExportIndexDataSchema = z
   .object({
@@ -32,8 +33,8 @@ export const dailyExportDataSchema = z
 
 const EXPORTS_SCOPE = 'api.exports.daily.read';
 
-/** A year's worth of seconds: what "immutable" is cached for. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Only a built day's export is served (as only those are listed: dailyExportIndex). */
+const BUILT = 'EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = x.service_day)';
 
 interface StoredExportHead {
   row_count: number;
@@ -46,7 +47,8 @@ async function exportHead(
   serviceDay: number,
 ): Promise<StoredExportHead | undefined> {
   const r = await db.query<StoredExportHead>(
-    'SELECT row_count, sha256, rendered_at FROM daily_exports WHERE service_day = $1',
+    `SELECT row_count, sha256, rendered_at FROM daily_exports x
+      WHERE service_day = $1 AND ${BUILT}`,
     [serviceDay],
   );
   return r.rows[0];
@@ -57,38 +59,18 @@ async function exportBody(
   serviceDay: number,
 ): Promise<(StoredExportHead & { content: Uint8Array }) | undefined> {
   const r = await db.query<StoredExportHead & { content: Uint8Array }>(
-    'SELECT content, row_count, sha256, rendered_at FROM daily_exports WHERE service_day = $1',
+    `SELECT content, row_count, sha256, rendered_at FROM daily_exports x
+      WHERE service_day = $1 AND ${BUILT}`,
     [serviceDay],
   );
   return r.rows[0];
-}
-
-/**
- * A day's export is final once the day is over in Shanghai and it was rendered after that: it
- * holds the whole day. Today's export, or one rendered before its day ended, may still change.
- */
-function isFinal(serviceDay: number, renderedAt: Date, nowMs: number): boolean {
-  return (
-    serviceDayOf(nowMs / 1000) > serviceDay &&
-    renderedAt.getTime() / 1000 >= midnightOfServiceDay(serviceDay + 1)
-  );
-}
-
-/** RFC 9110 weak comparison of If-None-Match against our entity tag. */
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  const opaque = etag.replace(/^W\//, '');
-  return ifNoneMatch
-    .split(',')
-    .map((t) => t.trim())
-    .some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
 }
 
 export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
-  const { db, costs, clock } = services;
+  const { db, costs } = services;
 
   app.get(
     '/api/v2/exports/daily',
@@ -101,6 +83,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           summary: 'Lists the days of one month that have CSV exports',
           description: `Give year and month together, or neither for the latest month that has exports. Quota: ${costs.exportIndex.of()} per request.`,
           cost: { fixed: costs.exportIndex },
+          cache: 'days',
         },
       },
       schema: {
@@ -136,7 +119,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           return { body: JSON.stringify(data), records: data.items.length };
         },
       );
-      return sendDataJson(request, reply, page.bytes);
+      return sendDataJson(request, reply, page.bytes, { etag: page.etag });
     },
   );
 
@@ -149,9 +132,10 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           tag: 'Exports',
           scope: EXPORTS_SCOPE,
           summary: "Downloads one day's CSV export",
-          description: `JSON with the CSV in base64 by default; \`binary=true\` sends the CSV itself (text/csv, as an attachment YYYYMMDD.csv). A finished day's export is immutable: its ETag is the file's SHA-256 and If-None-Match answers 304 (free of quota). Quota: ${costs.exportDay.of()} per download (a caller whose bucket is smaller is charged its whole bucket).`,
-          // Charged in the handler: a 304 (If-None-Match) is free.
+          description: `JSON with the CSV in base64 by default; \`binary=true\` sends the CSV itself (text/csv, as an attachment YYYYMMDD.csv). Only days that have been built have exports (404 otherwise). An export changes when late sightings or corrections rebuild its day, so it is cached for a minute at most: its strong ETag is the file's SHA-256 (the JSON's carries a suffix), Cache-Control max-age is ${CACHE_SECONDS.days} s, and If-None-Match answers 304 for ${Math.min(NOT_MODIFIED_COST, costs.exportDay.of())}. Quota: ${costs.exportDay.of()} per download (a caller whose bucket is smaller is charged its whole bucket).`,
+          // Charged in the handler: a 304 (If-None-Match) costs NOT_MODIFIED_COST.
           cost: { inHandler: true },
+          cache: 'days',
         },
       },
       schema: {
@@ -168,16 +152,15 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       const head = await exportHead(db, serviceDay);
       if (!head) throw notFound();
 
-      const etagOf = (sha256: string) => (binary ? `"${sha256}"` : `W/"${sha256}"`);
-      const cacheControlOf = (renderedAt: Date) =>
-        isFinal(serviceDay, renderedAt, clock())
-          ? binary
-            ? IMMUTABLE
-            : IMMUTABLE.replace('public', 'private')
-          : 'no-cache';
-      if (matchesEtag(request.headers['if-none-match'], etagOf(head.sha256))) {
+      // Strong tags: the CSV's own digest, and the JSON (another representation) with a suffix.
+      const etagOf = (sha256: string) => (binary ? `"${sha256}"` : `"${sha256}.json"`);
+      reply.header(
+        'cache-control',
+        cacheControl(CACHE_SECONDS.days, callerOf(request).kind === 'anonymous'),
+      );
+      if (etagMatches(request.headers['if-none-match'], etagOf(head.sha256))) {
+        await quotaOf(request).charge(Math.min(NOT_MODIFIED_COST, costs.exportDay.of()));
         reply.header('etag', etagOf(head.sha256));
-        reply.header('cache-control', cacheControlOf(head.rendered_at));
         // 304 and the CSV are not envelopes: sent past the typed (JSON) response schemas.
         return (reply as FastifyReply).code(304).send();
       }
@@ -186,7 +169,6 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       const stored = await exportBody(db, serviceDay);
       if (!stored) throw notFound();
       reply.header('etag', etagOf(stored.sha256));
-      reply.header('cache-control', cacheControlOf(stored.rendered_at));
       const content = Buffer.from(
         stored.content.buffer,
         stored.content.byteOffset,

@@ -165,6 +165,7 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
           summary: 'Which EMUs ran a train number, newest first',
           description: `The daily records of one train number (case-insensitive), newest first. ${rangeAndPaging} 404 not_found when the number has neither a record nor a timetable. Quota: ${config.QUOTA_COST_TRAIN_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
           cost: { perRecord: costs.trainHistory, reserveRecords: queryLimit },
+          cache: 'days',
         },
       },
       schema: {
@@ -203,6 +204,7 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
           summary: 'Which train numbers an EMU ran, newest first',
           description: `The daily records of one EMU, named by its canonical code or any alias (case-sensitive); \`emuCodeMappings\` gives its canonical code. ${rangeAndPaging} 404 not_found for an unknown code. Quota: ${config.QUOTA_COST_EMU_HISTORY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available.`,
           cost: { perRecord: costs.emuHistory, reserveRecords: queryLimit },
+          cache: 'days',
         },
       },
       schema: {

@@ -44,6 +44,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           summary: 'One page of all train/EMU records of one service day',
           description: `Items are ordered by descending id. Page with \`cursor\` = the previous page's \`nextCursor\` until it is "" (the last page). Quota: ${config.QUOTA_COST_RECORDS_DAILY} per request + ${config.QUOTA_COST_RECORDS_DAILY_PER_RECORD} per returned record, rounded up; a request needs the cost of a full page at its limit available and is charged for the records it returns.`,
           cost: { perRecord: costs.recordsDaily, reserveRecords: queryLimit },
+          cache: 'days',
         },
       },
       // The day's version is read while the edge checks the quota (preHandler), not after it.
@@ -103,6 +104,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       return sendDataJson(request, reply, page.bytes, {
         records: page.records,
         prepared: { pageKey, depends: recordsVersionKey(serviceDay) },
+        etag: page.etag,
       });
     },
   );

@@ -74,6 +74,7 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
           summary: 'Every train stopping at a station today, by time',
           description: `The trains whose timetable in force on today's Shanghai service day stops at the station (exact name), one item per train (a paired run is one item; \`trainCode\` is the number it carries here), ordered by arrival, a train starting here by its departure; times are Unix seconds of today's runs (past midnight: tomorrow). Page with \`cursor\` = the previous page's \`nextCursor\` ("<serviceDay>:<timetableId>" of the last item) until it is "". A cursor keeps its day, so a board paged across midnight finishes the day it began; a cursor of an older day is refused. 404 not_found when no timetable stops at the station. Quota: ${config.QUOTA_COST_STATION_TIMETABLE_PER_RECORD} per returned train, rounded up; a request needs the cost of a full page at its limit available.`,
           cost: { perRecord: costs.stationTimetable, reserveRecords: queryLimit },
+          cache: 'timetables',
         },
       },
       schema: {

@@ -175,6 +175,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           summary: "A train's timetable in force today, with today's times",
           description: `The timetable in force on today's Shanghai service day, its times as Unix seconds of today's run (a time past midnight is tomorrow's). One number of a paired run finds the run's timetable: \`requestTrainCode\` is the number asked for, \`trainCode\` the timetable's own. 404 not_found when no timetable of the number is in force today (its history may still have some). Quota: ${costs.timetableCurrent.of()} per request.`,
           cost: { fixed: costs.timetableCurrent },
+          cache: 'timetables',
         },
       },
       schema: { params, response: { 200: currentTrainTimetableDataSchema } },
@@ -237,6 +238,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           description: `Every coverage of the number, newest first: the timetable (\`timetableId\`) in force from \`serviceDayStart\` up to, not including, \`serviceDayEndExclusive\`; the open coverage (in force until a new version is declared) has \`serviceDayEndExclusive\` 0. A return to an earlier timetable is a new coverage with the earlier timetableId. \`timetableMappings\` holds each timetable in full. 404 not_found when the number has no timetable. Quota: ${costs.timetableHistory.of()} per request + ${services.config.QUOTA_COST_TIMETABLE_HISTORY_PER_RECORD} per coverage, rounded up.`,
           // Charged in the handler once the coverages are counted (base + per coverage).
           cost: { inHandler: true },
+          cache: 'timetables',
         },
       },
       schema: { params, response: { 200: trainTimetableHistoryDataSchema } },
@@ -274,7 +276,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         },
       );
       await quotaOf(request).charge(costs.timetableHistory.of(page.records));
-      return sendDataJson(request, reply, page.bytes);
+      return sendDataJson(request, reply, page.bytes, { etag: page.etag });
     },
   );
 };

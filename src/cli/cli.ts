@@ -61,7 +61,11 @@ export function buildCli(): Command {
     .argument('<file-or-directory>')
     .option('--json', 'print the result as JSON')
     .action(async (target: string, opts: { json?: boolean }) => {
-      const result = await withAppContext((ctx) => ingestObservations(ctx.db, target));
+      const result = await withAppContext((ctx) =>
+        ingestObservations(ctx.db, target, {
+          allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+        }),
+      );
       if (opts.json) out(JSON.stringify(result));
       else {
         for (const f of result.files) {

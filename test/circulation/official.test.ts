@@ -102,7 +102,7 @@ describe('importOfficialCirculations: the file', () => {
         where: 'entry 1 (line 3)',
         entryKey: expect.any(String),
         reason:
-          'not an EMU circulation: locomotive-hauled train K1234 (only G, D, C and S numbers are EMU services)',
+          'not an EMU circulation: locomotive-hauled train K1234 (only G, D, C, S, DJ numbers are EMU services)',
       },
       {
         line: 4,

@@ -19,6 +19,7 @@ import { printStatus } from './print-status.js';
 import { registerAccountsCommands } from './commands-accounts.js';
 import { registerOAuthCommands } from './commands-oauth.js';
 import { registerSiteCommands } from './commands-site.js';
+import { registerCorrectionsCommands } from './commands-corrections.js';
 
 function ymdArgument(value: string): number {
   try {
@@ -287,6 +288,7 @@ export function buildCli(): Command {
   registerAccountsCommands(program);
   registerOAuthCommands(program);
   registerSiteCommands(program);
+  registerCorrectionsCommands(program);
   return program;
 }
 

@@ -20,7 +20,7 @@ export class MalformedTrainCodeError extends EmutrackError {
   ) {
     super(
       'malformed_train_code',
-      `${detail ? `${detail}; ` : ''}expected a train number such as G1234, DJ8858, G4340/37 or G4340/G4337, got ${JSON.stringify(input)}`,
+      `${detail ? `${detail}; ` : ''}expected a train number such as G1234, G4340/37 or G4340/G4337, got ${JSON.stringify(input)}`,
     );
   }
 }

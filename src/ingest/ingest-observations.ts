@@ -285,14 +285,7 @@ async function* fileChunks(
       }
       while (queue.length > 0) yield await queue.shift()!;
       try {
-        for await (const chunk of parsedLines(
-          filePath,
-          batchId,
-          name,
-          chunkSize,
-          emuIds,
-          emuForms,
-        ))
+        for await (const chunk of parsedLines(filePath, batchId, name, chunkSize, emuIds, emuForms))
           yield { file, chunk };
       } catch (error) {
         yield { file, error };

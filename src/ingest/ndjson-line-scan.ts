@@ -486,11 +486,7 @@ export function scanLine(
   if (!emu.ok || emu.canonicalEnd - emu.canonicalStart > MAX_CANONICAL_EMU) return false;
   // A code of no known model is left to the validator, which refuses it and says why, unless the
   // policy accepts it (the fleet names it, or unknown forms are allowed).
-  if (
-    !emu.knownForm &&
-    !emuForms.allowUnknownForms &&
-    !emuForms.fleetCodes.has(emu.canonical)
-  )
+  if (!emu.knownForm && !emuForms.allowUnknownForms && !emuForms.fleetCodes.has(emu.canonical))
     return false;
   if (ymd >= 0) {
     const day = serviceDayOfYmd(ymd);

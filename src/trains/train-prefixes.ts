@@ -30,7 +30,12 @@ export const TRAIN_PREFIXES: readonly TrainPrefix[] = [
   { prefix: 'Y', meaning: 'tourist (旅游)', emu: false, maxNumber: ANY },
   { prefix: 'L', meaning: 'temporary (临客)', emu: false, maxNumber: ANY },
   { prefix: 'X', meaning: 'parcel train (行包专列), X1-X299', emu: false, maxNumber: 299 },
-  { prefix: '', meaning: 'ordinary passenger train (普快、普客), plain digits', emu: false, maxNumber: ANY },
+  {
+    prefix: '',
+    meaning: 'ordinary passenger train (普快、普客), plain digits',
+    emu: false,
+    maxNumber: ANY,
+  },
 ];
 
 const BY_PREFIX = new Map(TRAIN_PREFIXES.map((p) => [p.prefix, p]));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recheckOfficialForDays } from '../src/circulation/check-official.js';
 import { buildDailyRecords } from '../src/records/build-daily-records.js';
 import { defineJob } from './job-definition.js';
 
@@ -11,11 +12,16 @@ export const buildDailyRecordsJob = defineJob({
   }),
   jobId: (p) => `build-${p.serviceDay}`,
   serviceDayOf: (p) => p.serviceDay,
-  process: (ctx, p) =>
-    buildDailyRecords(
+  process: async (ctx, p) => {
+    const result = await buildDailyRecords(
       ctx.db,
       p.serviceDay,
       { confirmMinSupport: ctx.config.CONFIRM_MIN_SUPPORT },
       { force: p.force ?? false },
-    ),
+    );
+    // Official tables in force on a day whose records changed are judged again (their evidence).
+    if (result.inserted + result.updated + result.deleted > 0)
+      await recheckOfficialForDays(ctx.db, [p.serviceDay]);
+    return result;
+  },
 });

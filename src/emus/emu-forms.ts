@@ -9,8 +9,9 @@ import { MalformedEmuCodeError, parseEmuCode, type ParsedEmuCode } from './norma
  *     letter: CRH380AL, CRH380BG, CRH380CL), Fuxing CR400AF/BF, CR300AF/BF, CR450AF/BF (any
  *     variant: CR400BF-A, CR400AF-BZ) and CR200J, written with or without hyphens, or as a
  *     travel-code QR payload (CR400AF-Z-0216-02-03F); or
- *   - it is a code of a unit the fleet import describes (its canonical code or an alias), whatever
- *     its form; or
+ *   - it is a code of a unit the fleet import describes (its canonical code or an alias), or of a
+ *     unit merged into another by a correction (its codes are aliases of that unit), whatever its
+ *     form; or
  *   - ALLOW_UNKNOWN_EMU_FORMS is set.
  * Anything else is refused with the reason (emuFormProblem), on every ingestion path alike.
  */
@@ -31,8 +32,8 @@ export interface EmuFormPolicy {
   /** ALLOW_UNKNOWN_EMU_FORMS: any code that parses registers a unit. */
   allowUnknownForms: boolean;
   /**
-   * Canonical codes (parseEmuCode's `code`) of the fleet's units and aliases that are of no
-   * known family: they are accepted because the fleet names them.
+   * Canonical codes (parseEmuCode's `code`) of the fleet's units and aliases, and of units merged
+   * into another, that are of no known family: accepted because the fleet (or a merge) names them.
    */
   fleetCodes: ReadonlySet<string>;
 }
@@ -67,10 +68,13 @@ export async function readEmuFormPolicy(
   allowUnknownForms: boolean,
 ): Promise<EmuFormPolicy> {
   if (allowUnknownForms) return { allowUnknownForms, fleetCodes: new Set() };
+  // The fleet's codes and aliases, and the codes of units merged into another by a correction
+  // (src/corrections: a merged phantom's code is an alias of the unit it was merged into).
   const r = await db.query<{ code: string }>(
     `SELECT e.code FROM emus e WHERE e.registered_by = 'fleet'
      UNION SELECT a.alias FROM emu_aliases a JOIN emus e ON e.id = a.emu_id
-      WHERE e.registered_by = 'fleet'`,
+      WHERE e.registered_by = 'fleet'
+     UNION SELECT a.alias FROM emu_aliases a JOIN emu_merges m ON m.from_emu_id = a.emu_id`,
   );
   const fleetCodes = new Set<string>();
   for (const { code } of r.rows) {

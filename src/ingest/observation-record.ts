@@ -1,6 +1,11 @@
 import { hash } from 'node:crypto';
 import { parseEmuCode, MalformedEmuCodeError } from '../emus/normalize-emu-code.js';
-import { emuFormProblem, STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
+import {
+  emuFormProblem,
+  isKnownFamily,
+  STRICT_EMU_FORMS,
+  type EmuFormPolicy,
+} from '../emus/emu-forms.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
 import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
 
@@ -116,6 +121,8 @@ interface ParsedEmu {
   canonical: string;
   unit: string;
   family: string;
+  /** Of a known model family: accepted whatever the policy (the common case, decided once). */
+  known: boolean;
 }
 
 /** Memoised per distinct input: a day's file names a few thousand codes a million times. */
@@ -127,7 +134,12 @@ function checkEmu(raw: string, policy: EmuFormPolicy): ParsedEmu | ObservationPr
   if (hit === undefined) {
     try {
       const parsed = parseEmuCode(raw);
-      hit = { canonical: parsed.code, unit: parsed.writtenUnit, family: parsed.family };
+      hit = {
+        canonical: parsed.code,
+        unit: parsed.writtenUnit,
+        family: parsed.family,
+        known: parsed.family !== '' && isKnownFamily(parsed.family),
+      };
     } catch (err) {
       if (!(err instanceof MalformedEmuCodeError)) throw err;
       hit = problem('emuCode', err.message);
@@ -135,7 +147,7 @@ function checkEmu(raw: string, policy: EmuFormPolicy): ParsedEmu | ObservationPr
     if (emuCache.size > 100_000) emuCache.clear();
     emuCache.set(raw, hit);
   }
-  if ('reason' in hit) return hit;
+  if ('reason' in hit || hit.known) return hit;
   // The policy is asked after the cache: it differs between ingestions (the fleet, the setting).
   const refused = emuFormProblem({ code: hit.canonical, family: hit.family }, raw, policy);
   return refused === undefined ? hit : problem('emuCode', refused);

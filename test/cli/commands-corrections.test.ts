@@ -94,6 +94,20 @@ describe('emutrack correct', () => {
     expect(merge.stdout).toBe(
       'correction 2: merged BANANA into CR400AF-2001; days marked stale (rebuilt by the worker): 20260804, 20260805\n',
     );
+    // While merged, BANANA is an alias of CR400AF-2001: a new sighting writing it is accepted.
+    await writeFile(
+      path.join(dir, 'later.ndjson'),
+      JSON.stringify({
+        observedAt: '2026-08-05T09:00:00+08:00',
+        trainCode: 'G2',
+        emuCode: 'banana',
+        source: 'report',
+        ref: 'c',
+      }),
+    );
+    expect((await cli('ingest', path.join(dir, 'later.ndjson'))).stdout).toContain(
+      'later.ndjson: read 1, accepted 1, duplicate 0, rejected 0',
+    );
     const undo = await cli('correct', 'undo', '1', '--by', 'ops-bob');
     expect(undo.stdout).toMatch(/^correction 3: undid correction 1; days marked stale/);
     const again = await cli('correct', 'undo', '1');

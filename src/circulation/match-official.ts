@@ -89,14 +89,17 @@ function hasKeptPrevious(p: Place | undefined): boolean {
  *   - missing, otherwise: the inference did not keep it (too few sightings), and nothing says
  *     it is wrong. A missing link is no evidence against the table.
  * Then:
- * - raw_official: no link is contradicted, and at least one is confirmed (a table none of whose
- *   links the inference confirms has no evidence for it).
+ * - raw_official: no link is contradicted, and at least one is confirmed or every train of the
+ *   table was seen in the window (its units seen on it; the links just not kept). A table of
+ *   trains no one saw, none of whose links is confirmed, has no evidence for it.
  * - split_official: two or more links are contradicted, and they cut the cycle into parts of at
- *   least two passenger trains each with a confirmed link: the table joins circulations the
+ *   least two passenger trains, each with a confirmed link (or all its trains seen) and a train in
+ *   a route: the table joins circulations the
  *   inference keeps apart. Segment 0 is the part holding the table's first passenger train;
  *   deadheads go with the part whose train they follow; a part's route is the route holding the
  *   most of its trains.
  * - unmatched_official: anything else (one contradicted link, a part of one train, no evidence).
+ *   (`evidence` also says which trains were seen; without it, none was.)
  *   The candidate is the route confirming most links, then holding most of the table's trains,
  *   then the smallest routeId.
  */
@@ -139,6 +142,12 @@ export function matchOfficial(
   };
   const breaks = n >= 2 ? ok.flatMap((good, k) => (good || !contradicted(k) ? [] : [k])) : [];
 
+  /** Whether every passenger train first..first+length-1 (cyclic) has records in the window. */
+  const allSeen = (first: number, length: number): boolean =>
+    Array.from({ length }, (_, j) => trainAt(first + j)).every((t) =>
+      t.codes.some((c) => evidence.seen(c)),
+    );
+
   /** The route holding most of the passenger trains first..first+length-1 (cyclic), if any. */
   const mainRoute = (first: number, length: number): RouteShape | undefined => {
     const count = new Map<RouteShape, number>();
@@ -157,8 +166,9 @@ export function matchOfficial(
     const p = places[0];
     if (p && p.route.nodes.length === 1)
       return { ...base, state: 'raw_official', matchedRouteId: p.route.routeId };
-  } else if (breaks.length === 0 && confirmedLinks > 0) {
-    return { ...base, state: 'raw_official', matchedRouteId: mainRoute(0, n)!.routeId };
+  } else if (breaks.length === 0 && (confirmedLinks > 0 || allSeen(0, n))) {
+    const route = mainRoute(0, n);
+    return { ...base, state: 'raw_official', ...(route ? { matchedRouteId: route.routeId } : {}) };
   } else if (breaks.length >= 2) {
     // Parts run from the passenger train after one contradicted link to the train at the next.
     const parts = breaks.map((b, j) => {
@@ -168,7 +178,14 @@ export function matchOfficial(
     });
     const confirmedIn = (p: { from: number; length: number }) =>
       Array.from({ length: p.length - 1 }, (_, j) => ok[(p.from + j) % n]).some(Boolean);
-    if (parts.every((p) => p.length >= 2 && confirmedIn(p))) {
+    if (
+      parts.every(
+        (p) =>
+          p.length >= 2 &&
+          (confirmedIn(p) || allSeen(p.from, p.length)) &&
+          mainRoute(p.from, p.length),
+      )
+    ) {
       const first = parts.findIndex((p) => (p.from <= p.to ? p.from === 0 : true));
       const ordered = [...parts.slice(first), ...parts.slice(0, first)];
       return {

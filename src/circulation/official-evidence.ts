@@ -13,16 +13,20 @@ export interface SightingEvidence {
   next(code: string): ReadonlyMap<string, number> | undefined;
   /** Trains seen just before `code`, with the days each was seen on. */
   previous(code: string): ReadonlyMap<string, number> | undefined;
+  /** Whether `code` has records in the window at all. */
+  seen(code: string): boolean;
 }
 
 export const NO_EVIDENCE: SightingEvidence = {
   next: () => undefined,
   previous: () => undefined,
+  seen: () => false,
 };
 
 class EvidenceMaps implements SightingEvidence {
   readonly after = new Map<string, Map<string, number>>();
   readonly before = new Map<string, Map<string, number>>();
+  readonly seenCodes = new Set<string>();
 
   next(code: string) {
     return this.after.get(code);
@@ -30,6 +34,10 @@ class EvidenceMaps implements SightingEvidence {
 
   previous(code: string) {
     return this.before.get(code);
+  }
+
+  seen(code: string) {
+    return this.seenCodes.has(code);
   }
 }
 
@@ -77,6 +85,12 @@ export async function readSightingEvidence(
      HAVING count(DISTINCT service_day) >= $4`,
     [window.start, window.end, [...new Set(codes)], minDays],
   );
+  const seen = await db.query<{ train_code: string }>(
+    `SELECT DISTINCT train_code FROM daily_records
+      WHERE train_code = ANY ($3::text[]) AND service_day BETWEEN $1 AND $2`,
+    [window.start, window.end, [...new Set(codes)]],
+  );
+  for (const row of seen.rows) evidence.seenCodes.add(row.train_code);
   for (const row of r.rows) {
     const maps = row.direction === 'next' ? evidence.after : evidence.before;
     let m = maps.get(row.code);

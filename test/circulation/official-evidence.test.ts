@@ -37,7 +37,11 @@ function seenNext(pairs: [string, string][], days = 5): SightingEvidence {
     if (!previous.has(b)) previous.set(b, new Map());
     previous.get(b)!.set(a, days);
   }
-  return { next: (c) => next.get(c), previous: (c) => previous.get(c) };
+  return {
+    next: (c) => next.get(c),
+    previous: (c) => previous.get(c),
+    seen: (c) => next.has(c) || previous.has(c),
+  };
 }
 
 describe('matchOfficial: missing links are not evidence against a table', () => {
@@ -116,12 +120,21 @@ describe('matchOfficial: missing links are not evidence against a table', () => 
     );
   });
 
-  it('still wants evidence: a table none of whose links are confirmed is unmatched', () => {
+  it('a table whose trains were seen but none of whose links was kept is raw; one of trains no one saw is unmatched', () => {
     const index = new RouteIndex([{ routeId: 'a', nodes: ['G1', 'G2'], containsLoopBreak: false }]);
     expect(matchOfficial(trains('G901#G902#G903'), index)).toMatchObject({
       state: 'unmatched_official',
       confirmedLinks: 0,
     });
+    // Units seen on G300 and G111 (one day apart, too rarely for the links to be kept).
+    const seen: SightingEvidence = {
+      next: () => undefined,
+      previous: () => undefined,
+      seen: (c) => c === 'G300' || c === 'G111',
+    };
+    const check = matchOfficial(trains('G300#G111'), index, seen);
+    expect(check).toMatchObject({ state: 'raw_official', confirmedLinks: 0 });
+    expect(check.matchedRouteId).toBeUndefined();
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recheckOfficialForDays } from '../src/circulation/check-official.js';
 import { buildDailyRecords } from '../src/records/build-daily-records.js';
 import { readStaleCauses, staleRebuildCause } from '../src/records/stale-days.js';
 import { defineJob } from './job-definition.js';
@@ -22,11 +23,15 @@ export const buildDailyRecordsJob = defineJob({
     // so the cause follows the mark, not the caller: one build, one truthful cause.
     const causes = p.cause === undefined ? await readStaleCauses(ctx.db, p.serviceDay) : null;
     const cause = p.cause ?? (causes ? staleRebuildCause(causes) : 'build');
-    return buildDailyRecords(
+    const result = await buildDailyRecords(
       ctx.db,
       p.serviceDay,
       { confirmMinSupport: ctx.config.CONFIRM_MIN_SUPPORT },
       { force: p.force ?? false, cause },
     );
+    // Official tables in force on a day whose records changed are judged again (their evidence).
+    if (result.inserted + result.updated + result.deleted > 0)
+      await recheckOfficialForDays(ctx.db, [p.serviceDay]);
+    return result;
   },
 });

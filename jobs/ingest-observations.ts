@@ -13,8 +13,11 @@ export const ingestObservationsJob = defineJob({
   // Sweeping one inbox twice at once would ingest its files twice over; a path may run again.
   jobId: (p) => ('inbox' in p ? `inbox-${Buffer.from(p.inbox).toString('base64url')}` : undefined),
   process: async (ctx, p) => {
+    const options = { allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS };
     const result =
-      'inbox' in p ? await ingestInbox(ctx.db, p.inbox) : await ingestObservations(ctx.db, p.path);
+      'inbox' in p
+        ? await ingestInbox(ctx.db, p.inbox, options)
+        : await ingestObservations(ctx.db, p.path, options);
     return { ...result, files: result.files.length };
   },
 });

@@ -91,6 +91,13 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: false,
     adminOnly: true,
   },
+  {
+    name: 'api.admin.corrections.write',
+    description:
+      'Correct the record: retract sightings, merge units, undo corrections, and read the audit trail of corrections (administrators).',
+    anonymous: false,
+    adminOnly: true,
+  },
 ];
 
 export type Role = 'user' | 'admin';

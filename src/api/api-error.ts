@@ -15,6 +15,8 @@ export const API_ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   username_taken: 409,
+  /** A correction that clashes with those in force (retracted already, undone already). */
+  correction_conflict: 409,
   payload_too_large: 413,
   /** GetTrainCirculationImage: the train is known but has no circulation to draw. */
   no_circulation: 422,

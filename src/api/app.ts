@@ -25,6 +25,7 @@ import { FormCsrf } from './form-csrf.js';
 import { withRedactedRequestUrls } from '../log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from './timetable-summary-cache.js';
+import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(predictionRoutes, routes);
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
+  await app.register(adminCorrectionsRoutes, routes);
   await app.register(accountPages, routes);
   await registerOAuth(app, {
     db,

@@ -1,11 +1,12 @@
 import type { Queryable } from '../db/db.js';
-import { findEmuId } from '../emus/emu-registry.js';
+import { findEmuId, followMerge } from '../emus/emu-registry.js';
 
 /**
  * Written EMU code (an exact alias, else normalised: findEmuId) -> emuId, for the operations that name an EMU in
  * their path. An alias never changes owner once recorded (emu_aliases keeps its first owner), so
  * a hit stays true for the life of the process; a miss is not kept (the unit may be registered
- * by the next ingestion).
+ * by the next ingestion). A unit merged into another (a correction, which an undo may take back)
+ * answers the unit it was merged into: that is asked on every call, not kept.
  */
 export class EmuAliasCache {
   private readonly ids = new Map<string, number>();
@@ -17,13 +18,13 @@ export class EmuAliasCache {
   ) {}
 
   async find(written: string): Promise<number | undefined> {
-    const hit = this.ids.get(written);
-    if (hit !== undefined) return hit;
-    const id = await findEmuId(this.db, written);
-    if (id !== undefined) {
+    let id = this.ids.get(written);
+    if (id === undefined) {
+      id = await findEmuId(this.db, written);
+      if (id === undefined) return undefined;
       if (this.ids.size >= this.maxEntries) this.ids.clear();
       this.ids.set(written, id);
     }
-    return id;
+    return followMerge(this.db, id);
   }
 }

@@ -1,3 +1,4 @@
+import { prefixList } from '../trains/train-prefixes.js';
 import { z } from 'zod';
 import { MalformedTrainCodeError, normalizeTrainCode } from '../trains/train-code.js';
 
@@ -21,7 +22,7 @@ export function trainCodePathParam() {
         if (!(err instanceof MalformedTrainCodeError)) throw err;
         ctx.addIssue({
           code: 'custom',
-          message: `trainCode must be one train number such as G1234 (letter prefix optional, case-insensitive), got ${quoted(value)}`,
+          message: `trainCode must be one train number such as G1234 or DJ8858 (prefix ${prefixList()}; case-insensitive)${err.detail ? `: ${err.detail}` : ''}, got ${quoted(value)}`,
         });
         return z.NEVER;
       }

@@ -98,7 +98,13 @@ export async function inferCirculations(
     const runId = run.rows[0]!.id;
     await writeRoutes(tx, runId, routes);
     const write = lap();
-    const official = await checkOfficialCirculations(tx, { runId, routes });
+    const official = await checkOfficialCirculations(tx, {
+      runId,
+      routes,
+      windowStart,
+      windowEnd,
+      minSupport: rule.minSupport,
+    });
     const check = lap();
     await options.beforeSwap?.(runId);
     lap();

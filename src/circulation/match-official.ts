@@ -1,3 +1,5 @@
+import { MAX_SKIPPED_RUNS } from './inference-rule.js';
+import { NO_EVIDENCE, type SightingEvidence } from './official-evidence.js';
 import type { OfficialTrain } from './official-entry.js';
 import { codesOfNodeKey, type RouteShape } from './route-store.js';
 
@@ -59,21 +61,53 @@ function follows(a: Place | undefined, b: Place | undefined): boolean {
   return a.route.containsLoopBreak && a.position === a.route.nodes.length - 1 && b.position === 0;
 }
 
+/** Whether the inference kept a link out of the train at `p` (to anything). */
+function hasKeptNext(p: Place | undefined): boolean {
+  if (!p) return false;
+  return p.position < p.route.nodes.length - 1 || p.route.containsLoopBreak;
+}
+
+/** Whether the inference kept a link into the train at `p` (from anything). */
+function hasKeptPrevious(p: Place | undefined): boolean {
+  if (!p) return false;
+  return p.position > 0 || p.route.containsLoopBreak;
+}
+
 /**
- * Checks one official table against the inferred routes, both read as cycles: the table repeats
- * day after day, and a route cut from a loop is that loop, so neither where the table starts nor
- * where the loop was cut matters. Deadheads are skipped (no one sees them); the links are those
- * between consecutive passenger trains, the last one back to the first included.
+ * Checks one official table against the inferred routes and the sightings, both read as cycles:
+ * the table repeats day after day, and a route cut from a loop is that loop, so neither where the
+ * table starts nor where the loop was cut matters. Deadheads are skipped (no one sees them); the
+ * links are those between consecutive passenger trains, the last one back to the first included.
  *
- * - raw_official: one route holds every passenger train of the table, in the table's order
- *   (all links confirmed, or all but one, that one being where the cycle opens).
- * - split_official: the cycle falls into two or more contiguous parts of at least two trains,
- *   each held in order by one route. Segment 0 is the part holding the table's first passenger
- *   train; deadheads go with the part whose train they follow.
- * - unmatched_official: anything else. The candidate is the route confirming most links, then
- *   holding most of the table's trains, then the smallest routeId.
+ * A link is confirmed when one route holds its two trains in order. A link that is not is judged
+ * on evidence, not on completeness:
+ *   - contradicted, when the inference kept a link out of its first train or into its second
+ *     (to or from another train), or the sightings show a unit running another train next after
+ *     its first train, or just before its second, on at least minSupport days (`evidence`; a
+ *     train up to MAX_SKIPPED_RUNS places further on in the table is no contradiction: the runs
+ *     between went unseen);
+ *   - missing, otherwise: the inference did not keep it (too few sightings), and nothing says
+ *     it is wrong. A missing link is no evidence against the table.
+ * Then:
+ * - raw_official: no link is contradicted, and at least one is confirmed or every train of the
+ *   table was seen in the window (its units seen on it; the links just not kept). A table of
+ *   trains no one saw, none of whose links is confirmed, has no evidence for it.
+ * - split_official: two or more links are contradicted, and they cut the cycle into parts of at
+ *   least two passenger trains, each with a confirmed link (or all its trains seen) and a train in
+ *   a route: the table joins circulations the
+ *   inference keeps apart. Segment 0 is the part holding the table's first passenger train;
+ *   deadheads go with the part whose train they follow; a part's route is the route holding the
+ *   most of its trains.
+ * - unmatched_official: anything else (one contradicted link, a part of one train, no evidence).
+ *   (`evidence` also says which trains were seen; without it, none was.)
+ *   The candidate is the route confirming most links, then holding most of the table's trains,
+ *   then the smallest routeId.
  */
-export function matchOfficial(trains: readonly OfficialTrain[], index: RouteIndex): OfficialCheck {
+export function matchOfficial(
+  trains: readonly OfficialTrain[],
+  index: RouteIndex,
+  evidence: SightingEvidence = NO_EVIDENCE,
+): OfficialCheck {
   const passenger: number[] = [];
   trains.forEach((t, i) => {
     if (!t.deadhead) passenger.push(i);
@@ -84,22 +118,74 @@ export function matchOfficial(trains: readonly OfficialTrain[], index: RouteInde
   const ok = places.map((p, k) => n >= 2 && follows(p, places[(k + 1) % n]));
   const confirmedLinks = ok.filter(Boolean).length;
   const base = { officialLinks, confirmedLinks, segments: [] as OfficialSegment[] };
+  const trainAt = (k: number) => trains[passenger[((k % n) + n) % n]!]!;
 
-  const breaks = ok.flatMap((good, k) => (good ? [] : [k]));
+  /** Whether the table's link k (passenger train k to k + 1) is contradicted. */
+  const contradicted = (k: number): boolean => {
+    if (hasKeptNext(places[k]) || hasKeptPrevious(places[(k + 1) % n])) return true;
+    const from = trainAt(k);
+    const to = trainAt(k + 1);
+    // What may follow `from` without contradicting the table: its own numbers (a paired run's
+    // records), and the next trains up to MAX_SKIPPED_RUNS unseen ones further on.
+    const ahead = new Set(from.codes);
+    for (let j = 1; j <= MAX_SKIPPED_RUNS + 1 && j < n; j++)
+      for (const c of trainAt(k + j).codes) ahead.add(c);
+    for (const code of from.codes)
+      for (const other of evidence.next(code)?.keys() ?? []) if (!ahead.has(other)) return true;
+    const behind = new Set(to.codes);
+    for (let j = 0; j <= MAX_SKIPPED_RUNS && j < n - 1; j++)
+      for (const c of trainAt(k - j).codes) behind.add(c);
+    for (const code of to.codes)
+      for (const other of evidence.previous(code)?.keys() ?? [])
+        if (!behind.has(other)) return true;
+    return false;
+  };
+  const breaks = n >= 2 ? ok.flatMap((good, k) => (good || !contradicted(k) ? [] : [k])) : [];
+
+  /** Whether every passenger train first..first+length-1 (cyclic) has records in the window. */
+  const allSeen = (first: number, length: number): boolean =>
+    Array.from({ length }, (_, j) => trainAt(first + j)).every((t) =>
+      t.codes.some((c) => evidence.seen(c)),
+    );
+
+  /** The route holding most of the passenger trains first..first+length-1 (cyclic), if any. */
+  const mainRoute = (first: number, length: number): RouteShape | undefined => {
+    const count = new Map<RouteShape, number>();
+    let best: RouteShape | undefined;
+    for (let j = 0; j < length; j++) {
+      const route = places[(first + j) % n]?.route;
+      if (!route) continue;
+      const c = (count.get(route) ?? 0) + 1;
+      count.set(route, c);
+      if (!best || c > count.get(best)!) best = route;
+    }
+    return best;
+  };
+
   if (n === 1) {
     const p = places[0];
     if (p && p.route.nodes.length === 1)
       return { ...base, state: 'raw_official', matchedRouteId: p.route.routeId };
-  } else if (breaks.length <= 1) {
-    return { ...base, state: 'raw_official', matchedRouteId: places[0]!.route.routeId };
-  } else {
-    // Parts run from the passenger train after one break to the train at the next.
+  } else if (breaks.length === 0 && (confirmedLinks > 0 || allSeen(0, n))) {
+    const route = mainRoute(0, n);
+    return { ...base, state: 'raw_official', ...(route ? { matchedRouteId: route.routeId } : {}) };
+  } else if (breaks.length >= 2) {
+    // Parts run from the passenger train after one contradicted link to the train at the next.
     const parts = breaks.map((b, j) => {
       const from = (b + 1) % n;
       const to = breaks[(j + 1) % breaks.length]!;
       return { from, to, length: ((to - from + n) % n) + 1 };
     });
-    if (parts.every((p) => p.length >= 2)) {
+    const confirmedIn = (p: { from: number; length: number }) =>
+      Array.from({ length: p.length - 1 }, (_, j) => ok[(p.from + j) % n]).some(Boolean);
+    if (
+      parts.every(
+        (p) =>
+          p.length >= 2 &&
+          (confirmedIn(p) || allSeen(p.from, p.length)) &&
+          mainRoute(p.from, p.length),
+      )
+    ) {
       const first = parts.findIndex((p) => (p.from <= p.to ? p.from === 0 : true));
       const ordered = [...parts.slice(first), ...parts.slice(0, first)];
       return {
@@ -112,7 +198,7 @@ export function matchOfficial(trains: readonly OfficialTrain[], index: RouteInde
             segmentCount: ordered.length,
             firstPosition: passenger[p.from]!,
             lastPosition: (passenger[nextFrom]! - 1 + trains.length) % trains.length,
-            routeId: places[p.from]!.route.routeId,
+            routeId: mainRoute(p.from, p.length)!.routeId,
           };
         }),
       };

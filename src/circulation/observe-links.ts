@@ -1,3 +1,4 @@
+import { notRetractedSql } from '../corrections/counted-sightings.js';
 import type { Db } from '../db/db.js';
 import { midnightOfServiceDay } from '../time/service-day.js';
 import type { ObservedLink } from './inference-rule.js';
@@ -14,14 +15,16 @@ export interface ObservedWindow {
 /**
  * Paired numbers learnt from the window's sightings, for records without a timetable: a
  * sighting written G4340/37 names both numbers of one run. Each number takes the pair it was
- * seen in most often, and a pair counts only when every number in it chose it.
+ * seen in most often, and a pair counts only when every number in it chose it. Retracted
+ * sightings do not vote.
  */
 const LEARN_PAIRS = `
   WITH votes AS (
-    SELECT train_codes AS codes, count(*) AS n
-      FROM observations
-     WHERE service_day BETWEEN $1 AND $2 AND cardinality(train_codes) > 1
-     GROUP BY train_codes
+    SELECT o.train_codes AS codes, count(*) AS n
+      FROM observations o
+     WHERE o.service_day BETWEEN $1 AND $2 AND cardinality(o.train_codes) > 1
+       AND ${notRetractedSql('o')}
+     GROUP BY o.train_codes
   ), choice AS (
     SELECT DISTINCT ON (code) code, codes
       FROM votes, unnest(codes) AS code

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidServiceDateError, serviceDayFromYmd } from '../time/service-day.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
+import { isEmuPrefix, TRAIN_PREFIXES } from '../trains/train-prefixes.js';
 import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
@@ -50,8 +51,10 @@ export class MalformedOfficialEntryError extends EmutrackError {
 }
 
 const OPEN_END = '20991231';
-/** EMU services are G, D, C and S numbers; K, T, Z, L, Y and bare numbers are locomotive-hauled. */
-const EMU_PREFIXES = new Set(['G', 'D', 'C', 'S']);
+/** The EMU prefixes (G, D, C, S, DJ: train-prefixes.ts), for messages; the others are locomotive-hauled. */
+const EMU_PREFIX_LIST = TRAIN_PREFIXES.filter((p) => p.emu)
+  .map((p) => p.prefix)
+  .join(', ');
 /** Coach types of locomotive-hauled stock (25G, 25T, 25DT, 19K, 22B), as whole tokens. */
 const COACH_TYPE = /(?<![0-9A-Z])(25[A-Z]{1,2}|19[KT]|22B?)(?![0-9A-Z])/i;
 
@@ -96,8 +99,8 @@ function skipReasonOf(trains: readonly OfficialTrain[], emuNote: string): string
   for (const t of trains) {
     for (const code of t.codes) {
       const prefix = /^[A-Z]*/.exec(code)![0];
-      if (!EMU_PREFIXES.has(prefix))
-        return `not an EMU circulation: locomotive-hauled train ${t.written} (only G, D, C and S numbers are EMU services)`;
+      if (!isEmuPrefix(prefix))
+        return `not an EMU circulation: locomotive-hauled train ${t.written} (only ${EMU_PREFIX_LIST} numbers are EMU services)`;
     }
   }
   const coach = COACH_TYPE.exec(emuNote);

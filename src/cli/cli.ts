@@ -21,6 +21,7 @@ import { registerOAuthCommands } from './commands-oauth.js';
 import { registerSiteCommands } from './commands-site.js';
 import { registerOperationsCommands } from './commands-ops.js';
 import { packageVersion } from './package-version.js';
+import { registerCorrectionsCommands } from './commands-corrections.js';
 
 function ymdArgument(value: string): number {
   try {
@@ -64,7 +65,11 @@ export function buildCli(): Command {
     .argument('<file-or-directory>')
     .option('--json', 'print the result as JSON')
     .action(async (target: string, opts: { json?: boolean }) => {
-      const result = await withAppContext((ctx) => ingestObservations(ctx.db, target));
+      const result = await withAppContext((ctx) =>
+        ingestObservations(ctx.db, target, {
+          allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+        }),
+      );
       if (opts.json) out(JSON.stringify(result));
       else {
         for (const f of result.files) {
@@ -291,6 +296,7 @@ export function buildCli(): Command {
   registerOAuthCommands(program);
   registerSiteCommands(program);
   registerOperationsCommands(program);
+  registerCorrectionsCommands(program);
   return program;
 }
 

@@ -303,6 +303,16 @@ const envSchema = z.object({
   OEMBED_PROXY_MAX_BYTES: int(256 * 1024, 1024, 16 * 1024 * 1024),
   /** How long a provider's answer is kept (WordPress keeps embeds a day). */
   OEMBED_PROXY_CACHE_SECONDS: int(86_400, 0),
+
+  // Input rules (src/emus/emu-forms.ts).
+  /**
+   * Accept sightings whose EMU code is of no known model form and not in the fleet, registering
+   * a unit for it ("true"/"false"; default false: such lines are rejected, naming the field).
+   */
+  ALLOW_UNKNOWN_EMU_FORMS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -106,3 +106,15 @@ export async function findEmuId(db: Queryable, written: string): Promise<number 
   );
   return r.rows[0]?.id;
 }
+
+/**
+ * The unit whose records a unit's sightings count for: the unit a correction merged it into
+ * (src/corrections: its codes then find that unit), else itself.
+ */
+export async function followMerge(db: Queryable, emuId: number): Promise<number> {
+  const r = await db.query<{ target_emu_id: number }>(
+    'SELECT target_emu_id FROM emu_merges WHERE from_emu_id = $1',
+    [emuId],
+  );
+  return r.rows[0]?.target_emu_id ?? emuId;
+}

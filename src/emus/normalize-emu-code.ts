@@ -17,14 +17,16 @@ import { EmutrackError } from '../errors/emutrack-error.js';
  *      unhyphenated letters cannot be told apart from the model's own.
  * 4. Canonical form: MODEL[-VARIANT]-NNNN.
  * 5. A code that fits none of this but is made of letters, digits and dashes is kept as it
- *    stands after rule 1 (an unknown unit still registers; nothing is dropped). Anything else
- *    is malformed.
+ *    stands after rule 1. Anything else is malformed. Whether a code that parses may register a
+ *    unit (a known model family, or a code of the fleet) is decided apart: emu-forms.ts.
  */
 export interface ParsedEmuCode {
   /** Canonical code, e.g. CR400BF-A-5156. */
   code: string;
   /** Model with variant, e.g. CR400BF-A; '' when the code did not parse. */
   model: string;
+  /** The model without its variant, e.g. CR400BF (what emu-forms.ts judges); '' when the code did not parse. */
+  family: string;
   /** The unit's number, e.g. 5156; '' when the code did not parse. */
   trainSetNo: string;
   /**
@@ -66,8 +68,8 @@ export function parseEmuCode(input: string): ParsedEmuCode {
   if (m) {
     const [, base, variant, number] = m as unknown as [string, string, string | undefined, string];
     const model = variant ? `${base}-${variant}` : base;
-    return { code: `${model}-${number}`, model, trainSetNo: number, writtenUnit };
+    return { code: `${model}-${number}`, model, family: base, trainSetNo: number, writtenUnit };
   }
   if (!PLAIN.test(s) || s.endsWith('-')) throw new MalformedEmuCodeError(input);
-  return { code: s, model: '', trainSetNo: '', writtenUnit };
+  return { code: s, model: '', family: '', trainSetNo: '', writtenUnit };
 }

@@ -79,7 +79,10 @@ interface AllocationRow {
   }[];
 }
 
-/** An EMU's allocation with its aliases and coach layouts (by coach number), or undefined. */
+/**
+ * An EMU's allocation with its aliases (those of units merged into it by a correction included)
+ * and coach layouts (by coach number), or undefined.
+ */
 export async function readEmuAllocation(
   db: Queryable,
   emuId: number,
@@ -87,7 +90,10 @@ export async function readEmuAllocation(
   const r = await db.query<AllocationRow>(
     `SELECT e.*,
             ARRAY(SELECT a.alias FROM emu_aliases a
-                   WHERE a.emu_id = e.id AND a.alias <> e.code ORDER BY a.alias) AS aliases,
+                   WHERE (a.emu_id = e.id
+                          OR a.emu_id IN (SELECT m.from_emu_id FROM emu_merges m
+                                           WHERE m.target_emu_id = e.id))
+                     AND a.alias <> e.code ORDER BY a.alias) AS aliases,
             coalesce((SELECT json_agg(row_to_json(c) ORDER BY c.coach_no)
                         FROM emu_coach_layouts c WHERE c.emu_id = e.id), '[]') AS coaches
        FROM emus e WHERE e.id = $1`,

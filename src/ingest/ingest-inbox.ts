@@ -2,7 +2,12 @@ import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/db.js';
 import { isEmutrackError } from '../errors/emutrack-error.js';
-import { ingestObservations, listInputFiles, type IngestResult } from './ingest-observations.js';
+import {
+  ingestObservations,
+  listInputFiles,
+  type IngestOptions,
+  type IngestResult,
+} from './ingest-observations.js';
 
 /**
  * Whether the inbox holds a file to ingest (an absent inbox holds none). The worker asks before
@@ -23,7 +28,11 @@ export async function inboxHasFiles(inbox: string): Promise<boolean> {
  * done/ once its lines are stored (failed/ when the file could not be read). A crash between
  * the two steps leaves the file in the inbox; ingesting it again adds nothing.
  */
-export async function ingestInbox(db: Db, inbox: string): Promise<IngestResult> {
+export async function ingestInbox(
+  db: Db,
+  inbox: string,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
   const { files } = await listInputFiles(inbox);
   const total: IngestResult = {
     batchId: 0,
@@ -36,7 +45,7 @@ export async function ingestInbox(db: Db, inbox: string): Promise<IngestResult> 
   };
   const days = new Set<number>();
   for (const file of files) {
-    const r = await ingestObservations(db, file);
+    const r = await ingestObservations(db, file, options);
     const failed = r.files.some((f) => f.error !== undefined);
     const destDir = path.join(inbox, failed ? 'failed' : 'done');
     await mkdir(destDir, { recursive: true });

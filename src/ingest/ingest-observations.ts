@@ -13,6 +13,7 @@ import {
 } from './read-observation-lines.js';
 import { writeObservationChunk } from './write-observation-chunk.js';
 import { EmutrackError } from '../errors/emutrack-error.js';
+import { readEmuFormPolicy, type EmuFormPolicy } from '../emus/emu-forms.js';
 
 export interface IngestTotals {
   /** Non-blank data lines read (a CSV header is not counted). */
@@ -54,6 +55,11 @@ export interface IngestOptions {
    * worker's start (tens of ms) costs more than it saves. Default 4 MiB.
    */
   parallelMinBytes?: number;
+  /**
+   * Accept EMU codes of no known model form that the fleet does not name (the setting
+   * ALLOW_UNKNOWN_EMU_FORMS; emu-forms.ts). Default false: such lines are rejected.
+   */
+  allowUnknownEmuForms?: boolean;
   /** Called after every chunk with the running totals of the whole call. */
   onProgress?: (totals: IngestTotals & { file: string }) => void;
 }
@@ -113,6 +119,7 @@ export async function ingestObservations(
   const results: IngestFileResult[] = [];
   const days = new Map<number, number>();
   const emuCache = new Map<string, number>();
+  const emuForms = await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false);
 
   const formats = await Promise.all(files.map((f) => detectFormat(f).catch(() => 'csv' as const)));
   const ndjsonBytes = (
@@ -130,7 +137,7 @@ export async function ingestObservations(
   // across file boundaries (the next file's first blocks are parsed while the last file's
   // last chunks are written); each chunk is written in its own transaction.
   const items = readAhead(
-    fileChunks(files, formats, root, pool, batchId, chunkSize, threads, emuCache),
+    fileChunks(files, formats, root, pool, batchId, chunkSize, threads, emuCache, emuForms),
   )[Symbol.asyncIterator]();
   try {
     let item = await items.next();
@@ -208,6 +215,7 @@ async function* parsedLines(
   name: string,
   chunkSize: number,
   emuIds: ReadonlyMap<string, number>,
+  emuForms: EmuFormPolicy,
 ): AsyncGenerator<ParsedChunk> {
   let chunk = new ChunkBuilder(batchId, name, emuIds);
   for await (const input of readObservationLines(filePath)) {
@@ -215,7 +223,7 @@ async function* parsedLines(
     if ('error' in input) {
       chunk.reject(input.line, input.raw, null, input.error);
     } else {
-      const rec = toObservationRecord(input.value);
+      const rec = toObservationRecord(input.value, emuForms);
       if (isProblem(rec)) chunk.reject(input.line, input.raw, rec.field, rec.reason);
       else chunk.add(input.line, rec);
     }
@@ -248,6 +256,7 @@ async function* fileChunks(
   chunkSize: number,
   ahead: number,
   emuIds: ReadonlyMap<string, number>,
+  emuForms: EmuFormPolicy,
 ): AsyncGenerator<FileItem> {
   const queue: Promise<FileItem>[] = [];
   // Blocks are read into buffers that the parse threads give back.
@@ -259,7 +268,7 @@ async function* fileChunks(
         try {
           for await (const block of readLineBlocks(filePath, chunkSize, buffers)) {
             queue.push(
-              pool.parse({ ...block, batchId, file: name, emuIds }).then(
+              pool.parse({ ...block, batchId, file: name, emuIds, emuForms }).then(
                 (chunk) => {
                   if (chunk.input) buffers.give(chunk.input);
                   return { file, chunk };
@@ -276,7 +285,7 @@ async function* fileChunks(
       }
       while (queue.length > 0) yield await queue.shift()!;
       try {
-        for await (const chunk of parsedLines(filePath, batchId, name, chunkSize, emuIds))
+        for await (const chunk of parsedLines(filePath, batchId, name, chunkSize, emuIds, emuForms))
           yield { file, chunk };
       } catch (error) {
         yield { file, error };

@@ -1,5 +1,6 @@
 import { checkTrain, EARLIEST, LATEST } from './observation-record.js';
 import { MalformedEmuCodeError, parseEmuCode } from '../emus/normalize-emu-code.js';
+import { isKnownFamily, STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
 import { hash } from 'node:crypto';
 import { ByteTable } from './byte-table.js';
 import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
@@ -55,6 +56,10 @@ export interface EmuEntry {
   ok: boolean;
   /** Parsed as a Fuxing or Hexie unit (not kept as it stands). */
   structured: boolean;
+  /** Of a known model family (emu-forms.ts): accepted whatever the policy. */
+  knownForm: boolean;
+  /** The canonical code as a string (looked up in the policy's fleet codes when not knownForm). */
+  canonical: string;
   bytes: Uint8Array;
   canonicalStart: number;
   canonicalEnd: number;
@@ -135,6 +140,8 @@ function newEmuEntry(bytes: Uint8Array, start: number, end: number): EmuEntry {
   const e: EmuEntry = {
     ok: false,
     structured: false,
+    knownForm: false,
+    canonical: '',
     bytes: emus.arena,
     canonicalStart: 0,
     canonicalEnd: 0,
@@ -153,6 +160,8 @@ function newEmuEntry(bytes: Uint8Array, start: number, end: number): EmuEntry {
     const canonical = encoder.encode(parsed.code);
     e.ok = true;
     e.structured = parsed.model !== '';
+    e.knownForm = parsed.family !== '' && isKnownFamily(parsed.family);
+    e.canonical = parsed.code;
     e.canonicalStart = emus.append(canonical, 0, canonical.length);
     e.canonicalEnd = e.canonicalStart + canonical.length;
     e.unit = parsed.writtenUnit;
@@ -362,10 +371,16 @@ function keyAt(bytes: Uint8Array, start: number, end: number): number {
 
 /**
  * Scans the line starting at `start` (bytes up to `end`, the block's end). Fills `out` and
- * returns true for a line of the common shape whose fields are all valid; false for any other
- * line, which the caller parses the general way.
+ * returns true for a line of the common shape whose fields are all valid (its EMU code one that
+ * `emuForms` accepts); false for any other line, which the caller parses the general way.
  */
-export function scanLine(bytes: Uint8Array, start: number, end: number, out: ScannedLine): boolean {
+export function scanLine(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  out: ScannedLine,
+  emuForms: EmuFormPolicy = STRICT_EMU_FORMS,
+): boolean {
   let i = skipSpace(bytes, start, end);
   if (bytes[i] !== OPEN) return false;
   let seen = 0;
@@ -469,6 +484,10 @@ export function scanLine(bytes: Uint8Array, start: number, end: number, out: Sca
   if (train.codeStart < 0 || train.codeEnd - train.codeStart > MAX_TRAIN) return false;
   const emu = emuOf(bytes, out.emuStart, out.emuEnd);
   if (!emu.ok || emu.canonicalEnd - emu.canonicalStart > MAX_CANONICAL_EMU) return false;
+  // A code of no known model is left to the validator, which refuses it and says why, unless the
+  // policy accepts it (the fleet names it, or unknown forms are allowed).
+  if (!emu.knownForm && !emuForms.allowUnknownForms && !emuForms.fleetCodes.has(emu.canonical))
+    return false;
   if (ymd >= 0) {
     const day = serviceDayOfYmd(ymd);
     if (day === null) return false;

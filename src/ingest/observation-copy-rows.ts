@@ -8,6 +8,7 @@ import {
   type ScannedLine,
 } from './ndjson-line-scan.js';
 import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
+import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
 import type { RejectedLine } from './record-rejects.js';
 
 /**
@@ -368,6 +369,8 @@ export interface NdjsonBlock {
   file: string;
   /** Written unit -> emu id, for the units known to be registered (see RenderedRows). */
   emuIds?: ReadonlyMap<string, number>;
+  /** Which EMU codes may register a unit (emu-forms.ts); default the known model families. */
+  emuForms?: EmuFormPolicy;
   /**
    * A buffer whose rows were written already, for this thread to keep and render later rows
    * into (ndjson-parse-worker.ts): reusing buffers spares both threads the allocation of a
@@ -406,15 +409,16 @@ export function parseNdjsonBlock(
     options.output && options.output.byteLength >= capacity ? options.output : capacity,
   );
   const scanned = SCANNED;
+  const emuForms = block.emuForms ?? STRICT_EMU_FORMS;
   let line = block.firstLine;
   for (let start = 0; start < end; line++) {
-    if (scan && scanLine(bytes, start, end, scanned)) {
+    if (scan && scanLine(bytes, start, end, scanned, emuForms)) {
       chunk.read++;
       chunk.addScanned(line, bytes, scanned);
       start = scanned.next;
       continue;
     }
-    start = parseLine(chunk, bytes, start, line);
+    start = parseLine(chunk, bytes, start, line, emuForms);
   }
   return chunk.finish();
 }
@@ -424,7 +428,13 @@ export function parseNdjsonBlock(
  * reader parses it; returns where the next line starts. A block ends with a line break except
  * at the end of a file without one; an empty rest after the last break is not a line.
  */
-function parseLine(chunk: ChunkBuilder, bytes: Uint8Array, start: number, line: number): number {
+function parseLine(
+  chunk: ChunkBuilder,
+  bytes: Uint8Array,
+  start: number,
+  line: number,
+  emuForms: EmuFormPolicy,
+): number {
   const end = bytes.length;
   let lineEnd = start;
   while (lineEnd < end && bytes[lineEnd] !== LF && bytes[lineEnd] !== CR) lineEnd++;
@@ -440,7 +450,7 @@ function parseLine(chunk: ChunkBuilder, bytes: Uint8Array, start: number, line: 
     chunk.reject(line, raw, null, `not valid JSON: ${(err as Error).message}`);
     return next;
   }
-  const rec = toObservationRecord(value);
+  const rec = toObservationRecord(value, emuForms);
   if (isProblem(rec)) chunk.reject(line, raw, rec.field, rec.reason);
   else chunk.add(line, rec);
   return next;

@@ -1,5 +1,11 @@
 import { hash } from 'node:crypto';
 import { parseEmuCode, MalformedEmuCodeError } from '../emus/normalize-emu-code.js';
+import {
+  emuFormProblem,
+  isKnownFamily,
+  STRICT_EMU_FORMS,
+  type EmuFormPolicy,
+} from '../emus/emu-forms.js';
 import { expandTrainCodes, MalformedTrainCodeError } from '../trains/train-code.js';
 import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../time/service-day.js';
 
@@ -110,16 +116,30 @@ function optionalString(value: unknown): string | undefined {
   return t === '' ? undefined : t;
 }
 
+/** A written EMU code as parsed: canonical code, written unit and family (for emuFormProblem). */
+interface ParsedEmu {
+  canonical: string;
+  unit: string;
+  family: string;
+  /** Of a known model family: accepted whatever the policy (the common case, decided once). */
+  known: boolean;
+}
+
 /** Memoised per distinct input: a day's file names a few thousand codes a million times. */
-const emuCache = new Map<string, { canonical: string; unit: string } | ObservationProblem>();
+const emuCache = new Map<string, ParsedEmu | ObservationProblem>();
 const trainCache = new Map<string, string[] | ObservationProblem>();
 
-function checkEmu(raw: string): { canonical: string; unit: string } | ObservationProblem {
+function checkEmu(raw: string, policy: EmuFormPolicy): ParsedEmu | ObservationProblem {
   let hit = emuCache.get(raw);
   if (hit === undefined) {
     try {
       const parsed = parseEmuCode(raw);
-      hit = { canonical: parsed.code, unit: parsed.writtenUnit };
+      hit = {
+        canonical: parsed.code,
+        unit: parsed.writtenUnit,
+        family: parsed.family,
+        known: parsed.family !== '' && isKnownFamily(parsed.family),
+      };
     } catch (err) {
       if (!(err instanceof MalformedEmuCodeError)) throw err;
       hit = problem('emuCode', err.message);
@@ -127,7 +147,10 @@ function checkEmu(raw: string): { canonical: string; unit: string } | Observatio
     if (emuCache.size > 100_000) emuCache.clear();
     emuCache.set(raw, hit);
   }
-  return hit;
+  if ('reason' in hit || hit.known) return hit;
+  // The policy is asked after the cache: it differs between ingestions (the fleet, the setting).
+  const refused = emuFormProblem({ code: hit.canonical, family: hit.family }, raw, policy);
+  return refused === undefined ? hit : problem('emuCode', refused);
 }
 
 export function checkTrain(raw: string): string[] | ObservationProblem {
@@ -172,8 +195,14 @@ export function dedupKeyOf(o: {
   return day + hash('sha256', material, 'hex').slice(0, 56);
 }
 
-/** Validates one parsed line (an NDJSON object, or a CSV row keyed by header). */
-export function toObservationRecord(input: unknown): ObservationRecord | ObservationProblem {
+/**
+ * Validates one parsed line (an NDJSON object, or a CSV row keyed by header). `emuForms`: which
+ * EMU codes may register a unit (emu-forms.ts; default the known model families only).
+ */
+export function toObservationRecord(
+  input: unknown,
+  emuForms: EmuFormPolicy = STRICT_EMU_FORMS,
+): ObservationRecord | ObservationProblem {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return problem(null, 'expected a JSON object with observedAt, trainCode, emuCode and source');
   }
@@ -188,7 +217,7 @@ export function toObservationRecord(input: unknown): ObservationRecord | Observa
 
   const emuRaw = optionalString(o.emuCode);
   if (emuRaw === undefined) return problem('emuCode', 'missing');
-  const emu = checkEmu(emuRaw);
+  const emu = checkEmu(emuRaw, emuForms);
   if ('reason' in emu) return emu;
 
   const source = optionalString(o.source);

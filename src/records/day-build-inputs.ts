@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { correctionsDigestSql } from '../corrections/counted-sightings.js';
 import type { Queryable } from '../db/db.js';
 import type { ConflictRule } from './build-daily-records.js';
 import type { MovedSightings } from './day-sightings.js';
@@ -25,6 +26,8 @@ export interface DayBuildState {
  *   - the timetable in force on the day for every number (which record gets which
  *     timetable_id): the coverage rows in force on the day, by id (a row keeps its number and,
  *     while in force on a day, its timetable), read through the GiST index on coverage days;
+ *   - the corrections in force that can touch it (counted-sightings.ts: retractions of its
+ *     sightings and the next day's, every unit merge);
  *   - the conflict rule and BUILD_LOGIC_VERSION.
  * Two builds with the same digest write the same records, so the second can be skipped.
  * Read in the same statement (one round trip): the day's stored build state, the number of its
@@ -49,6 +52,7 @@ export async function dayBuildInputs(
     stored: number;
     sources: string[] | null;
     coverage: string | null;
+    corrections: string;
     records: number;
     version: string | null;
     last_inputs: string | null;
@@ -63,17 +67,19 @@ export async function dayBuildInputs(
             ) AS sources,
             (SELECT md5(string_agg(id || ':' || timetable_id, ',' ORDER BY id))
                FROM timetable_coverage WHERE service_days @> $1::int) AS coverage,
+            ${correctionsDigestSql('$1::int')} AS corrections,
             (SELECT count(*)::int FROM daily_records WHERE service_day = $1) AS records,
             b.version, b.inputs AS last_inputs
        FROM (SELECT) AS one
        LEFT JOIN daily_record_builds b ON b.service_day = $1`,
     [serviceDay, moved.in],
   );
-  const { stored, sources, coverage, records, version, last_inputs } = r.rows[0]!;
+  const { stored, sources, coverage, corrections, records, version, last_inputs } = r.rows[0]!;
   const hash = createHash('sha256');
   hash.update(`logic ${BUILD_LOGIC_VERSION}\nrule ${JSON.stringify(rule)}\n`);
   hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
   hash.update(`coverage ${coverage ?? ''}\n`);
+  hash.update(`corrections ${corrections}\n`);
   const state =
     version === null ? undefined : { version: Number(version), inputs: last_inputs ?? '' };
   return {

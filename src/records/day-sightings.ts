@@ -1,3 +1,4 @@
+import { countedEmuIdSql, notRetractedSql } from '../corrections/counted-sightings.js';
 import type { Queryable } from '../db/db.js';
 import { midnightOfServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
@@ -113,17 +114,21 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
 
 /**
  * The sightings that count for service day $1, as a subquery (id, train_codes, emu_id, source,
- * observed_at): those stored for it but not in `out`, and those in `in` (movedSightings).
+ * observed_at): those stored for it but not in `out`, and those in `in` (movedSightings), read
+ * through the corrections in force (src/corrections): a retracted sighting counts nowhere, and
+ * one of a unit merged into another counts for that unit (emu_id is the unit it counts for).
  * `out` and `in` are the numbers of two int8[] parameters.
  */
 export function daySightingsSql(out: number, into: number): string {
   return `(
-    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at
       FROM observations o
-     WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[])
+      LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
+     WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[]) AND ${notRetractedSql('o')}
     UNION ALL
-    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at
       FROM observations o
-     WHERE o.id = ANY ($${into}::bigint[])
+      LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
+     WHERE o.id = ANY ($${into}::bigint[]) AND ${notRetractedSql('o')}
   )`;
 }

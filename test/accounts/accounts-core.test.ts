@@ -49,6 +49,7 @@ describe('scopes', () => {
     expect(ANONYMOUS_SCOPES.length).toBe(ALL_SCOPES.length - 3);
     expect(scopesOfRole('admin')).toEqual(ALL_SCOPES);
     expect(scopesOfRole('user')).not.toContain('api.admin.oauth.clients.review');
+    expect(scopesOfRole('user')).not.toContain('api.admin.corrections.write');
   });
 });
 

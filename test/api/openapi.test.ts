@@ -79,6 +79,8 @@ describe('OpenAPI document and docs', () => {
       ]),
     );
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v2/admin/corrections',
+      '/api/v2/admin/corrections/{correctionId}/undo',
       '/api/v2/admin/oauth/clients',
       '/api/v2/admin/oauth/clients/{clientId}',
       '/api/v2/admin/oauth/clients/{clientId}/revoke-tokens',

@@ -24,10 +24,11 @@ describe('EMU code normalisation', () => {
     expect(parseEmuCode(input)).toMatchObject({ code, model, trainSetNo });
   });
 
-  it('keeps an unknown but well-formed code as written (upper-cased), so the unit still registers', () => {
+  it('keeps an unknown but well-formed code as written (upper-cased), of no family (emu-forms.ts judges it)', () => {
     expect(parseEmuCode('ct-1010')).toEqual({
       code: 'CT-1010',
       model: '',
+      family: '',
       trainSetNo: '',
       writtenUnit: 'ct-1010',
     });

@@ -40,6 +40,7 @@ import { NightlyIncompleteError } from '../../src/queue/nightly-plan.js';
 import { InvalidServiceDateError } from '../../src/time/service-day.js';
 import { StationCursorError } from '../../src/timetables/station-board.js';
 import { MalformedTrainCodeError } from '../../src/trains/train-code.js';
+import { CorrectionError } from '../../src/corrections/correction-error.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -76,6 +77,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new MalformedTrainCodeError('X1'),
     'malformed_train_code',
     'expected a train number such as G1234, G4340/37 or G4340/G4337, got "X1"',
+  ],
+  [
+    'CorrectionError',
+    new CorrectionError('conflict', 'observation', 'already retracted (correction 7)'),
+    'correction_refused',
+    'observation: already retracted (correction 7)',
   ],
   [
     'InvalidServiceDateError',

@@ -1,0 +1,32 @@
+/** Who made a correction: an operator at a shell, or an administrator through the API. */
+export type CorrectionActor =
+  { via: 'cli'; name: string } | { via: 'api'; userId: string; name: string };
+
+export type CorrectionKind = 'retract' | 'merge-emu' | 'undo';
+
+/** One row of the audit trail (`corrections`, migration 020), as listed. */
+export interface Correction {
+  id: number;
+  kind: CorrectionKind;
+  reason: string;
+  actor: CorrectionActor;
+  createdAt: Date;
+  /** retract: the observations retracted (ids), and how they were named. */
+  observationIds?: number[];
+  source?: string;
+  ref?: string;
+  /** merge-emu: the unit merged into another (ids and codes as they are now). */
+  fromEmuId?: number;
+  fromEmuCode?: string;
+  intoEmuId?: number;
+  intoEmuCode?: string;
+  /** undo: the correction it undoes. */
+  undoes?: number;
+  /** The correction that undid this one, if any. */
+  undoneBy?: number;
+  /** The service days it marked stale. */
+  serviceDays: number[];
+}
+
+/** The longest reason kept. */
+export const MAX_REASON = 1000;

@@ -26,6 +26,11 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: true,
   },
   {
+    name: 'api.records.changes.read',
+    description: 'Follow every change to the daily records (the change feed).',
+    anonymous: true,
+  },
+  {
     name: 'api.timetable.train.current.read',
     description: "Read a train's current timetable and circulation.",
     anonymous: true,

@@ -28,6 +28,7 @@ import { exportsDailyRoutes } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { predictionRoutes } from './routes/prediction.js';
+import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   registerHealth(app, { db, redis: deps.redis });
   const routes = { services };
   await app.register(recordsDailyRoutes, routes);
+  await app.register(recordChangesRoutes, routes);
   await app.register(exportsDailyRoutes, routes);
   await app.register(timetableTrainRoutes, routes);
   await app.register(timetableStationRoutes, routes);

@@ -98,6 +98,11 @@ const envSchema = z.object({
   RECORDS_DAILY_DEFAULT_LIMIT: int(20, 1, 10_000),
   /** Largest page of /records/daily; larger `limit` values are cut to it, not refused. */
   RECORDS_DAILY_MAX_LIMIT: int(200, 1, 10_000),
+  /** Page size of /records/changes when `limit` is absent, and its largest. */
+  RECORD_CHANGES_DEFAULT_LIMIT: int(500, 1, 100_000),
+  RECORD_CHANGES_MAX_LIMIT: int(5_000, 1, 100_000),
+  /** Days the change feed keeps a change; an older cursor is 410 cursor_expired. */
+  RECORD_CHANGES_RETENTION_DAYS: int(30, 1, 3_650),
   /** Page size of the train and EMU histories and the station timetable when `limit` is absent. */
   PAGE_DEFAULT_LIMIT: int(20, 1, 10_000),
   /** Largest page of those operations; larger `limit` values are cut to it, not refused. */
@@ -130,6 +135,10 @@ const envSchema = z.object({
   QUOTA_COST_RECORDS_DAILY: cost(0),
   /** Cost of each record /records/daily returns; a request's total is rounded up. */
   QUOTA_COST_RECORDS_DAILY_PER_RECORD: cost(0.05),
+  /** Cost of one /records/changes request before its changes are counted. */
+  QUOTA_COST_RECORD_CHANGES: cost(1),
+  /** Cost of each change /records/changes returns; a request's total is rounded up. */
+  QUOTA_COST_RECORD_CHANGES_PER_RECORD: cost(0.01),
   QUOTA_COST_EXPORT_INDEX: cost(2),
   QUOTA_COST_EXPORT_DAY: cost(50),
   QUOTA_COST_ALLOCATION: cost(1),

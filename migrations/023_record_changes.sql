@@ -12,7 +12,8 @@
 -- repeats a change, whatever order transactions began or took ids in. Identity values or
 -- timestamps alone would not do: a transaction can take a lower one and commit later. The cost:
 -- two writers of records wait for each other from the first record either writes to the
--- commit, a build's last few statements.
+-- commit, a build's last few statements. Each capture also notifies channel emutrack_webhooks:
+-- a hint that wakes the webhook dispatcher early; it reads the feed for what is there.
 CREATE TABLE record_change_clock (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
   position bigint NOT NULL,
@@ -64,6 +65,7 @@ BEGIN
   SELECT p, 'added', record_change_cause(), n.id, n.service_day, n.train_code, n.emu_id,
          n.support, n.sources, n.first_observed_at, n.last_observed_at, n.status, n.timetable_id
     FROM new_rows n ORDER BY n.id;
+  PERFORM pg_notify('emutrack_webhooks', '');
   RETURN NULL;
 END;
 $$;
@@ -96,6 +98,7 @@ BEGIN
          (n.service_day, n.train_code, n.emu_id, n.support, n.sources, n.first_observed_at,
           n.last_observed_at, n.status, n.timetable_id)
    ORDER BY n.id;
+  PERFORM pg_notify('emutrack_webhooks', '');
   RETURN NULL;
 END;
 $$;
@@ -109,6 +112,7 @@ BEGIN
   INSERT INTO record_changes (position, kind, cause, record_id, service_day, train_code, emu_id)
   SELECT p, 'removed', record_change_cause(), o.id, o.service_day, o.train_code, o.emu_id
     FROM old_rows o ORDER BY o.id;
+  PERFORM pg_notify('emutrack_webhooks', '');
   RETURN NULL;
 END;
 $$;

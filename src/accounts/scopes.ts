@@ -76,6 +76,12 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: true,
   },
   {
+    name: 'api.webhooks.manage',
+    description:
+      'Register, list, rotate and delete webhook endpoints that receive record and export events.',
+    anonymous: false,
+  },
+  {
     name: 'api.admin.oauth.clients.review',
     description:
       'Review OAuth clients: approve or reject the scopes they ask for (administrators).',

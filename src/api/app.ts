@@ -30,6 +30,7 @@ import { historyRoutes } from './routes/history.js';
 import { predictionRoutes } from './routes/prediction.js';
 import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
@@ -149,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(predictionRoutes, routes);
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
+  await app.register(webhookRoutes, routes);
   await app.register(accountPages, routes);
   await registerOAuth(app, {
     db,

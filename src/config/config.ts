@@ -249,6 +249,32 @@ const envSchema = z.object({
   /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
   JOB_STALLED_INTERVAL_MS: int(5_000, 500),
 
+  // Change feed and webhooks (src/records/record-changes.ts, src/webhooks, src/queue/webhook-*).
+  /**
+   * Allow webhook endpoints on the loopback, over http ("true"/"false", default false): for
+   * development and tests. Private and other non-public addresses are refused regardless.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** One delivery attempt, connection to end of answer (ms). */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
+  /**
+   * Attempts per delivery, the first included; retries wait JOB_BACKOFF_MS, then twice as long
+   * each time (15 attempts from 5 s span about a day).
+   */
+  WEBHOOK_MAX_ATTEMPTS: int(15, 1, 50),
+  /** An endpoint whose every delivery has failed for this long is disabled (ms; a day). */
+  WEBHOOK_DISABLE_AFTER_MS: int(86_400_000, 0),
+  /** How long a rotated-out secret keeps signing beside the new one (s; a day). */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 30 * 86_400),
+  /**
+   * How often the dispatcher looks for new changes and exports (ms). A notice from Postgres wakes
+   * it sooner; this is what correctness rests on when a notice is missed.
+   */
+  WEBHOOK_POLL_MS: int(1_000, 10, 600_000),
+
   // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
   /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
   MEDIA_UPLOADS_DIR: z.string().min(1).optional(),

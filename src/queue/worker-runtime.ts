@@ -14,6 +14,7 @@ import {
   upsertNightlyScheduler,
 } from './nightly-schedule.js';
 import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import { withWebhooks } from './webhook-runtime.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
 export const DEFAULT_INBOX_SWEEP_MS = 30_000;
@@ -28,6 +29,8 @@ export interface WorkerRuntimeOptions {
   tuning?: Partial<WorkerTuning>;
   /** Default DEFAULT_INBOX_SWEEP_MS. */
   inboxSweepMs?: number;
+  /** Run the webhook dispatcher and deliveries (webhook-runtime.ts). Default true. */
+  webhooks?: boolean;
 }
 
 export interface WorkerRuntime {
@@ -55,9 +58,10 @@ export async function startWorkerRuntime(
 ): Promise<WorkerRuntime> {
   assertNightlyCron(ctx.config.NIGHTLY_CRON);
   assertCirculationCron(ctx.config.CIRCULATION_CRON);
-  return ctx.config.REDIS_URL
-    ? startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
+  const runtime = ctx.config.REDIS_URL
+    ? await startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
     : startInProcessRuntime(ctx, options);
+  return options.webhooks === false ? runtime : withWebhooks(ctx, runtime, options.connection);
 }
 
 async function startBullmqRuntime(

@@ -76,8 +76,7 @@ const createBodySchema = z
     trains: z.array(z.string().max(20)).max(MAX_WEBHOOK_FILTER).optional(),
     emus: z.array(z.string().max(40)).max(MAX_WEBHOOK_FILTER).optional(),
   })
-  .strict()
-  .meta({ id: 'CreateWebhookEndpointBody' });
+  .strict();
 
 const idParams = z.object({
   id: z.string().regex(/^whe_[A-Za-z0-9_-]{1,40}$/, 'id: not a webhook id (whe_...)'),

@@ -31,6 +31,7 @@ import { predictionRoutes } from './routes/prediction.js';
 import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { registerWebhookAccountForms, webhooksAccountPanel } from './webhooks-account-panel.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
@@ -151,6 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
   await app.register(webhookRoutes, routes);
+  app.accountPanels.add(webhooksAccountPanel(db));
+  await registerWebhookAccountForms(app, db, config);
   await app.register(accountPages, routes);
   await registerOAuth(app, {
     db,

@@ -132,7 +132,10 @@ export async function readRecordChanges(
             c.position::text, c.seq::text, c.kind, c.cause, c.record_id::text, c.service_day,
             c.train_code, c.emu_id, c.support, c.sources, c.first_observed_at::text,
             c.last_observed_at::text, c.status, c.timetable_id::text, c.changed_at
-       FROM record_change_clock k
+       -- The clock is one row; LIMIT 1 says so to the planner, which otherwise takes the
+       -- never-analysed table for a thousand rows, prices the join past jit_above_cost and
+       -- spends most of a second compiling it.
+       FROM (SELECT * FROM record_change_clock LIMIT 1) k
        LEFT JOIN LATERAL (
          SELECT * FROM record_changes
           WHERE (position, seq) > ($1::bigint, $2::bigint)

@@ -8,31 +8,39 @@
 -- record_change_clock. The UPDATE holds that row's lock until the writer commits, so the
 -- transaction that takes position p+1 can only do so once the one holding p has committed (or
 -- rolled back: p is then never seen). Positions therefore become visible in commit order: a
--- reader that sees position p sees every lower one, and a cursor (position, seq) never skips or
--- repeats a change, whatever order transactions began or took ids in. Identity values or
--- timestamps alone would not do: a transaction can take a lower one and commit later. The cost:
--- two writers of records wait for each other from the first record either writes to the
--- commit, a build's last few statements. Each capture also notifies channel emutrack_webhooks:
--- a hint that wakes the webhook dispatcher early; it reads the feed for what is there.
+-- reader that sees position p sees every lower one, and a cursor (position, record id) never
+-- skips or repeats a change, whatever order transactions began or took ids in. Identity values
+-- or timestamps alone would not do: a transaction can take a lower one and commit later. The
+-- cost: two writers of records wait for each other from the first record either writes to the
+-- commit, a build's last few statements. A statement changes a record once, so (position,
+-- record id) is a change's key; what is the same for all of a statement's changes (its cause,
+-- its time) is kept once per position. Each capture also notifies channel emutrack_webhooks: a
+-- hint that wakes the webhook dispatcher early; it reads the feed for what is there.
 CREATE TABLE record_change_clock (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
   position bigint NOT NULL,
-  -- Retention (pruneRecordChanges): every change up to and including (position, seq) below
-  -- has been deleted; a cursor before it is expired (410 cursor_expired).
+  -- Retention (pruneRecordChanges): every change up to and including (position, record id)
+  -- below has been deleted; a cursor before it is expired (410 cursor_expired).
   pruned_position bigint NOT NULL,
-  pruned_seq bigint NOT NULL
+  pruned_record_id bigint NOT NULL
 );
-INSERT INTO record_change_clock (position, pruned_position, pruned_seq) VALUES (0, 0, 0);
+INSERT INTO record_change_clock (position, pruned_position, pruned_record_id) VALUES (0, 0, 0);
 
-CREATE TABLE record_changes (
-  position bigint NOT NULL,
-  seq bigint GENERATED ALWAYS AS IDENTITY,
-  kind text NOT NULL CHECK (kind IN ('added', 'changed', 'removed')),
+-- One row per captured statement.
+CREATE TABLE record_change_positions (
+  position bigint PRIMARY KEY,
   -- What wrote it: 'build' (a scheduled or asked-for build), 'late-data' (a rebuild of a stale
   -- day after late sightings or timetables), 'correction', or what else the writer set in
   -- emutrack.change_cause (set_config(..., true) in its transaction).
   cause text NOT NULL,
+  -- The writing transaction's start (now()): what retention measures age by.
+  changed_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE record_changes (
+  position bigint NOT NULL,
   record_id bigint NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('added', 'changed', 'removed')),
   service_day integer NOT NULL,
   train_code text NOT NULL,
   emu_id integer NOT NULL,
@@ -43,14 +51,20 @@ CREATE TABLE record_changes (
   last_observed_at bigint,
   status integer,
   timetable_id bigint,
-  -- The writing transaction's start (now()): what retention measures age by.
-  changed_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (position, seq)
+  PRIMARY KEY (position, record_id)
 );
-CREATE INDEX record_changes_changed_at ON record_changes (changed_at);
 
-CREATE FUNCTION record_change_cause() RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT coalesce(nullif(current_setting('emutrack.change_cause', true), ''), 'build')
+-- The next position, with its cause and time; the notice is sent when the writer commits.
+CREATE FUNCTION record_change_position() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  p bigint;
+BEGIN
+  UPDATE record_change_clock SET position = position + 1 RETURNING position INTO p;
+  INSERT INTO record_change_positions (position, cause)
+  VALUES (p, coalesce(nullif(current_setting('emutrack.change_cause', true), ''), 'build'));
+  PERFORM pg_notify('emutrack_webhooks', '');
+  RETURN p;
+END;
 $$;
 
 CREATE FUNCTION record_changes_added() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -58,14 +72,13 @@ DECLARE
   p bigint;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
-  UPDATE record_change_clock SET position = position + 1 RETURNING position INTO p;
-  INSERT INTO record_changes (position, kind, cause, record_id, service_day, train_code, emu_id,
+  p := record_change_position();
+  INSERT INTO record_changes (position, record_id, kind, service_day, train_code, emu_id,
                               support, sources, first_observed_at, last_observed_at, status,
                               timetable_id)
-  SELECT p, 'added', record_change_cause(), n.id, n.service_day, n.train_code, n.emu_id,
-         n.support, n.sources, n.first_observed_at, n.last_observed_at, n.status, n.timetable_id
-    FROM new_rows n ORDER BY n.id;
-  PERFORM pg_notify('emutrack_webhooks', '');
+  SELECT p, n.id, 'added', n.service_day, n.train_code, n.emu_id, n.support, n.sources,
+         n.first_observed_at, n.last_observed_at, n.status, n.timetable_id
+    FROM new_rows n;
   RETURN NULL;
 END;
 $$;
@@ -85,20 +98,18 @@ BEGIN
   ) THEN
     RETURN NULL;
   END IF;
-  UPDATE record_change_clock SET position = position + 1 RETURNING position INTO p;
-  INSERT INTO record_changes (position, kind, cause, record_id, service_day, train_code, emu_id,
+  p := record_change_position();
+  INSERT INTO record_changes (position, record_id, kind, service_day, train_code, emu_id,
                               support, sources, first_observed_at, last_observed_at, status,
                               timetable_id)
-  SELECT p, 'changed', record_change_cause(), n.id, n.service_day, n.train_code, n.emu_id,
-         n.support, n.sources, n.first_observed_at, n.last_observed_at, n.status, n.timetable_id
+  SELECT p, n.id, 'changed', n.service_day, n.train_code, n.emu_id, n.support, n.sources,
+         n.first_observed_at, n.last_observed_at, n.status, n.timetable_id
     FROM new_rows n JOIN old_rows o ON o.id = n.id
    WHERE (o.service_day, o.train_code, o.emu_id, o.support, o.sources, o.first_observed_at,
           o.last_observed_at, o.status, o.timetable_id)
          IS DISTINCT FROM
          (n.service_day, n.train_code, n.emu_id, n.support, n.sources, n.first_observed_at,
-          n.last_observed_at, n.status, n.timetable_id)
-   ORDER BY n.id;
-  PERFORM pg_notify('emutrack_webhooks', '');
+          n.last_observed_at, n.status, n.timetable_id);
   RETURN NULL;
 END;
 $$;
@@ -108,11 +119,9 @@ DECLARE
   p bigint;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM old_rows) THEN RETURN NULL; END IF;
-  UPDATE record_change_clock SET position = position + 1 RETURNING position INTO p;
-  INSERT INTO record_changes (position, kind, cause, record_id, service_day, train_code, emu_id)
-  SELECT p, 'removed', record_change_cause(), o.id, o.service_day, o.train_code, o.emu_id
-    FROM old_rows o ORDER BY o.id;
-  PERFORM pg_notify('emutrack_webhooks', '');
+  p := record_change_position();
+  INSERT INTO record_changes (position, record_id, kind, service_day, train_code, emu_id)
+  SELECT p, o.id, 'removed', o.service_day, o.train_code, o.emu_id FROM old_rows o;
   RETURN NULL;
 END;
 $$;
@@ -134,6 +143,7 @@ DROP TRIGGER record_changes_added ON daily_records;
 DROP FUNCTION record_changes_removed();
 DROP FUNCTION record_changes_changed();
 DROP FUNCTION record_changes_added();
-DROP FUNCTION record_change_cause();
+DROP FUNCTION record_change_position();
 DROP TABLE record_changes;
+DROP TABLE record_change_positions;
 DROP TABLE record_change_clock;

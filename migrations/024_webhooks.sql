@@ -59,11 +59,13 @@ CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (id)
 CREATE TABLE webhook_dispatch_state (
   only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
   position bigint NOT NULL,
-  seq bigint NOT NULL
+  record_id bigint NOT NULL
 );
 -- Deliveries start with the changes made after webhooks exist, not with history.
-INSERT INTO webhook_dispatch_state (position, seq)
-SELECT position, coalesce((SELECT max(seq) FROM record_changes), 0) FROM record_change_clock;
+INSERT INTO webhook_dispatch_state (position, record_id)
+SELECT k.position,
+       coalesce((SELECT max(record_id) FROM record_changes c WHERE c.position = k.position), 0)
+  FROM record_change_clock k;
 
 -- Events that do not come from the change feed (export.ready): written by a trigger in the
 -- writer's transaction, claimed and deleted by the dispatcher in the transaction that turns

@@ -90,21 +90,20 @@ async function feedThroughput(ctx: BenchContext): Promise<BenchRow[]> {
     const floor = async () => {
       const start = performance.now();
       let position = '0';
-      let seq = '0';
+      let recordId = '0';
       let n = 0;
       for (;;) {
-        const r = await db.query<{ position: string; seq: string }>(
-          `SELECT position::text, seq::text, kind, cause, record_id, service_day, train_code,
-                  emu_id, support, sources, first_observed_at, last_observed_at, status,
-                  timetable_id, changed_at
-             FROM record_changes WHERE (position, seq) > ($1::bigint, $2::bigint)
-            ORDER BY position, seq LIMIT ${PAGE}`,
-          [position, seq],
+        const r = await db.query<{ position: string; record_id: string }>(
+          `SELECT position::text, record_id::text, kind, service_day, train_code, emu_id, support,
+                  sources, first_observed_at, last_observed_at, status, timetable_id
+             FROM record_changes WHERE (position, record_id) > ($1::bigint, $2::bigint)
+            ORDER BY position, record_id LIMIT ${PAGE}`,
+          [position, recordId],
         );
         n += r.rows.length;
         if (r.rows.length < PAGE) break;
         position = r.rows.at(-1)!.position;
-        seq = r.rows.at(-1)!.seq;
+        recordId = r.rows.at(-1)!.record_id;
       }
       return (n / (performance.now() - start)) * 1000;
     };

@@ -56,12 +56,12 @@ export async function dispatchWebhookEvents(
   const now = options.now ?? new Date();
   const max = options.maxChanges ?? DEFAULT_MAX_CHANGES;
   return db.transaction(async (tx) => {
-    const state = await tx.query<{ position: string; seq: string }>(
-      'SELECT position::text, seq::text FROM webhook_dispatch_state FOR UPDATE',
+    const state = await tx.query<{ position: string; record_id: string }>(
+      'SELECT position::text, record_id::text FROM webhook_dispatch_state FOR UPDATE',
     );
     const from: ChangeCursor = {
       position: BigInt(state.rows[0]!.position),
-      seq: BigInt(state.rows[0]!.seq),
+      recordId: BigInt(state.rows[0]!.record_id),
     };
     const endpoints = await activeEndpoints(tx);
     const pending: PendingDelivery[] = [];
@@ -93,9 +93,9 @@ export async function dispatchWebhookEvents(
             body: body(row.event_type, now, row.data),
           });
     const deliveryIds = await insertDeliveries(tx, pending);
-    await tx.query('UPDATE webhook_dispatch_state SET position = $1, seq = $2', [
+    await tx.query('UPDATE webhook_dispatch_state SET position = $1, record_id = $2', [
       next.position.toString(),
-      next.seq.toString(),
+      next.recordId.toString(),
     ]);
     return { deliveryIds, changesRead, exportsRead: exports.rowCount, more };
   });
@@ -122,11 +122,16 @@ async function readFrom(tx: Queryable, from: ChangeCursor, max: number) {
     return await readRecordChanges(tx, from, max);
   } catch (err) {
     if (!(err instanceof ChangeCursorExpiredError)) throw err;
-    const bound = await tx.query<{ position: string; seq: string }>(
-      'SELECT pruned_position::text AS position, pruned_seq::text AS seq FROM record_change_clock',
+    const bound = await tx.query<{ position: string; record_id: string }>(
+      `SELECT pruned_position::text AS position, pruned_record_id::text AS record_id
+         FROM record_change_clock`,
     );
     const row = bound.rows[0]!;
-    return readRecordChanges(tx, { position: BigInt(row.position), seq: BigInt(row.seq) }, max);
+    return readRecordChanges(
+      tx,
+      { position: BigInt(row.position), recordId: BigInt(row.record_id) },
+      max,
+    );
   }
 }
 

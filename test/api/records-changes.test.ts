@@ -102,7 +102,9 @@ describe('GET /api/v2/records/changes', () => {
   });
 
   it('answers 410 cursor_expired past the retention, telling where to resynchronise', async () => {
-    await t.current.db.query(`UPDATE record_changes SET changed_at = now() - interval '31 days'`);
+    await t.current.db.query(
+      `UPDATE record_change_positions SET changed_at = now() - interval '31 days'`,
+    );
     const { pruneRecordChanges } = await import('../../src/records/record-changes.js');
     await pruneRecordChanges(t.current.db, 30);
     const res = await app.inject('/api/v2/records/changes');

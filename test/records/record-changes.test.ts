@@ -225,7 +225,7 @@ describe('the change feed of daily records', () => {
     const oldest = all.changes.slice(0, 5);
     const lastOld = oldest.at(-1)!.cursor;
     await db.query(
-      `UPDATE record_changes SET changed_at = now() - interval '40 days'
+      `UPDATE record_change_positions SET changed_at = now() - interval '40 days'
         WHERE position <= $1`,
       [lastOld.position.toString()],
     );
@@ -248,8 +248,8 @@ describe('the change feed of daily records', () => {
 
   it('parses only the cursors it hands out', () => {
     expect(parseChangeCursor('')).toEqual(START);
-    expect(parseChangeCursor('12.345')).toEqual({ position: 12n, seq: 345n });
-    expect(formatChangeCursor({ position: 12n, seq: 345n })).toBe('12.345');
+    expect(parseChangeCursor('12.345')).toEqual({ position: 12n, recordId: 345n });
+    expect(formatChangeCursor({ position: 12n, recordId: 345n })).toBe('12.345');
     for (const bad of ['x', '1', '1.', '.1', '-1.2', '1.2.3', '1'.repeat(19) + '.1', '1.2 '])
       expect(() => parseChangeCursor(bad), bad).toThrow(/not a change-feed cursor/);
   });

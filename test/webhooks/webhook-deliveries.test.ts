@@ -196,6 +196,13 @@ describe('webhook deliveries', () => {
     // A forged body fails the receiver's check.
     const forged = { ...hook.delivered()[0]!, body: hook.delivered()[0]!.body.replace('2', '3') };
     expect(() => verified(forged, secret)).toThrow();
+    // The receiver answers before the attempt is recorded: wait for the records.
+    await until(async () => {
+      const r = await ctx.db.query(
+        'SELECT 1 FROM webhook_deliveries WHERE delivered_at IS NOT NULL',
+      );
+      return r.rowCount === 3;
+    });
     const rows = await ctx.db.query<{ attempts: number; delivered: boolean }>(
       'SELECT attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries',
     );

@@ -1,6 +1,7 @@
 import type { BenchSuite } from '../bench-types.js';
 import { apiSuite } from './api.js';
 import { circulationSuite } from './circulation.js';
+import { feedSuite } from './feed.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
 import { siteSuite } from './site.js';
@@ -16,4 +17,5 @@ export const suites: readonly BenchSuite[] = [
   siteSuite,
   uploadsSuite,
   staleDaysSuite,
+  feedSuite,
 ];

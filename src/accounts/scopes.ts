@@ -31,6 +31,11 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: true,
   },
   {
+    name: 'api.records.changes.read',
+    description: 'Follow every change to the daily records (the change feed).',
+    anonymous: true,
+  },
+  {
     name: 'api.timetable.train.current.read',
     description: "Read a train's current timetable and circulation.",
     anonymous: true,
@@ -83,6 +88,12 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
       'Manage your credentials: list your keys, web sessions and app tokens, and revoke them.',
     anonymous: false,
     explicitOnly: true,
+  },
+  {
+    name: 'api.webhooks.manage',
+    description:
+      'Register, list, rotate and delete webhook endpoints that receive record and export events.',
+    anonymous: false,
   },
   {
     name: 'api.admin.oauth.clients.review',

@@ -14,6 +14,8 @@ export const API_ERROR_STATUS = {
   /** A form or cookie-authenticated write without its CSRF token, or an operation not open to this kind of credential. */
   forbidden: 403,
   not_found: 404,
+  /** GetDailyRecordChanges: the cursor is older than the changes kept (resynchronise). */
+  cursor_expired: 410,
   username_taken: 409,
   /** A correction that clashes with those in force (retracted already, undone already). */
   correction_conflict: 409,

@@ -34,7 +34,10 @@ import { exportsDailyRoutes } from './routes/exports-daily.js';
 import { registerHealth } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { predictionRoutes } from './routes/prediction.js';
+import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { registerWebhookAccountForms, webhooksAccountPanel } from './webhooks-account-panel.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
@@ -162,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   registerHealth(app, { db, redis: deps.redis });
   const routes = { services };
   await app.register(recordsDailyRoutes, routes);
+  await app.register(recordChangesRoutes, routes);
   await app.register(exportsDailyRoutes, routes);
   await app.register(timetableTrainRoutes, routes);
   await app.register(timetableStationRoutes, routes);
@@ -172,6 +176,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
   await app.register(adminCorrectionsRoutes, routes);
+  await app.register(webhookRoutes, routes);
+  app.accountPanels.add(webhooksAccountPanel(db));
+  await registerWebhookAccountForms(app, db, config);
   await app.register(accountPages, routes);
   await registerOAuth(app, {
     db,

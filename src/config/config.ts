@@ -109,6 +109,11 @@ const envSchema = z.object({
   RECORDS_DAILY_DEFAULT_LIMIT: int(20, 1, 10_000),
   /** Largest page of /records/daily; larger `limit` values are cut to it, not refused. */
   RECORDS_DAILY_MAX_LIMIT: int(200, 1, 10_000),
+  /** Page size of /records/changes when `limit` is absent, and its largest. */
+  RECORD_CHANGES_DEFAULT_LIMIT: int(500, 1, 100_000),
+  RECORD_CHANGES_MAX_LIMIT: int(5_000, 1, 100_000),
+  /** Days the change feed keeps a change; an older cursor is 410 cursor_expired. */
+  RECORD_CHANGES_RETENTION_DAYS: int(30, 1, 3_650),
   /** Page size of the train and EMU histories and the station timetable when `limit` is absent. */
   PAGE_DEFAULT_LIMIT: int(20, 1, 10_000),
   /** Largest page of those operations; larger `limit` values are cut to it, not refused. */
@@ -141,6 +146,10 @@ const envSchema = z.object({
   QUOTA_COST_RECORDS_DAILY: cost(0),
   /** Cost of each record /records/daily returns; a request's total is rounded up. */
   QUOTA_COST_RECORDS_DAILY_PER_RECORD: cost(0.05),
+  /** Cost of one /records/changes request before its changes are counted. */
+  QUOTA_COST_RECORD_CHANGES: cost(1),
+  /** Cost of each change /records/changes returns; a request's total is rounded up. */
+  QUOTA_COST_RECORD_CHANGES_PER_RECORD: cost(0.01),
   QUOTA_COST_EXPORT_INDEX: cost(2),
   QUOTA_COST_EXPORT_DAY: cost(50),
   QUOTA_COST_ALLOCATION: cost(1),
@@ -254,6 +263,32 @@ const envSchema = z.object({
   JOB_LOCK_MS: int(10_000, 1_000),
   /** How often workers look for jobs whose lock has lapsed (stalled), in ms. */
   JOB_STALLED_INTERVAL_MS: int(5_000, 500),
+
+  // Change feed and webhooks (src/records/record-changes.ts, src/webhooks, src/queue/webhook-*).
+  /**
+   * Allow webhook endpoints on the loopback, over http ("true"/"false", default false): for
+   * development and tests. Private and other non-public addresses are refused regardless.
+   */
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** One delivery attempt, connection to end of answer (ms). */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
+  /**
+   * Attempts per delivery, the first included; retries wait JOB_BACKOFF_MS, then twice as long
+   * each time (15 attempts from 5 s span about a day).
+   */
+  WEBHOOK_MAX_ATTEMPTS: int(15, 1, 50),
+  /** An endpoint whose every delivery has failed for this long is disabled (ms; a day). */
+  WEBHOOK_DISABLE_AFTER_MS: int(86_400_000, 0),
+  /** How long a rotated-out secret keeps signing beside the new one (s; a day). */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 30 * 86_400),
+  /**
+   * How often the dispatcher looks for new changes and exports (ms). A notice from Postgres wakes
+   * it sooner; this is what correctness rests on when a notice is missed.
+   */
+  WEBHOOK_POLL_MS: int(1_000, 10, 600_000),
 
   // Documentation site: media, templates and oEmbed (src/media, src/templates, src/oembed).
   /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */

@@ -17,6 +17,7 @@ import {
 } from './nightly-schedule.js';
 import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
 import type { StaleRebuildTiming } from '../records/stale-days.js';
+import { withWebhooks } from './webhook-runtime.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
 export const DEFAULT_INBOX_SWEEP_MS = 30_000;
@@ -35,6 +36,8 @@ export interface WorkerRuntimeOptions {
   onInboxSweep?: (foundFiles: boolean) => void;
   /** How often stale days are looked for (ms). Default stalePollMs(STALE_REBUILD_DELAY_MS). */
   stalePollMs?: number;
+  /** Run the webhook dispatcher and deliveries (webhook-runtime.ts). Default true. */
+  webhooks?: boolean;
 }
 
 /** One sweep: the ingest job only when the inbox holds a file (see inboxHasFiles). */
@@ -77,9 +80,10 @@ export async function startWorkerRuntime(
 ): Promise<WorkerRuntime> {
   assertNightlyCron(ctx.config.NIGHTLY_CRON);
   assertCirculationCron(ctx.config.CIRCULATION_CRON);
-  return ctx.config.REDIS_URL
-    ? startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
+  const runtime = ctx.config.REDIS_URL
+    ? await startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
     : startInProcessRuntime(ctx, options);
+  return options.webhooks === false ? runtime : withWebhooks(ctx, runtime, options.connection);
 }
 
 async function startBullmqRuntime(

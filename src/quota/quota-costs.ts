@@ -23,6 +23,7 @@ export class OperationCost {
 /** The cost of each v2 operation served here (defaults: compatibility.md). */
 export interface QuotaCosts {
   recordsDaily: OperationCost;
+  recordChanges: OperationCost;
   exportIndex: OperationCost;
   exportDay: OperationCost;
   allocation: OperationCost;
@@ -43,6 +44,10 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     recordsDaily: new OperationCost(
       config.QUOTA_COST_RECORDS_DAILY,
       config.QUOTA_COST_RECORDS_DAILY_PER_RECORD,
+    ),
+    recordChanges: new OperationCost(
+      config.QUOTA_COST_RECORD_CHANGES,
+      config.QUOTA_COST_RECORD_CHANGES_PER_RECORD,
     ),
     exportIndex: new OperationCost(config.QUOTA_COST_EXPORT_INDEX),
     exportDay: new OperationCost(config.QUOTA_COST_EXPORT_DAY),

@@ -43,6 +43,12 @@ describe('OpenAPI document and docs', () => {
       expect.arrayContaining([
         ['/api/v2/auth/me', 'GetAuthMe', ['Auth'], 'api.auth.me.read'],
         ['/api/v2/records/daily', 'GetDailyRecords', ['Records'], 'api.records.daily.read'],
+        [
+          '/api/v2/records/changes',
+          'GetDailyRecordChanges',
+          ['Records'],
+          'api.records.changes.read',
+        ],
         ['/api/v2/exports/daily', 'GetDailyExportIndex', ['Exports'], 'api.exports.daily.read'],
         ['/api/v2/exports/daily/{date}', 'GetDailyExport', ['Exports'], 'api.exports.daily.read'],
         [
@@ -102,11 +108,16 @@ describe('OpenAPI document and docs', () => {
       '/api/v2/oauth/clients',
       '/api/v2/oauth/clients/{clientId}',
       '/api/v2/prediction/train/{trainCode}',
+      '/api/v2/records/changes',
       '/api/v2/records/daily',
       '/api/v2/timetable/station/{stationName}',
       '/api/v2/timetable/train/{trainCode}/circulation/image',
       '/api/v2/timetable/train/{trainCode}/current',
       '/api/v2/timetable/train/{trainCode}/history',
+      '/api/v2/webhooks',
+      '/api/v2/webhooks/{id}',
+      '/api/v2/webhooks/{id}/deliveries',
+      '/api/v2/webhooks/{id}/rotate-secret',
     ]);
     const records = doc.paths['/api/v2/records/daily']!.get;
     expect(records.security).toEqual([

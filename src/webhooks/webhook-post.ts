@@ -1,0 +1,118 @@
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { isNonPublicAddress, type HostLookup } from '../oembed/address-guard.js';
+import { WebhookError } from './webhook-error.js';
+import { isLoopbackHost } from './webhook-url.js';
+
+export interface WebhookPostOptions {
+  /** WEBHOOK_ALLOW_LOOPBACK. */
+  allowLoopback: boolean;
+  /** Whole request, connection to end of answer (ms). */
+  timeoutMs: number;
+  /** Name resolution (default the system's); tests stand in a resolver. */
+  lookupHost?: HostLookup;
+}
+
+/** What the receiver answered: its status, or why there was no answer. */
+export type WebhookPostResult = { status: number } | { error: string };
+
+/** How much of an answer is read (and thrown away) before the connection is dropped. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * POSTs one signed body. The host is resolved once and the connection pinned to that address,
+ * which must be public (or the loopback, where allowed): the oEmbed proxy's guard, so a name
+ * whose DNS an attacker controls cannot turn deliveries on the internal network. Redirects are
+ * not followed (a 3xx is a failed attempt). Refusals by the guard throw WebhookError; anything
+ * the network or the receiver does is a result.
+ */
+export async function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: WebhookPostOptions,
+): Promise<WebhookPostResult> {
+  const target = new URL(url);
+  const { address, family } = await resolveTarget(target.hostname, options);
+  const pinned: LookupFunction = (_host, opts, callback) => {
+    if ((opts as { all?: boolean }).all) {
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address, family },
+      ]);
+    } else callback(null, address, family);
+  };
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise<WebhookPostResult>((resolve) => {
+    let settled = false;
+    const finish = (result: WebhookPostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      req.destroy();
+      resolve(result);
+    };
+    const deadline = setTimeout(
+      () => finish({ error: `no answer within ${options.timeoutMs} ms` }),
+      options.timeoutMs,
+    );
+    const payload = Buffer.from(body, 'utf8');
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        lookup: pinned,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(payload.length),
+          'user-agent': 'emutrack-webhooks/1',
+        },
+      },
+      (res) => {
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) finish({ status: res.statusCode ?? 0 });
+        });
+        res.on('end', () => finish({ status: res.statusCode ?? 0 }));
+        res.on('error', (err) => finish({ error: err.message }));
+      },
+    );
+    req.on('error', (err) => finish({ error: err.message }));
+    req.end(payload);
+  });
+}
+
+async function resolveTarget(
+  hostname: string,
+  options: WebhookPostOptions,
+): Promise<{ address: string; family: 4 | 6 }> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  let address = bare;
+  let family = isIP(bare);
+  if (family === 0) {
+    const found = await (options.lookupHost ?? ((h: string) => lookup(h)))(bare).catch(
+      (err: unknown) => {
+        throw new WebhookError(
+          'webhook_address_refused',
+          `the host ${bare} cannot be resolved`,
+          'url',
+          { cause: err },
+        );
+      },
+    );
+    address = found.address;
+    family = found.family === 6 ? 6 : 4;
+  }
+  const loopback = isLoopbackHost(address);
+  if (loopback ? !options.allowLoopback : isNonPublicAddress(address))
+    throw new WebhookError(
+      'webhook_address_refused',
+      `the host ${bare} is, or resolves to, a private or loopback address (${address})`,
+      'url',
+    );
+  return { address, family: family as 4 | 6 };
+}

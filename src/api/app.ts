@@ -12,6 +12,8 @@ import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
 import { pageCacheOf } from '../records/page-cache.js';
 import { PreparedAnswers } from './prepared-answers.js';
+import { errorEnvelopeOf } from './envelope.js';
+import { registerCors } from './cors.js';
 import { accountPages } from '../account-pages/account-pages.js';
 import { AccountPanels } from '../account-pages/account-panels.js';
 import { CredentialCache } from './caller.js';
@@ -108,6 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     done();
   });
   await app.register(fastifyCookie);
+  // Before the edge: preflights are answered, and CORS headers set, ahead of authentication.
+  await registerCors(app);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);
@@ -130,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     const path = request.url.split('?')[0]!.slice(0, 200);
     const error = { code: 'not_found', message: `no operation ${request.method} ${path}` };
     if (!isV2(request)) return reply.code(404).send({ error });
-    return reply.code(404).send({ meta: await quotaOf(request).meta(), error });
+    return reply.code(404).send(errorEnvelopeOf(await quotaOf(request).meta(), error));
   });
 
   await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });

@@ -1,10 +1,16 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { PageCache } from '../records/page-cache.js';
 import type { PageVersionKey } from '../records/page-versions.js';
 import type { BucketRef, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
 import type { Caller, CredentialCache } from './caller.js';
-import { metaJson, QUOTA_HEADERS, type ApiMeta } from './envelope.js';
+import {
+  DATA_ENVELOPE_TAIL_BYTES,
+  dataEnvelopeHead,
+  QUOTA_HEADERS,
+  type ApiMeta,
+} from './envelope.js';
 
 /**
  * Answers a GET of a URL that a route has already answered from the page cache, in the edge's
@@ -94,37 +100,32 @@ export function answerPrepared(
   return true;
 }
 
-const ENVELOPE_END = Buffer.from('}');
-
 /**
- * Writes `{"meta":...,"data":<page>}` with the page's own bytes: the meta and the envelope's
+ * Writes `{"ok":true,"meta":...,"data":<page>,"error":""}` with the page's own bytes: the meta and the envelope's
  * ends are written around them, corked into one write, instead of copying the page into a new
  * buffer per request. A fresh 24 KiB buffer per request cost more than its copy: the kernel
  * faulted in its pages as it read them (the route's answers pay that, this one does not). The
  * reply is taken over (hijacked) for that, so what reply.send would do is done here: the
- * headers every v2 answer carries (the request id set by the app's first hook included); the
+ * headers every v2 answer carries (those set by the app's first hooks included: request id, CORS); the
  * onResponse hooks (metrics, the request log) still run when the response finishes.
  */
 function sendEnvelope(reply: FastifyReply, meta: ApiMeta, page: Buffer): void {
-  const head = Buffer.from(`{"meta":${metaJson(meta)},"data":`, 'latin1');
-  const length = head.length + page.length + ENVELOPE_END.length;
+  const head = Buffer.from(dataEnvelopeHead(meta), 'latin1');
+  const length = head.length + page.length + DATA_ENVELOPE_TAIL_BYTES.length;
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, [
-    'content-type',
-    'application/json; charset=utf-8',
-    'content-length',
-    String(length),
-    'x-request-id',
-    String(reply.getHeader('x-request-id') ?? reply.request.id),
-    QUOTA_HEADERS.remain,
-    String(meta.remain),
-    QUOTA_HEADERS.cost,
-    String(meta.cost),
-  ]);
+  res.writeHead(200, {
+    // What the first hooks set: the request id, CORS (cors.ts).
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(length),
+    'x-request-id': String(reply.getHeader('x-request-id') ?? reply.request.id),
+    [QUOTA_HEADERS.remain]: String(meta.remain),
+    [QUOTA_HEADERS.cost]: String(meta.cost),
+  });
   res.cork();
   res.write(head);
   res.write(page);
-  res.end(ENVELOPE_END);
+  res.end(DATA_ENVELOPE_TAIL_BYTES);
   res.uncork();
 }

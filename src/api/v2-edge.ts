@@ -15,11 +15,15 @@ import type { BucketRef, Clock, QuotaStore } from '../quota/quota-store.js';
 import { midnightOfServiceDay, serviceDayOf } from '../time/service-day.js';
 import { ApiError, isDatabaseUnavailable } from './api-error.js';
 import { anonymousCaller, type Caller, type CredentialCache } from './caller.js';
+import { isCrossOrigin } from './cors.js';
 import {
   dataEnvelope,
   dataEnvelopeBytes,
+  dataEnvelopeHead,
+  dataEnvelopeOf,
+  DATA_ENVELOPE_TAIL,
+  errorEnvelopeOf,
   errorEnvelopeSchema,
-  metaJson,
   QUOTA_HEADERS,
   type ApiMeta,
   type ErrorEnvelope,
@@ -109,6 +113,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The edge's options (set once by the plugin; children inherit it). */
     emutrackEdge: V2EdgeOptions;
+    /** Every v2 operation's route as registered (the route table; tests enumerate it). */
+    emutrackV2Routes: readonly V2Route[];
   }
   interface FastifyRequest {
     /** Who calls: set by the API edge; read it through callerOf(request). */
@@ -125,6 +131,13 @@ export interface V2EdgeOptions {
   clock: Clock;
   /** URLs answered from kept pages, answered again in the first hook (prepared-answers.ts). */
   prepared?: PreparedAnswers;
+}
+
+/** One v2 operation's route: method, URL pattern and its config. */
+export interface V2Route {
+  method: string;
+  url: string;
+  v2: V2OperationConfig;
 }
 
 const V2_PREFIX = '/api/v2/';
@@ -152,14 +165,18 @@ function bearerOf(request: FastifyRequest): string | undefined {
   return match ? match[1]! : '';
 }
 
-/** The credential a request sends (bearer wins over the `token` cookie), or undefined. */
+/**
+ * The credential a request sends (bearer wins over the `token` cookie), or undefined. The cookie
+ * of a request from a page of another origin is never read (cors.ts): cross-origin is bearer only.
+ */
 function secretOf(
   request: FastifyRequest,
 ): { secret: string; via: 'bearer' | 'cookie' } | undefined {
   const bearer = bearerOf(request);
   if (bearer !== undefined) return { secret: bearer, via: 'bearer' };
   const cookie = request.cookies?.token;
-  return cookie === undefined ? undefined : { secret: cookie, via: 'cookie' };
+  if (cookie === undefined || isCrossOrigin(request, optionsOf(request).config)) return undefined;
+  return { secret: cookie, via: 'cookie' };
 }
 
 function credentialCaller(
@@ -282,7 +299,7 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
 /**
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
  * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
- * sends `{"meta":...,"data":<data>}`. The data must match the route's 200 data schema. Bytes are
+ * sends the success envelope around it. The data must match the route's 200 data schema. Bytes are
  * sent as one buffer copied from the page's own (no text is encoded per request). A page of the
  * page cache (`prepared`) is remembered for the request's URL, so that the next request of that
  * URL can be answered by the edge straight from the cache (prepared-answers.ts).
@@ -315,9 +332,9 @@ export async function sendDataJson(
   return reply.send(dataEnvelopeBytes(meta, data));
 }
 
-/** `{"meta":...,"data":<dataJson>}`: the success envelope around data already written as JSON. */
+/** `{"ok":true,"meta":...,"data":<dataJson>,"error":""}`: the success envelope around data already written as JSON. */
 export function dataEnvelopeJson(meta: ApiMeta, dataJson: string): string {
-  return `{"meta":${metaJson(meta)},"data":${dataJson}}`;
+  return `${dataEnvelopeHead(meta)}${dataJson}${DATA_ENVELOPE_TAIL}`;
 }
 
 /** The accounts domain's refusals as API errors (a scope beyond the user's is a bad parameter). */
@@ -407,7 +424,7 @@ export async function answerError(
     meta = { ...meta, retryAfter: Math.max(meta.retryAfter ?? 0, apiError.retryAfter) };
   }
   setQuotaHeaders(reply, meta);
-  const body: ErrorEnvelope = { meta, error: error_ };
+  const body: ErrorEnvelope = errorEnvelopeOf(meta, error_);
   return reply.code(apiError.statusCode).send(body);
 }
 
@@ -464,7 +481,15 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
   app.decorateRequest('emutrackCaller', null);
   app.decorateRequest('emutrackQuota', null);
 
-  app.addHook('onRoute', completeSchema);
+  const v2Routes: V2Route[] = [];
+  app.decorate('emutrackV2Routes', v2Routes);
+  app.addHook('onRoute', (route) => {
+    completeSchema(route);
+    const v2 = route.config?.v2;
+    for (const method of [route.method].flat()) {
+      if (v2 && method !== 'HEAD') v2Routes.push({ method, url: route.url, v2 });
+    }
+  });
 
   const prepared: PreparedAnswerContext | undefined = options.prepared && {
     prepared: options.prepared,
@@ -537,7 +562,7 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     if ('inHandler' in rule && !quota.charged) {
       throw new Error(`${v2.operationId} answered without charging (cost: inHandler)`);
     }
-    return { meta: await quota.meta(), data: payload };
+    return dataEnvelopeOf(await quota.meta(), payload);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -134,7 +134,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     const path = request.url.split('?')[0]!.slice(0, 200);
     const error = { code: 'not_found', message: `no operation ${request.method} ${path}` };
     if (!isV2(request)) return reply.code(404).send({ error });
-    return reply.code(404).send(errorEnvelopeOf(await quotaOf(request).meta(), error));
+    const quota = quotaOf(request);
+    await quota.release(); // an unknown operation costs the minimum too (QUOTA_MIN_COST)
+    return reply.code(404).send(errorEnvelopeOf(await quota.meta(), error));
   });
 
   await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });

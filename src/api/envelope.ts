@@ -24,7 +24,7 @@ export const apiErrorSchema = z
     code: z
       .string()
       .describe(
-        'invalid_param, not_found, no_circulation, rate_limited, internal, render_failed or unavailable.',
+        'invalid_param, invalid_api_key, account_banned, insufficient_scope, forbidden, cost_exceeds_quota_limit, not_found, no_circulation, rate_limited, internal, render_failed or unavailable.',
       ),
     message: z.string().describe('Human-readable; names the parameter at fault.'),
   })

@@ -91,7 +91,10 @@ export function answerPrepared(
   if (caller.kind === 'anonymous' && v2.auth === 'required') return false;
   const page = ctx.prepared.pages.peek(prepared.pageKey, prepared.depends);
   if (!page) return false;
-  const decision = store.takeNow(ctx.bucketOf(caller), prepared.reserve, prepared.cost);
+  const bucket = ctx.bucketOf(caller);
+  // More than the bucket holds: the usual way decides (a 403, or the whole bucket by the rules).
+  if (prepared.reserve > bucket.capacity) return false;
+  const decision = store.takeNow(bucket, prepared.reserve, prepared.cost);
   // A refusal is answered by the usual way (it decides again, and a refused take took nothing).
   if (!decision?.allowed) return false;
   request.emutrackCaller = caller;

@@ -34,7 +34,7 @@ import {
   type PreparedAnswers,
 } from './prepared-answers.js';
 import type { PageVersionKey } from '../records/page-versions.js';
-import { RequestQuota } from './request-quota.js';
+import { RequestQuota, type RequestQuotaRules } from './request-quota.js';
 import type { z } from 'zod';
 
 /**
@@ -239,11 +239,32 @@ const credentialBuckets = new WeakMap<
   { day: number; capacity: number; bucket: BucketRef }
 >();
 
+/** How a request of this caller is charged (config: QUOTA_MIN_COST, QUOTA_OVER_CAPACITY). */
+function quotaRules(request: FastifyRequest, caller: Caller, config: Config): RequestQuotaRules {
+  const free = request.routeOptions.config.v2?.cost;
+  return {
+    minCost: free && 'free' in free ? 0 : config.QUOTA_MIN_COST,
+    overCapacity: config.QUOTA_OVER_CAPACITY,
+    largerBucketHint: (cost) => {
+      if (cost > config.QUOTA_USER_CAPACITY)
+        return `no caller's bucket on this server holds that much (a signed-in caller's holds ${config.QUOTA_USER_CAPACITY})`;
+      return caller.kind === 'anonymous'
+        ? `sign in or send an API key (Authorization: Bearer <key>): a signed-in caller's bucket holds ${config.QUOTA_USER_CAPACITY}`
+        : `use a key whose dailyTokenLimit is at least ${cost}`;
+    },
+  };
+}
+
 /** What this request is charged (made on first use, for the caller known by then). */
 export function quotaOf(request: FastifyRequest): RequestQuota {
   if (!request.emutrackQuota) {
     const { store, config, clock } = optionsOf(request);
-    request.emutrackQuota = new RequestQuota(store, bucketOf(callerOf(request), config, clock));
+    const caller = callerOf(request);
+    request.emutrackQuota = new RequestQuota(
+      store,
+      bucketOf(caller, config, clock),
+      quotaRules(request, caller, config),
+    );
   }
   return request.emutrackQuota;
 }
@@ -317,14 +338,15 @@ export async function sendDataJson(
   const rule = request.routeOptions.config.v2?.cost;
   if (options.prepared && rule && request.method === 'GET') {
     const records = options.records ?? 0;
+    const least = quotaOf(request).minCost;
     const costs =
       'perRecord' in rule
         ? {
-            reserve: rule.perRecord.of(rule.reserveRecords(request)),
-            cost: rule.perRecord.of(records),
+            reserve: Math.max(least, rule.perRecord.of(rule.reserveRecords(request))),
+            cost: Math.max(least, rule.perRecord.of(records)),
           }
         : 'fixed' in rule
-          ? { reserve: rule.fixed.of(), cost: rule.fixed.of() }
+          ? { reserve: Math.max(least, rule.fixed.of()), cost: Math.max(least, rule.fixed.of()) }
           : undefined;
     if (costs)
       optionsOf(request).prepared?.remember(request.url, { ...options.prepared, ...costs });
@@ -417,7 +439,8 @@ export async function answerError(
   const error_ = { code: apiError.code, message: apiError.message };
   if (!isV2(request)) return reply.code(apiError.statusCode).send({ error: error_ });
   const quota = quotaOf(request);
-  await quota.release();
+  // Every request costs at least QUOTA_MIN_COST, failed or not; the server's own failures nothing.
+  await quota.release({ serverFault: apiError.statusCode >= 500 });
   let meta = await quota.meta();
   // A refusal decided outside the quota (sign-in attempts) still says how long to wait.
   if (apiError.code === 'rate_limited' && apiError.retryAfter !== undefined) {
@@ -549,7 +572,9 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     const rule = v2.cost;
     if ('fixed' in rule) await quotaOf(request).charge(rule.fixed.of());
     else if ('perRecord' in rule)
-      await quotaOf(request).charge(rule.perRecord.of(rule.reserveRecords(request)));
+      await quotaOf(request).charge(rule.perRecord.of(rule.reserveRecords(request)), {
+        reservation: true,
+      });
   });
 
   app.addHook('preSerialization', async (request, reply, payload) => {

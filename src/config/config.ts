@@ -147,6 +147,17 @@ const envSchema = z.object({
   QUOTA_COST_CIRCULATION_IMAGE_FAILED: cost(2),
   /** GetTrainPrediction (not in the live service). */
   QUOTA_COST_PREDICTION: cost(1),
+  /**
+   * The least any /api/v2 request costs, failed or not (400, 401, 403, 404 and 429 included;
+   * 5xx and the free account operations excepted). 0 = failures cost nothing (the behaviour
+   * before issue 22).
+   */
+  QUOTA_MIN_COST: int(1, 0, 1_000),
+  /**
+   * A cost above the caller's whole bucket (or its key's daily limit): `refuse` = 403
+   * cost_exceeds_quota_limit; `whole_bucket` = charged as the whole bucket (429 until it is full).
+   */
+  QUOTA_OVER_CAPACITY: z.enum(['refuse', 'whole_bucket']).default('refuse'),
   /** Prefix of the quota buckets' Redis keys; tests give each run its own. */
   QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
   /** A quota command Redis has not answered in this time counts as Redis being down. */

@@ -135,7 +135,10 @@ describe('GET /api/v2/exports/daily and /api/v2/exports/daily/{date}', () => {
 
   it('does not call an unfinished day immutable: today, or rendered before the day ended', async () => {
     const noon = (midnightOfServiceDay(aug10) + 12 * 3600) * 1000;
-    const today = await makeApp(t.current.db, { clock: () => noon });
+    const today = await makeApp(t.current.db, {
+      clock: () => noon,
+      env: { QUOTA_ANONYMOUS_CAPACITY: '100' },
+    });
     try {
       const res = await today.inject('/api/v2/exports/daily/20260810?binary=true');
       expect(res.statusCode).toBe(200);
@@ -174,8 +177,8 @@ describe('GET /api/v2/exports/daily and /api/v2/exports/daily/{date}', () => {
     });
   }
 
-  it('charges a caller whose bucket is smaller than the cost (anonymous: 25 < 50) its whole bucket', async () => {
-    const small = await makeApp(t.current.db);
+  it('with QUOTA_OVER_CAPACITY=whole_bucket, charges a caller whose bucket is smaller than the cost (anonymous: 25 < 50) its whole bucket', async () => {
+    const small = await makeApp(t.current.db, { env: { QUOTA_OVER_CAPACITY: 'whole_bucket' } });
     try {
       const first = await small.inject('/api/v2/exports/daily/20260810?binary=true');
       expect(first.statusCode).toBe(200);

@@ -163,8 +163,8 @@ describe('a browser app on another origin: PKCE in Chromium, then the API by fet
         page.waitForURL((url) => url.origin === spaOrigin && url.pathname === '/callback'),
         page.click('button[name=decision][value=allow]'),
       ]);
-      await page.waitForFunction(() => (window as unknown as { result?: unknown }).result);
-      const result = await page.evaluate(() => (window as unknown as { result: unknown }).result);
+      await page.waitForFunction(() => (globalThis as unknown as { result?: unknown }).result);
+      const result = await page.evaluate(() => (globalThis as unknown as { result: unknown }).result);
       expect(result).toEqual({
         tokenStatus: 200,
         tokenType: 'Bearer',

@@ -31,6 +31,7 @@ import { registerHealth } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { predictionRoutes } from './routes/prediction.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
+import { searchRoutes } from './routes/search.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
@@ -151,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(allocationEmuRoutes, routes);
   await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
   await app.register(predictionRoutes, routes);
+  await app.register(searchRoutes, routes);
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
   await app.register(accountPages, routes);

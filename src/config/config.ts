@@ -186,6 +186,10 @@ const envSchema = z.object({
   CREDENTIAL_CACHE_MS: int(500, 0, 1_000),
   /** Cost of GetAuthMe (the session check). */
   QUOTA_COST_AUTH_ME: cost(1),
+  /** Cost of Search (the lookup box). */
+  QUOTA_COST_SEARCH: cost(1),
+  /** How often (ms) search asks whether timetables or the EMU register changed; 0 = every search. */
+  SEARCH_CHECK_EVERY_MS: int(1_000, 0, 60_000),
 
   // OAuth 2.0 authorization server (src/oauth, src/api/oauth).
   /**

@@ -36,6 +36,7 @@ export interface QuotaCosts {
   circulationImageFailed: OperationCost;
   prediction: OperationCost;
   authMe: OperationCost;
+  search: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -60,5 +61,6 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     circulationImageFailed: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_FAILED),
     prediction: new OperationCost(config.QUOTA_COST_PREDICTION),
     authMe: new OperationCost(config.QUOTA_COST_AUTH_ME),
+    search: new OperationCost(config.QUOTA_COST_SEARCH),
   };
 }

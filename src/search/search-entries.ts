@@ -76,25 +76,21 @@ export async function readSearchEntries(
        SELECT n.name, b.bureau FROM names n LEFT JOIN bureaus b USING (name) ORDER BY n.name`,
     );
     const entries: SearchEntries = {
-      trains: trains.rows.map(
-        (r): TrainEntry => ({
-          code: r.train_code,
-          allCodes: r.all_codes,
-          startStation: r.start_station,
-          endStation: r.end_station,
-        }),
-      ),
-      emus: emus.rows.map(
-        (r): EmuEntry => ({
-          code: r.code,
-          model: r.model,
-          trainSetNo: r.train_set_no,
-          bureau: r.bureau,
-          depot: r.depot || r.train_depot,
-          tags: r.tags,
-          aliases: r.aliases ?? [],
-        }),
-      ),
+      trains: trains.rows.map((r): TrainEntry => ({
+        code: r.train_code,
+        allCodes: r.all_codes,
+        startStation: r.start_station,
+        endStation: r.end_station,
+      })),
+      emus: emus.rows.map((r): EmuEntry => ({
+        code: r.code,
+        model: r.model,
+        trainSetNo: r.train_set_no,
+        bureau: r.bureau,
+        depot: r.depot || r.train_depot,
+        tags: r.tags,
+        aliases: r.aliases ?? [],
+      })),
       stations: stations.rows.map((r): StationEntry => ({ name: r.name, bureau: r.bureau ?? '' })),
     };
     return { entries, versions };

@@ -12,8 +12,9 @@ import { expandTrainCodes } from '../trains/train-code.js';
  * - exact: the query is one of the entry's keys (after normalisation);
  * - prefix: a key starts with the query;
  * - contains: a key contains the query (queries of 2 characters or more).
- * Ranking: exact > prefix > contains; then the shorter matched key (closer to what was typed);
- * then trains, EMUs, stations; then the code. So `G7` lists G7 and G70..G79 before G700...
+ * Ranking: exact > prefix > contains; then the entry whose own code was typed (G7004 before
+ * G7001/4); then the shorter matched key (closer to what was typed); then trains, EMUs,
+ * stations; then the code. So `G7` lists G7 and G70..G79 before G700...
  *
  * Keys:
  * - a train: its number (G7001) and the other numbers of its paired run; a query written as a
@@ -193,10 +194,16 @@ export class SearchIndex {
     const lower = typed.toLowerCase().replace(/[\s']+/g, '');
     if (lower !== '') scan(this.stations, lower, consider);
 
+    // Among equals, an entry whose own code was typed comes before one that matched another of
+    // its keys (G7004 before G7001, whose paired run carries G7004).
+    const typedCodes = new Set([compact, ...trainCodesOf(typed)]);
+    if (canonical !== undefined) typedCodes.add(compactCode(canonical));
+    const own = (hit: Hit) => (typedCodes.has(compactCode(this.entries[hit.entry]!.code)) ? 0 : 1);
     const hits = [...best.values()];
     hits.sort(
       (a, b) =>
         a.match - b.match ||
+        own(a) - own(b) ||
         a.keyLength - b.keyLength ||
         TYPE_ORDER[this.entries[a.entry]!.type] - TYPE_ORDER[this.entries[b.entry]!.type] ||
         compareText(this.entries[a.entry]!.code, this.entries[b.entry]!.code),

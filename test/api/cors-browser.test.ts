@@ -164,7 +164,9 @@ describe('a browser app on another origin: PKCE in Chromium, then the API by fet
         page.click('button[name=decision][value=allow]'),
       ]);
       await page.waitForFunction(() => (globalThis as unknown as { result?: unknown }).result);
-      const result = await page.evaluate(() => (globalThis as unknown as { result: unknown }).result);
+      const result = await page.evaluate(
+        () => (globalThis as unknown as { result: unknown }).result,
+      );
       expect(result).toEqual({
         tokenStatus: 200,
         tokenType: 'Bearer',

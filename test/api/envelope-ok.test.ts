@@ -137,6 +137,10 @@ describe('the ok member on every v2 route (the route table enumerated)', () => {
       success: () => ({ url: '' }),
       failure: () => ({ url: '/api/v2/circulation-images/abc.png', status: 400 }),
     },
+    'GET /api/v2/search': {
+      success: () => ({ url: '/api/v2/search?q=G11' }),
+      failure: () => ({ url: '/api/v2/search?q=', status: 400 }),
+    },
     'GET /api/v2/prediction/train/:trainCode': {
       success: () => ({ url: '/api/v2/prediction/train/G13' }),
       failure: () => ({ url: '/api/v2/prediction/train/G9999', status: 404 }),

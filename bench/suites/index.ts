@@ -3,6 +3,7 @@ import { apiSuite } from './api.js';
 import { circulationSuite } from './circulation.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
+import { searchSuite } from './search.js';
 import { siteSuite } from './site.js';
 import { uploadsSuite } from './uploads.js';
 
@@ -12,6 +13,7 @@ export const suites: readonly BenchSuite[] = [
   apiSuite,
   circulationSuite,
   historySuite,
+  searchSuite,
   siteSuite,
   uploadsSuite,
 ];

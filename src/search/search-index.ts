@@ -98,6 +98,8 @@ const MATCHES: readonly SearchMatch[] = ['exact', 'prefix', 'contains'];
 interface Entry {
   type: SearchItemType;
   code: string;
+  /** compactCode(code), to tell whether the entry's own code was typed. */
+  compact: string;
   subtitle: string;
   tags: string[];
 }
@@ -106,6 +108,23 @@ interface Hit {
   entry: number;
   match: number;
   keyLength: number;
+}
+
+interface Ranked extends Hit {
+  own: number;
+  type: number;
+  code: string;
+}
+
+/** The ranking: match, own code typed, shorter key, type, code. */
+function compareRanked(a: Ranked, b: Ranked): number {
+  return (
+    a.match - b.match ||
+    a.own - b.own ||
+    a.keyLength - b.keyLength ||
+    a.type - b.type ||
+    compareText(a.code, b.code)
+  );
 }
 
 /** Flat arrays: key i belongs to entry owner[i] and is compared as written in keys[i]. */
@@ -198,23 +217,39 @@ export class SearchIndex {
     // its keys (G7004 before G7001, whose paired run carries G7004).
     const typedCodes = new Set([compact, ...trainCodesOf(typed)]);
     if (canonical !== undefined) typedCodes.add(compactCode(canonical));
-    const own = (hit: Hit) => (typedCodes.has(compactCode(this.entries[hit.entry]!.code)) ? 0 : 1);
-    const hits = [...best.values()];
-    hits.sort(
-      (a, b) =>
-        a.match - b.match ||
-        own(a) - own(b) ||
-        a.keyLength - b.keyLength ||
-        TYPE_ORDER[this.entries[a.entry]!.type] - TYPE_ORDER[this.entries[b.entry]!.type] ||
-        compareText(this.entries[a.entry]!.code, this.entries[b.entry]!.code),
-    );
-    return hits.slice(0, limit).map((hit) => {
+    // The best `limit` hits, kept sorted (a short list: a new hit is compared with the worst kept
+    // first, so most of a long tail of prefix or contains hits costs one comparison).
+    const top: Ranked[] = [];
+    for (const hit of best.values()) {
       const entry = this.entries[hit.entry]!;
-      return { ...entry, tags: [...entry.tags], match: MATCHES[hit.match]! };
+      const ranked: Ranked = {
+        ...hit,
+        own: typedCodes.has(entry.compact) ? 0 : 1,
+        type: TYPE_ORDER[entry.type],
+        code: entry.code,
+      };
+      if (top.length === limit && compareRanked(ranked, top[limit - 1]!) >= 0) continue;
+      let at = top.length === limit ? limit - 1 : top.length;
+      while (at > 0 && compareRanked(ranked, top[at - 1]!) < 0) {
+        top[at] = top[at - 1]!;
+        at--;
+      }
+      top[at] = ranked;
+    }
+    return top.map((hit) => {
+      const entry = this.entries[hit.entry]!;
+      return {
+        type: entry.type,
+        code: entry.code,
+        subtitle: entry.subtitle,
+        tags: [...entry.tags],
+        match: MATCHES[hit.match]!,
+      };
     });
   }
 
-  private add(entry: Entry): number {
+  private add(fields: Omit<Entry, 'compact'>): number {
+    const entry: Entry = { ...fields, compact: compactCode(fields.code) };
     this.entries.push(entry);
     return this.entries.length - 1;
   }

@@ -28,6 +28,9 @@ const COLUMNS = [
   'source',
   'ref',
   'dedup_key',
+  'position',
+  'fault',
+  'spare',
 ] as const;
 
 /**

@@ -113,16 +113,16 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
 
 /**
  * The sightings that count for service day $1, as a subquery (id, train_codes, emu_id, source,
- * observed_at): those stored for it but not in `out`, and those in `in` (movedSightings).
+ * observed_at, position, fault, spare): those stored for it but not in `out`, and those in `in` (movedSightings).
  * `out` and `in` are the numbers of two int8[] parameters.
  */
 export function daySightingsSql(out: number, into: number): string {
   return `(
-    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at, o.position, o.fault, o.spare
       FROM observations o
      WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[])
     UNION ALL
-    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, o.emu_id, o.source, o.observed_at, o.position, o.fault, o.spare
       FROM observations o
      WHERE o.id = ANY ($${into}::bigint[])
   )`;

@@ -110,6 +110,25 @@ interface Hit {
   keyLength: number;
 }
 
+/** Per-entry scratch of a search; `stamp[e] === generation` marks the entries it touched. */
+interface Marks {
+  generation: number;
+  stamp: Uint32Array;
+  matchOf: Uint8Array;
+  keyLengthOf: Uint32Array;
+  touched: Int32Array;
+}
+
+function newMarks(entries: number): Marks {
+  return {
+    generation: 0,
+    stamp: new Uint32Array(entries),
+    matchOf: new Uint8Array(entries),
+    keyLengthOf: new Uint32Array(entries),
+    touched: new Int32Array(entries),
+  };
+}
+
 interface Ranked extends Hit {
   own: number;
   type: number;
@@ -149,6 +168,8 @@ export class SearchIndex {
   private readonly stations: KeyTable = { keys: [], owner: [] };
   /** Exact lookup of compact codes (train numbers, EMU codes and aliases). */
   private readonly exactCodes = new Map<string, number[]>();
+  /** Per-entry scratch of a search (made at the first search, reused by every one after). */
+  private marks?: Marks;
 
   constructor(source: SearchEntries) {
     for (const train of source.trains) {
@@ -190,11 +211,27 @@ export class SearchIndex {
   search(query: string, limit: number): SearchItem[] {
     const typed = query.normalize('NFKC').trim();
     if (typed === '' || limit <= 0) return [];
-    const best = new Map<number, Hit>();
+    // The best match of each entry, in arrays kept between searches (a generation stamp says
+    // which entries this search touched): no allocation per hit.
+    const marks = (this.marks ??= newMarks(this.entries.length));
+    if (++marks.generation === 0xffffffff) {
+      marks.stamp.fill(0);
+      marks.generation = 1;
+    }
+    const { stamp, matchOf, keyLengthOf, touched, generation } = marks;
+    let count = 0;
     const consider = (entry: number, match: number, keyLength: number) => {
-      const seen = best.get(entry);
-      if (!seen || match < seen.match || (match === seen.match && keyLength < seen.keyLength)) {
-        best.set(entry, { entry, match, keyLength });
+      if (stamp[entry] !== generation) {
+        stamp[entry] = generation;
+        matchOf[entry] = match;
+        keyLengthOf[entry] = keyLength;
+        touched[count++] = entry;
+      } else if (
+        match < matchOf[entry]! ||
+        (match === matchOf[entry] && keyLength < keyLengthOf[entry]!)
+      ) {
+        matchOf[entry] = match;
+        keyLengthOf[entry] = keyLength;
       }
     };
     // A train number in any written form: each of its numbers is an exact match.
@@ -220,21 +257,23 @@ export class SearchIndex {
     // The best `limit` hits, kept sorted (a short list: a new hit is compared with the worst kept
     // first, so most of a long tail of prefix or contains hits costs one comparison).
     const top: Ranked[] = [];
-    for (const hit of best.values()) {
-      const entry = this.entries[hit.entry]!;
-      const ranked: Ranked = {
-        ...hit,
-        own: typedCodes.has(entry.compact) ? 0 : 1,
-        type: TYPE_ORDER[entry.type],
-        code: entry.code,
-      };
-      if (top.length === limit && compareRanked(ranked, top[limit - 1]!) >= 0) continue;
+    const probe: Ranked = { entry: 0, match: 0, keyLength: 0, own: 0, type: 0, code: '' };
+    for (let t = 0; t < count; t++) {
+      const id = touched[t]!;
+      const entry = this.entries[id]!;
+      probe.entry = id;
+      probe.match = matchOf[id]!;
+      probe.keyLength = keyLengthOf[id]!;
+      probe.own = typedCodes.has(entry.compact) ? 0 : 1;
+      probe.type = TYPE_ORDER[entry.type];
+      probe.code = entry.code;
+      if (top.length === limit && compareRanked(probe, top[limit - 1]!) >= 0) continue;
       let at = top.length === limit ? limit - 1 : top.length;
-      while (at > 0 && compareRanked(ranked, top[at - 1]!) < 0) {
+      while (at > 0 && compareRanked(probe, top[at - 1]!) < 0) {
         top[at] = top[at - 1]!;
         at--;
       }
-      top[at] = ranked;
+      top[at] = { ...probe };
     }
     return top.map((hit) => {
       const entry = this.entries[hit.entry]!;

@@ -4,6 +4,7 @@ import { circulationSuite } from './circulation.js';
 import { feedSuite } from './feed.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
+import { searchSuite } from './search.js';
 import { siteSuite } from './site.js';
 import { staleDaysSuite } from './stale-days.js';
 import { uploadsSuite } from './uploads.js';
@@ -14,6 +15,7 @@ export const suites: readonly BenchSuite[] = [
   apiSuite,
   circulationSuite,
   historySuite,
+  searchSuite,
   siteSuite,
   uploadsSuite,
   staleDaysSuite,

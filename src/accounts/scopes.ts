@@ -96,6 +96,11 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: false,
   },
   {
+    name: 'api.search.read',
+    description: 'Look up trains, EMUs and stations by what you type.',
+    anonymous: true,
+  },
+  {
     name: 'api.admin.oauth.clients.review',
     description:
       'Review OAuth clients: approve or reject the scopes they ask for (administrators).',

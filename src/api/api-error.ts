@@ -13,6 +13,8 @@ export const API_ERROR_STATUS = {
   insufficient_scope: 403,
   /** A form or cookie-authenticated write without its CSRF token, or an operation not open to this kind of credential. */
   forbidden: 403,
+  /** The request costs more than the caller's whole bucket (or its key's daily limit) holds. */
+  cost_exceeds_quota_limit: 403,
   not_found: 404,
   /** GetDailyRecordChanges: the cursor is older than the changes kept (resynchronise). */
   cursor_expired: 410,

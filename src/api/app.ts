@@ -12,6 +12,8 @@ import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
 import { pageCacheOf } from '../records/page-cache.js';
 import { PreparedAnswers } from './prepared-answers.js';
+import { errorEnvelopeOf } from './envelope.js';
+import { registerCors } from './cors.js';
 import { accountPages } from '../account-pages/account-pages.js';
 import { AccountPanels } from '../account-pages/account-panels.js';
 import { CredentialCache } from './caller.js';
@@ -38,6 +40,7 @@ import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { registerWebhookAccountForms, webhooksAccountPanel } from './webhooks-account-panel.js';
+import { searchRoutes } from './routes/search.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
@@ -135,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
       () => done(),
     );
   });
+  // Before the edge: preflights are answered, and CORS headers set, ahead of authentication.
+  await registerCors(app);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
   const pages = pageCacheOf(db);
@@ -157,7 +162,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     const path = request.url.split('?')[0]!.slice(0, 200);
     const error = { code: 'not_found', message: `no operation ${request.method} ${path}` };
     if (!isV2(request)) return reply.code(404).send({ error });
-    return reply.code(404).send({ meta: await quotaOf(request).meta(), error });
+    const quota = quotaOf(request);
+    await quota.release(); // an unknown operation costs the minimum too (QUOTA_MIN_COST)
+    return reply.code(404).send(errorEnvelopeOf(await quota.meta(), error));
   });
 
   await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });
@@ -173,6 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(allocationEmuRoutes, routes);
   await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
   await app.register(predictionRoutes, routes);
+  await app.register(searchRoutes, routes);
   await app.register(authRoutes, routes);
   await app.register(apiKeyRoutes, routes);
   await app.register(adminCorrectionsRoutes, routes);

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The v2 envelope: success `{meta, data}`, failure `{meta, error: {code, message}}`. Every
- * /api/v2 response carries it (the CSV download and 304 carry the same figures as headers only).
+ * The v2 envelope: success `{ok: true, meta, data, error: ""}`, failure `{ok: false, meta,
+ * error: {code, message}}`. Every /api/v2 response carries it (the CSV download and 304 carry the
+ * same figures as headers only). `ok` and the empty `error` beside `data` are the live service's
+ * (its clients test `ok`; the seed's daily-records sample shows both); `meta` is the seed's.
  */
 export const apiMetaSchema = z
   .object({
@@ -22,21 +24,40 @@ export const apiErrorSchema = z
     code: z
       .string()
       .describe(
-        'invalid_param, not_found, no_circulation, rate_limited, internal, render_failed or unavailable.',
+        'invalid_param, invalid_api_key, account_banned, insufficient_scope, forbidden, cost_exceeds_quota_limit, not_found, no_circulation, rate_limited, internal, render_failed or unavailable.',
       ),
     message: z.string().describe('Human-readable; names the parameter at fault.'),
   })
   .meta({ id: 'ApiError' });
 
 export const errorEnvelopeSchema = z
-  .object({ meta: apiMetaSchema, error: apiErrorSchema })
+  .object({
+    ok: z.literal(false).describe('Always false on a failure.'),
+    meta: apiMetaSchema,
+    error: apiErrorSchema,
+  })
   .meta({ id: 'ErrorEnvelope' });
 
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
 
 /** The success envelope around one operation's data schema. */
 export function dataEnvelope<T extends z.ZodType>(data: T) {
-  return z.object({ meta: apiMetaSchema, data });
+  return z.object({
+    ok: z.literal(true).describe('Always true on a success (clients of the live service test it).'),
+    meta: apiMetaSchema,
+    data,
+    error: z.literal('').describe('Always the empty string on a success.'),
+  });
+}
+
+/** The success envelope as a value (what preSerialization wraps a handler's data in). */
+export function dataEnvelopeOf<T>(meta: ApiMeta, data: T) {
+  return { ok: true as const, meta, data, error: '' as const };
+}
+
+/** The failure envelope as a value. */
+export function errorEnvelopeOf(meta: ApiMeta, error: { code: string; message: string }) {
+  return { ok: false as const, meta, error };
 }
 
 /** Response schemas shared by every v2 operation, keyed by status. */
@@ -61,22 +82,29 @@ export function metaJson(meta: ApiMeta): string {
     : `{"remain":${meta.remain},"cost":${meta.cost},"retryAfter":${meta.retryAfter}}`;
 }
 
-const DATA_AFTER_META = Buffer.from(',"data":');
-const ENVELOPE_END = Buffer.from('}');
+/** What comes before the data of a success envelope written as text: `{"ok":true,"meta":...,"data":`. */
+export function dataEnvelopeHead(meta: ApiMeta): string {
+  return `{"ok":true,"meta":${metaJson(meta)},"data":`;
+}
+
+/** What comes after the data of a success envelope written as text. */
+export const DATA_ENVELOPE_TAIL = ',"error":""}';
+/** DATA_ENVELOPE_TAIL as bytes (one buffer for every request). */
+export const DATA_ENVELOPE_TAIL_BYTES = Buffer.from(DATA_ENVELOPE_TAIL);
 
 /**
- * `{"meta":...,"data":<data>}` as one buffer, from data already written as UTF-8 JSON bytes: the
- * meta is written in front and the data copied once (no text encoded per request).
+ * `{"ok":true,"meta":...,"data":<data>,"error":""}` as one buffer, from data already written as
+ * UTF-8 JSON bytes: the meta is written in front and the data copied once (no text encoded per
+ * request).
  */
 export function dataEnvelopeBytes(meta: ApiMeta, data: Buffer): Buffer {
-  const head = `{"meta":${metaJson(meta)}`;
+  const head = dataEnvelopeHead(meta);
   const headBytes = Buffer.byteLength(head, 'latin1');
-  const total = headBytes + DATA_AFTER_META.length + data.length + ENVELOPE_END.length;
+  const total = headBytes + data.length + DATA_ENVELOPE_TAIL_BYTES.length;
   const body = Buffer.allocUnsafe(total);
   body.write(head, 0, 'latin1');
   let at = headBytes;
-  at += DATA_AFTER_META.copy(body, at);
   at += data.copy(body, at);
-  ENVELOPE_END.copy(body, at);
+  DATA_ENVELOPE_TAIL_BYTES.copy(body, at);
   return body;
 }

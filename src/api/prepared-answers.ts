@@ -1,11 +1,17 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { PageCache } from '../records/page-cache.js';
 import type { PageVersionKey } from '../records/page-versions.js';
 import type { BucketRef, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
 import type { Caller, CredentialCache } from './caller.js';
-import { metaJson, QUOTA_HEADERS, type ApiMeta } from './envelope.js';
 import { cacheControl, CACHE_SECONDS } from './http-caching.js';
+import {
+  DATA_ENVELOPE_TAIL_BYTES,
+  dataEnvelopeHead,
+  QUOTA_HEADERS,
+  type ApiMeta,
+} from './envelope.js';
 
 /**
  * Answers a GET of a URL that a route has already answered from the page cache, in the edge's
@@ -87,7 +93,10 @@ export function answerPrepared(
   if (caller.kind === 'anonymous' && v2.auth === 'required') return false;
   const page = ctx.prepared.pages.peek(prepared.pageKey, prepared.depends);
   if (!page) return false;
-  const decision = store.takeNow(ctx.bucketOf(caller), prepared.reserve, prepared.cost);
+  const bucket = ctx.bucketOf(caller);
+  // More than the bucket holds: the usual way decides (a 403, or the whole bucket by the rules).
+  if (prepared.reserve > bucket.capacity) return false;
+  const decision = store.takeNow(bucket, prepared.reserve, prepared.cost);
   // A refusal is answered by the usual way (it decides again, and a refused take took nothing).
   if (!decision?.allowed) return false;
   request.emutrackCaller = caller;
@@ -100,15 +109,13 @@ export function answerPrepared(
   return true;
 }
 
-const ENVELOPE_END = Buffer.from('}');
-
 /**
- * Writes `{"meta":...,"data":<page>}` with the page's own bytes: the meta and the envelope's
+ * Writes `{"ok":true,"meta":...,"data":<page>,"error":""}` with the page's own bytes: the meta and the envelope's
  * ends are written around them, corked into one write, instead of copying the page into a new
  * buffer per request. A fresh 24 KiB buffer per request cost more than its copy: the kernel
  * faulted in its pages as it read them (the route's answers pay that, this one does not). The
  * reply is taken over (hijacked) for that, so what reply.send would do is done here: the
- * headers every v2 answer carries (the request id set by the app's first hook included); the
+ * headers every v2 answer carries (those set by the app's first hooks included: request id, CORS); the
  * onResponse hooks (metrics, the request log) still run when the response finishes.
  */
 function sendEnvelope(
@@ -117,30 +124,24 @@ function sendEnvelope(
   page: Buffer,
   caching?: { etag: string; cacheControl: string },
 ): void {
-  const head = Buffer.from(`{"meta":${metaJson(meta)},"data":`, 'latin1');
-  const length = head.length + page.length + ENVELOPE_END.length;
+  const head = Buffer.from(dataEnvelopeHead(meta), 'latin1');
+  const length = head.length + page.length + DATA_ENVELOPE_TAIL_BYTES.length;
   reply.hijack();
   const res = reply.raw;
-  // The route's own caching headers (v2-edge.ts answerConditionally writes the same).
-  const cachingHeaders = caching
-    ? ['etag', caching.etag, 'cache-control', caching.cacheControl]
-    : [];
-  res.writeHead(200, [
-    ...cachingHeaders,
-    'content-type',
-    'application/json; charset=utf-8',
-    'content-length',
-    String(length),
-    'x-request-id',
-    String(reply.getHeader('x-request-id') ?? reply.request.id),
-    QUOTA_HEADERS.remain,
-    String(meta.remain),
-    QUOTA_HEADERS.cost,
-    String(meta.cost),
-  ]);
+  res.writeHead(200, {
+    // What the first hooks set: the request id, CORS (cors.ts), the security headers.
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    // The route's own caching headers (v2-edge.ts answerConditionally writes the same).
+    ...(caching ? { etag: caching.etag, 'cache-control': caching.cacheControl } : {}),
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(length),
+    'x-request-id': String(reply.getHeader('x-request-id') ?? reply.request.id),
+    [QUOTA_HEADERS.remain]: String(meta.remain),
+    [QUOTA_HEADERS.cost]: String(meta.cost),
+  });
   res.cork();
   res.write(head);
   res.write(page);
-  res.end(ENVELOPE_END);
+  res.end(DATA_ENVELOPE_TAIL_BYTES);
   res.uncork();
 }

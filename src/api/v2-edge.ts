@@ -15,11 +15,15 @@ import type { BucketRef, Clock, QuotaStore } from '../quota/quota-store.js';
 import { midnightOfServiceDay, serviceDayOf } from '../time/service-day.js';
 import { ApiError, isDatabaseUnavailable } from './api-error.js';
 import { anonymousCaller, type Caller, type CredentialCache } from './caller.js';
+import { isCrossOrigin } from './cors.js';
 import {
   dataEnvelope,
   dataEnvelopeBytes,
+  dataEnvelopeHead,
+  dataEnvelopeOf,
+  DATA_ENVELOPE_TAIL,
+  errorEnvelopeOf,
   errorEnvelopeSchema,
-  metaJson,
   QUOTA_HEADERS,
   type ApiMeta,
   type ErrorEnvelope,
@@ -30,7 +34,7 @@ import {
   type PreparedAnswers,
 } from './prepared-answers.js';
 import type { PageVersionKey } from '../records/page-versions.js';
-import { RequestQuota } from './request-quota.js';
+import { RequestQuota, type RequestQuotaRules } from './request-quota.js';
 import {
   cacheControl,
   CACHE_SECONDS,
@@ -124,6 +128,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The edge's options (set once by the plugin; children inherit it). */
     emutrackEdge: V2EdgeOptions;
+    /** Every v2 operation's route as registered (the route table; tests enumerate it). */
+    emutrackV2Routes: readonly V2Route[];
   }
   interface FastifyRequest {
     /** Who calls: set by the API edge; read it through callerOf(request). */
@@ -140,6 +146,13 @@ export interface V2EdgeOptions {
   clock: Clock;
   /** URLs answered from kept pages, answered again in the first hook (prepared-answers.ts). */
   prepared?: PreparedAnswers;
+}
+
+/** One v2 operation's route: method, URL pattern and its config. */
+export interface V2Route {
+  method: string;
+  url: string;
+  v2: V2OperationConfig;
 }
 
 const V2_PREFIX = '/api/v2/';
@@ -167,14 +180,18 @@ function bearerOf(request: FastifyRequest): string | undefined {
   return match ? match[1]! : '';
 }
 
-/** The credential a request sends (bearer wins over the `token` cookie), or undefined. */
+/**
+ * The credential a request sends (bearer wins over the `token` cookie), or undefined. The cookie
+ * of a request from a page of another origin is never read (cors.ts): cross-origin is bearer only.
+ */
 function secretOf(
   request: FastifyRequest,
 ): { secret: string; via: 'bearer' | 'cookie' } | undefined {
   const bearer = bearerOf(request);
   if (bearer !== undefined) return { secret: bearer, via: 'bearer' };
   const cookie = request.cookies?.token;
-  return cookie === undefined ? undefined : { secret: cookie, via: 'cookie' };
+  if (cookie === undefined || isCrossOrigin(request, optionsOf(request).config)) return undefined;
+  return { secret: cookie, via: 'cookie' };
 }
 
 function credentialCaller(
@@ -237,11 +254,32 @@ const credentialBuckets = new WeakMap<
   { day: number; capacity: number; bucket: BucketRef }
 >();
 
+/** How a request of this caller is charged (config: QUOTA_MIN_COST, QUOTA_OVER_CAPACITY). */
+function quotaRules(request: FastifyRequest, caller: Caller, config: Config): RequestQuotaRules {
+  const free = request.routeOptions.config.v2?.cost;
+  return {
+    minCost: free && 'free' in free ? 0 : config.QUOTA_MIN_COST,
+    overCapacity: config.QUOTA_OVER_CAPACITY,
+    largerBucketHint: (cost) => {
+      if (cost > config.QUOTA_USER_CAPACITY)
+        return `no caller's bucket on this server holds that much (a signed-in caller's holds ${config.QUOTA_USER_CAPACITY})`;
+      return caller.kind === 'anonymous'
+        ? `sign in or send an API key (Authorization: Bearer <key>): a signed-in caller's bucket holds ${config.QUOTA_USER_CAPACITY}`
+        : `use a key whose dailyTokenLimit is at least ${cost}`;
+    },
+  };
+}
+
 /** What this request is charged (made on first use, for the caller known by then). */
 export function quotaOf(request: FastifyRequest): RequestQuota {
   if (!request.emutrackQuota) {
     const { store, config, clock } = optionsOf(request);
-    request.emutrackQuota = new RequestQuota(store, bucketOf(callerOf(request), config, clock));
+    const caller = callerOf(request);
+    request.emutrackQuota = new RequestQuota(
+      store,
+      bucketOf(caller, config, clock),
+      quotaRules(request, caller, config),
+    );
   }
   return request.emutrackQuota;
 }
@@ -297,7 +335,7 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
 /**
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
  * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
- * sends `{"meta":...,"data":<data>}`. The data must match the route's 200 data schema. Bytes are
+ * sends the success envelope around it. The data must match the route's 200 data schema. Bytes are
  * sent as one buffer copied from the page's own (no text is encoded per request). A page of the
  * page cache (`prepared`) is remembered for the request's URL, so that the next request of that
  * URL can be answered by the edge straight from the cache (prepared-answers.ts).
@@ -321,14 +359,15 @@ export async function sendDataJson(
   const rule = request.routeOptions.config.v2?.cost;
   if (options.prepared && rule && request.method === 'GET') {
     const records = options.records ?? 0;
+    const least = quotaOf(request).minCost;
     const costs =
       'perRecord' in rule
         ? {
-            reserve: rule.perRecord.of(rule.reserveRecords(request)),
-            cost: rule.perRecord.of(records),
+            reserve: Math.max(least, rule.perRecord.of(rule.reserveRecords(request))),
+            cost: Math.max(least, rule.perRecord.of(records)),
           }
         : 'fixed' in rule
-          ? { reserve: rule.fixed.of(), cost: rule.fixed.of() }
+          ? { reserve: Math.max(least, rule.fixed.of()), cost: Math.max(least, rule.fixed.of()) }
           : undefined;
     if (costs)
       optionsOf(request).prepared?.remember(request.url, { ...options.prepared, ...costs });
@@ -336,9 +375,9 @@ export async function sendDataJson(
   return reply.send(dataEnvelopeBytes(meta, data));
 }
 
-/** `{"meta":...,"data":<dataJson>}`: the success envelope around data already written as JSON. */
+/** `{"ok":true,"meta":...,"data":<dataJson>,"error":""}`: the success envelope around data already written as JSON. */
 export function dataEnvelopeJson(meta: ApiMeta, dataJson: string): string {
-  return `{"meta":${metaJson(meta)},"data":${dataJson}}`;
+  return `${dataEnvelopeHead(meta)}${dataJson}${DATA_ENVELOPE_TAIL}`;
 }
 
 /** The accounts domain's refusals as API errors (a scope beyond the user's is a bad parameter). */
@@ -421,14 +460,15 @@ export async function answerError(
   const error_ = { code: apiError.code, message: apiError.message };
   if (!isV2(request)) return reply.code(apiError.statusCode).send({ error: error_ });
   const quota = quotaOf(request);
-  await quota.release();
+  // Every request costs at least QUOTA_MIN_COST, failed or not; the server's own failures nothing.
+  await quota.release({ serverFault: apiError.statusCode >= 500 });
   let meta = await quota.meta();
   // A refusal decided outside the quota (sign-in attempts) still says how long to wait.
   if (apiError.code === 'rate_limited' && apiError.retryAfter !== undefined) {
     meta = { ...meta, retryAfter: Math.max(meta.retryAfter ?? 0, apiError.retryAfter) };
   }
   setQuotaHeaders(reply, meta);
-  const body: ErrorEnvelope = { meta, error: error_ };
+  const body: ErrorEnvelope = errorEnvelopeOf(meta, error_);
   return reply.code(apiError.statusCode).send(body);
 }
 
@@ -486,7 +526,15 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
   app.decorateRequest('emutrackCaller', null);
   app.decorateRequest('emutrackQuota', null);
 
-  app.addHook('onRoute', completeSchema);
+  const v2Routes: V2Route[] = [];
+  app.decorate('emutrackV2Routes', v2Routes);
+  app.addHook('onRoute', (route) => {
+    completeSchema(route);
+    const v2 = route.config?.v2;
+    for (const method of [route.method].flat()) {
+      if (v2 && method !== 'HEAD') v2Routes.push({ method, url: route.url, v2 });
+    }
+  });
 
   const prepared: PreparedAnswerContext | undefined = options.prepared && {
     prepared: options.prepared,
@@ -546,7 +594,9 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     const rule = v2.cost;
     if ('fixed' in rule) await quotaOf(request).charge(rule.fixed.of());
     else if ('perRecord' in rule)
-      await quotaOf(request).charge(rule.perRecord.of(rule.reserveRecords(request)));
+      await quotaOf(request).charge(rule.perRecord.of(rule.reserveRecords(request)), {
+        reservation: true,
+      });
   });
 
   app.addHook('preSerialization', async (request, reply, payload) => {
@@ -559,7 +609,7 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     if ('inHandler' in rule && !quota.charged) {
       throw new Error(`${v2.operationId} answered without charging (cost: inHandler)`);
     }
-    return { meta: await quota.meta(), data: payload };
+    return dataEnvelopeOf(await quota.meta(), payload);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -167,6 +167,17 @@ const envSchema = z.object({
   QUOTA_COST_CIRCULATION_IMAGE_FAILED: cost(2),
   /** GetTrainPrediction (not in the live service). */
   QUOTA_COST_PREDICTION: cost(1),
+  /**
+   * The least any /api/v2 request costs, failed or not (400, 401, 403, 404 and 429 included;
+   * 5xx and the free account operations excepted). 0 = failures cost nothing (the behaviour
+   * before issue 22).
+   */
+  QUOTA_MIN_COST: int(1, 0, 1_000),
+  /**
+   * A cost above the caller's whole bucket (or its key's daily limit): `refuse` = 403
+   * cost_exceeds_quota_limit; `whole_bucket` = charged as the whole bucket (429 until it is full).
+   */
+  QUOTA_OVER_CAPACITY: z.enum(['refuse', 'whole_bucket']).default('refuse'),
   /** Prefix of the quota buckets' Redis keys; tests give each run its own. */
   QUOTA_KEY_PREFIX: z.string().min(1).default('emutrack:quota:'),
   /** A quota command Redis has not answered in this time counts as Redis being down. */
@@ -199,6 +210,10 @@ const envSchema = z.object({
   CREDENTIAL_CACHE_MS: int(500, 0, 1_000),
   /** Cost of GetAuthMe (the session check). */
   QUOTA_COST_AUTH_ME: cost(1),
+  /** Cost of Search (the lookup box). */
+  QUOTA_COST_SEARCH: cost(1),
+  /** How often (ms) search asks whether timetables or the EMU register changed; 0 = every search. */
+  SEARCH_CHECK_EVERY_MS: int(1_000, 0, 60_000),
 
   // OAuth 2.0 authorization server (src/oauth, src/api/oauth).
   /**

@@ -59,6 +59,44 @@ const QR_SHARE = 0.3;
 const PAIRED_WRITTEN_SHARE = 0.45;
 const SEAT_LETTERS = 'ABCDF';
 
+/** One run in FAULT_EVERY replaced a failed unit; one in SPARE_EVERY was run by a hot spare. */
+const FAULT_EVERY = 400;
+const SPARE_EVERY = 500;
+
+/** FNV-1a of a text: which runs are fault replacements or spares, without drawing numbers. */
+function runHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * What a sighting says besides the pair (observations' optional fields), from what the sighting
+ * is, so that no random number is drawn for it (the rest of the data stays as it was):
+ * - position: a travel code's QR names the coach, so such a sighting of a unit of the run knows
+ *   its place (single, or first or second of a coupled formation);
+ * - fault / spare: the reports of a run picked by its hash say the unit replaced a failed one
+ *   (one run in FAULT_EVERY) or was a hot spare (one in SPARE_EVERY).
+ */
+function statusFields(
+  run: TrueRun,
+  unit: EmuUnit,
+  source: (typeof SOURCES)[number],
+  fromQr: boolean,
+): { position?: string; fault?: boolean; spare?: boolean } {
+  const out: { position?: string; fault?: boolean; spare?: boolean } = {};
+  const place = run.formation.indexOf(unit);
+  if (fromQr && place >= 0) {
+    out.position = run.formation.length === 1 ? 'single' : place === 0 ? 'first' : 'second';
+  }
+  if (source === 'report' && unit === run.unit) {
+    const h = runHash(`${run.ymd}|${run.train.codes[0]}|${unit.code}`);
+    if (h % FAULT_EVERY === 0) out.fault = true;
+    else if (h % SPARE_EVERY === 1) out.spare = true;
+  }
+  return out;
+}
+
 /** The code with its dashes left out, if that still names the same unit (CR400BFA5156). */
 export function compactEmuCode(code: string): string {
   const bare = code.replace(/-/g, '');
@@ -226,6 +264,12 @@ export class SightingMaker {
         // Opaque to consumers: a ref must not give away the service day.
         ...(hasRef ? { ref: `${REF_TAGS[source]}-${seq.toString(36).padStart(8, '0')}` } : {}),
         ...(serviceDate ? { serviceDate: run.ymd } : {}),
+        ...statusFields(
+          run,
+          unit,
+          source,
+          emuCode !== unit.code && emuCode.length > unit.code.length,
+        ),
       });
       const bucket = afterMidnight ? tomorrow : today;
       bucket.push({ t, line });

@@ -7,8 +7,9 @@ import { serviceDayFromYmd, serviceDayOf, InvalidServiceDateError } from '../tim
 
 /**
  * A scanner for the common shape of an NDJSON sighting, working on the line's bytes: one flat
- * object whose keys are observedAt, trainCode, emuCode, source and optionally ref and
- * serviceDate (each once, in any order, ASCII whitespace between tokens), observedAt an integer
+ * object whose keys are observedAt, trainCode, emuCode, source and optionally ref, serviceDate,
+ * position (exactly "single", "first" or "second"), fault and spare (the literals true or false)
+ * (each once, in any order, ASCII whitespace between tokens), observedAt an integer
  * of Unix seconds or an ISO time of the exact form 2026-08-14T08:30:00+08:00 (or ...Z), every
  * other value a string of printable ASCII without escapes, surrounding spaces or emptiness,
  * and every field valid. Such a line is what toObservationRecord(JSON.parse(line)) accepts,
@@ -46,7 +47,15 @@ export interface ScannedLine {
   /** -1 when the line has no ref. */
   refStart: number;
   refEnd: number;
+  /** POSITION_NONE (not said), or the index + 1 of FORMATION_POSITIONS: 1 single, 2 first, 3 second. */
+  position: number;
+  /** FLAG_NONE (-1, not said), 0 false or 1 true. */
+  fault: number;
+  spare: number;
 }
+
+export const POSITION_NONE = 0;
+export const FLAG_NONE = -1;
 
 /**
  * A written EMU code, as validated: its canonical code (in `bytes`, the EMU table's arena) and
@@ -343,11 +352,13 @@ const EMU_CODE = 4;
 const SOURCE = 8;
 const REF = 16;
 const SERVICE_DATE = 32;
+const POSITION = 64;
+const FAULT = 128;
+const SPARE = 256;
 const REQUIRED = OBSERVED_AT | TRAIN_CODE | EMU_CODE | SOURCE;
 
-/** The known keys by length (each length names one key), with the bit each stands for. */
-const KEY_BY_LENGTH: (Uint8Array | undefined)[] = [];
-const BIT_BY_LENGTH = new Int32Array(12);
+/** The known keys by length (fault and spare share one), with the bit each stands for. */
+const KEYS_BY_LENGTH: { key: Uint8Array; bit: number }[][] = [];
 for (const [bit, name] of [
   [OBSERVED_AT, 'observedAt'],
   [TRAIN_CODE, 'trainCode'],
@@ -355,18 +366,42 @@ for (const [bit, name] of [
   [SOURCE, 'source'],
   [REF, 'ref'],
   [SERVICE_DATE, 'serviceDate'],
+  [POSITION, 'position'],
+  [FAULT, 'fault'],
+  [SPARE, 'spare'],
 ] as const) {
-  KEY_BY_LENGTH[name.length] = encoder.encode(name);
-  BIT_BY_LENGTH[name.length] = bit;
+  (KEYS_BY_LENGTH[name.length] ??= []).push({ key: encoder.encode(name), bit });
 }
 
 /** The bit of the known key at bytes start..end; 0 for any other key. */
 function keyAt(bytes: Uint8Array, start: number, end: number): number {
   const len = end - start;
-  const key = len < KEY_BY_LENGTH.length ? KEY_BY_LENGTH[len] : undefined;
-  if (key === undefined) return 0;
-  for (let j = 0; j < len; j++) if (key[j] !== bytes[start + j]) return 0;
-  return BIT_BY_LENGTH[len]!;
+  const candidates = len < KEYS_BY_LENGTH.length ? KEYS_BY_LENGTH[len] : undefined;
+  if (candidates === undefined) return 0;
+  next: for (const { key, bit } of candidates) {
+    for (let j = 0; j < len; j++) if (key[j] !== bytes[start + j]) continue next;
+    return bit;
+  }
+  return 0;
+}
+
+const TRUE = encoder.encode('true');
+const FALSE = encoder.encode('false');
+const POSITION_NAMES = ['single', 'first', 'second'].map((p) => encoder.encode(p));
+
+function bytesAre(bytes: Uint8Array, at: number, end: number, word: Uint8Array): boolean {
+  if (at + word.length > end) return false;
+  for (let j = 0; j < word.length; j++) if (bytes[at + j] !== word[j]) return false;
+  return true;
+}
+
+/** 1 + the index of the position named at bytes start..end (exactly); 0 for anything else. */
+function positionAt(bytes: Uint8Array, start: number, end: number): number {
+  for (let p = 0; p < POSITION_NAMES.length; p++) {
+    const name = POSITION_NAMES[p]!;
+    if (end - start === name.length && bytesAre(bytes, start, end, name)) return p + 1;
+  }
+  return POSITION_NONE;
 }
 
 /**
@@ -391,6 +426,9 @@ export function scanLine(
   out.observedAtStart = -1;
   out.refStart = -1;
   out.refEnd = -1;
+  out.position = POSITION_NONE;
+  out.fault = FLAG_NONE;
+  out.spare = FLAG_NONE;
   i++;
   for (;;) {
     i = skipSpace(bytes, i, end);
@@ -417,6 +455,18 @@ export function scanLine(
       out.observedAt = n;
       out.observedAtStart = s;
       out.observedAtEnd = i;
+    } else if (key === FAULT || key === SPARE) {
+      // The literals true and false only (a quoted "true" is left to the validator).
+      let flag: number;
+      if (bytesAre(bytes, i, end, TRUE)) {
+        flag = 1;
+        i += TRUE.length;
+      } else if (bytesAre(bytes, i, end, FALSE)) {
+        flag = 0;
+        i += FALSE.length;
+      } else return false;
+      if (key === FAULT) out.fault = flag;
+      else out.spare = flag;
     } else {
       if (bytes[i] !== QUOTE) return false;
       const s = i + 1;
@@ -446,6 +496,11 @@ export function scanLine(
           if (e - s > MAX_REF) return false;
           out.refStart = s;
           out.refEnd = e;
+          break;
+        case POSITION:
+          // Exactly single, first or second (other spellings are left to the validator).
+          out.position = positionAt(bytes, s, e);
+          if (out.position === POSITION_NONE) return false;
           break;
         default: {
           // serviceDate: exactly 8 digits, checked below.
@@ -529,6 +584,9 @@ export function newScannedLine(): ScannedLine {
     sourceEnd: 0,
     refStart: -1,
     refEnd: -1,
+    position: POSITION_NONE,
+    fault: FLAG_NONE,
+    spare: FLAG_NONE,
   };
 }
 

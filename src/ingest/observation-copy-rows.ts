@@ -2,19 +2,26 @@ import { copyTextValue } from '../db/db.js';
 import {
   dedupDigest,
   emuIdOf,
+  FLAG_NONE,
+  POSITION_NONE,
   newScannedLine,
   scanLine,
   writeInt,
   type ScannedLine,
 } from './ndjson-line-scan.js';
-import { isProblem, toObservationRecord, type ObservationRecord } from './observation-record.js';
+import {
+  FORMATION_POSITIONS,
+  isProblem,
+  toObservationRecord,
+  type ObservationRecord,
+} from './observation-record.js';
 import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
 import type { RejectedLine } from './record-rejects.js';
 
 /**
  * A chunk's rows as COPY text (UTF-8). Columns: batch_id, file, line, observed_at, service_day,
- * service_date_given, train_code, train_codes, emu_id, emu_code, source, ref, dedup_key
- * (write-observation-chunk.ts). A row whose EMU was not registered yet, as far as the thread
+ * service_date_given, train_code, train_codes, emu_id, emu_code, source, ref, dedup_key,
+ * position, fault, spare (write-observation-chunk.ts). A row whose EMU was not registered yet, as far as the thread
  * that rendered it knew, holds ten zeros as its emu_id, at a byte offset listed in `pending`,
  * for the writer to overwrite with the id it resolves in the transaction that stores the row
  * (integer input takes leading zeros: 0000000042 is 42).
@@ -59,6 +66,21 @@ const LF = 0x0a;
 const CR = 0x0d;
 const BACKSLASH = 0x5c;
 const HEX = encoder.encode('0123456789abcdef');
+const POSITION_BYTES = FORMATION_POSITIONS.map((p) => encoder.encode(p));
+
+/** A boolean or NULL in COPY text. */
+function flagText(flag: boolean | null): string {
+  return flag === null ? '\\N' : flag ? 't' : 'f';
+}
+
+/** A scanned flag (FLAG_NONE, 0 or 1) in COPY text at `at`; returns where it ends. */
+function writeFlag(o: Uint8Array, at: number, flag: number): number {
+  if (flag === FLAG_NONE) {
+    o[at++] = BACKSLASH;
+    o[at++] = 0x4e;
+  } else o[at++] = flag === 1 ? 0x74 : 0x66;
+  return at;
+}
 
 /**
  * A chunk's COPY text, written as bytes into one growing array: rows of scanned lines are
@@ -240,7 +262,7 @@ export class ChunkBuilder {
     const head =
       `${this.prefix}${line}\t${r.observedAt}\t${r.serviceDay}\t${r.serviceDateGiven ? 't' : 'f'}\t` +
       `${r.trainCode}\t{${r.trainCodes.join(',')}}\t`;
-    const tail = `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\n`;
+    const tail = `\t${copyTextValue(r.emuCode)}\t${copyTextValue(r.source)}\t${copyTextValue(r.ref)}\t\\\\x${r.dedupKey}\t${r.position ?? '\\N'}\t${flagText(r.fault)}\t${flagText(r.spare)}\n`;
     const emuId = this.emuIds.get(r.emuUnit);
     if (emuId !== undefined) {
       this.out.text(head + emuId + tail);
@@ -279,7 +301,7 @@ export class ChunkBuilder {
         (s.emuEnd - s.emuStart) +
         (s.sourceEnd - s.sourceStart) +
         (s.refEnd - s.refStart) +
-        160,
+        176,
     );
     const o = out.bytes;
     out.copy(this.prefixBytes, 0, this.prefixBytes.length);
@@ -330,6 +352,19 @@ export class ChunkBuilder {
       const word = key[k]!;
       for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
     }
+    // position, fault, spare.
+    o[at++] = TAB;
+    if (s.position === POSITION_NONE) {
+      o[at++] = BACKSLASH;
+      o[at++] = 0x4e;
+    } else {
+      const name = POSITION_BYTES[s.position - 1]!;
+      for (let j = 0; j < name.length; j++) o[at++] = name[j]!;
+    }
+    o[at++] = TAB;
+    at = writeFlag(o, at, s.fault);
+    o[at++] = TAB;
+    at = writeFlag(o, at, s.spare);
     o[at++] = LF;
     out.length = at;
     this.countDay(s.serviceDay);

@@ -28,7 +28,17 @@ export interface ObservationRecord {
   ref: string | null;
   /** Hex sha256 of what makes two sightings the same one (see dedupKeyOf). */
   dedupKey: string;
+  /** The unit's place in the formation, when the sighting says (status bits 0x04/0x06). */
+  position: FormationPosition | null;
+  /** Whether the unit replaced a failed one on this run, when the sighting says (0x08). */
+  fault: boolean | null;
+  /** Whether the unit stood by as a hot spare, when the sighting says (0x10). */
+  spare: boolean | null;
 }
+
+/** `single` unit, or the `first` or `second` unit of a coupled run. */
+export type FormationPosition = 'single' | 'first' | 'second';
+export const FORMATION_POSITIONS: readonly FormationPosition[] = ['single', 'first', 'second'];
 
 /** Why a line was refused, naming the field where one is to blame. */
 export interface ObservationProblem {
@@ -114,6 +124,39 @@ function optionalString(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const t = value.trim();
   return t === '' ? undefined : t;
+}
+
+/**
+ * An optional status field: absent, null or "" = not said. `position` is single, first or
+ * second (any case); `fault` and `spare` are JSON booleans, or true/false written as text (CSV).
+ */
+function parsePosition(value: unknown): FormationPosition | null | ObservationProblem {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    return problem('position', `expected "single", "first" or "second", got ${typeof value}`);
+  }
+  const v = value.trim().toLowerCase();
+  if (v === '') return null;
+  if ((FORMATION_POSITIONS as readonly string[]).includes(v)) return v as FormationPosition;
+  return problem(
+    'position',
+    `expected "single", "first" or "second", got ${JSON.stringify(value.slice(0, 40))}`,
+  );
+}
+
+function parseFlag(field: 'fault' | 'spare', value: unknown): boolean | null | ObservationProblem {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const v = value.trim().toLowerCase();
+    if (v === '') return null;
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+  }
+  return problem(
+    field,
+    `expected true or false, got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value)}`,
+  );
 }
 
 /** A written EMU code as parsed: canonical code, written unit and family (for emuFormProblem). */
@@ -242,6 +285,12 @@ export function toObservationRecord(
     // counted for the earlier day by the build, which knows the timetables (day-sightings.ts).
     serviceDay = serviceDayOf(observedAt);
   }
+  const position = parsePosition(o.position);
+  if (position !== null && typeof position === 'object') return position;
+  const fault = parseFlag('fault', o.fault);
+  if (fault !== null && typeof fault === 'object') return fault;
+  const spare = parseFlag('spare', o.spare);
+  if (spare !== null && typeof spare === 'object') return spare;
   const record = {
     observedAt,
     serviceDay,
@@ -253,6 +302,9 @@ export function toObservationRecord(
     source,
     ref,
     dedupKey: '',
+    position,
+    fault,
+    spare,
   };
   record.dedupKey = dedupKeyOf({ ...record, emuCode: emu.canonical });
   return record;

@@ -30,6 +30,9 @@ const COLUMNS = [
   'source',
   'ref',
   'dedup_key',
+  'position',
+  'fault',
+  'spare',
 ] as const;
 
 /**

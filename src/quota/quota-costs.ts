@@ -37,6 +37,7 @@ export interface QuotaCosts {
   circulationImageFailed: OperationCost;
   prediction: OperationCost;
   authMe: OperationCost;
+  search: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -65,5 +66,6 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     circulationImageFailed: new OperationCost(config.QUOTA_COST_CIRCULATION_IMAGE_FAILED),
     prediction: new OperationCost(config.QUOTA_COST_PREDICTION),
     authMe: new OperationCost(config.QUOTA_COST_AUTH_ME),
+    search: new OperationCost(config.QUOTA_COST_SEARCH),
   };
 }

@@ -21,10 +21,19 @@ import { clearStaleDay, readStaleMark } from './stale-days.js';
  * second unit seen less often still counts (5 vs 2), and a lone report stands when nothing
  * contradicts it. Losing observations stay in `observations`; nothing is deleted there.
  *
- * Status bits (compatibility.md): 0x01 (confirmed) when support >= `confirmMinSupport` [2];
- * 0x02 (coupled, position unknown) when the train keeps two records that day and both are
- * confirmed. Two unconfirmed records of one train (one report each way) are a conflict the data
- * cannot settle, not a coupling: both are kept, neither is confirmed nor marked coupled.
+ * Status bits (compatibility.md): 0x01 (confirmed) when support >= `confirmMinSupport` [2].
+ * The rest come from what the sightings of the record (its train number and EMU that day) say,
+ * and when they disagree the majority of those that say anything wins (a sighting that does not
+ * state a field does not vote; a tie decides nothing):
+ * - position: the most stated of single, first and second (strictly more votes than each other).
+ * - formation (mask 0x06): when the train keeps two records that day and both are confirmed (a
+ *   coupled run): 0x04 for the first unit and 0x06 for the second; when only one of the two has
+ *   a position, first or second, the other is the other unit; when both or neither say, or both
+ *   say the same, 0x02 (coupled, position unknown) for both. Otherwise (one record, or two
+ *   unconfirmed ones: a conflict the data cannot settle, not a coupling) 0x04 or 0x06 when the
+ *   record's position is first or second (the partner went unseen), else 0x00.
+ * - 0x08 (fault replacement) and 0x10 (hot spare): when more of the sightings stating `fault`
+ *   (`spare`) say true than false.
  */
 export interface ConflictRule {
   /** Support a non-leading candidate needs at least. Default 2. */
@@ -85,6 +94,40 @@ export type BuildCause = 'build' | 'late-data' | 'correction';
 
 export const STATUS_CONFIRMED = 0x01;
 export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
+export const STATUS_COUPLED_FIRST = 0x04;
+export const STATUS_COUPLED_SECOND = 0x06;
+export const STATUS_FAULT = 0x08;
+export const STATUS_SPARE = 0x10;
+
+/** What a candidate's sightings say, counted per value (aggregates over `sighting`). */
+const SAID_COUNTS = `count(*) FILTER (WHERE position = 'single')::int AS said_single,
+           count(*) FILTER (WHERE position = 'first')::int AS said_first,
+           count(*) FILTER (WHERE position = 'second')::int AS said_second,
+           count(*) FILTER (WHERE fault)::int AS said_fault,
+           count(*) FILTER (WHERE NOT fault)::int AS said_no_fault,
+           count(*) FILTER (WHERE spare)::int AS said_spare,
+           count(*) FILTER (WHERE NOT spare)::int AS said_no_spare`;
+const SAID_COLUMNS =
+  'said_single, said_first, said_second, said_fault, said_no_fault, said_spare, said_no_spare';
+
+/**
+ * The status bits of a kept record `k` (the rule above). `k.position`: 1 first, 2 second, 0
+ * anything else; window `t` is the train's kept records.
+ */
+const STATUS_SQL = `(CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
+         | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5 THEN
+              CASE WHEN sum(k.is_first) OVER t = 1 AND sum(k.is_second) OVER t = 1
+                     THEN CASE WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST} ELSE ${STATUS_COUPLED_SECOND} END
+                   WHEN sum(k.is_first) OVER t = 1 AND sum(k.is_second) OVER t = 0
+                     THEN CASE WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST} ELSE ${STATUS_COUPLED_SECOND} END
+                   WHEN sum(k.is_second) OVER t = 1 AND sum(k.is_first) OVER t = 0
+                     THEN CASE WHEN k.is_second = 1 THEN ${STATUS_COUPLED_SECOND} ELSE ${STATUS_COUPLED_FIRST} END
+                   ELSE ${STATUS_COUPLED_UNKNOWN_POSITION} END
+            WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST}
+            WHEN k.is_second = 1 THEN ${STATUS_COUPLED_SECOND}
+            ELSE 0 END)
+         | (CASE WHEN k.said_fault > k.said_no_fault THEN ${STATUS_FAULT} ELSE 0 END)
+         | (CASE WHEN k.said_spare > k.said_no_spare THEN ${STATUS_SPARE} ELSE 0 END)`;
 
 // Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
 const BUILD_LOCK_CLASS = 0x656d75;
@@ -131,7 +174,8 @@ function wantedSql(sourceBits: boolean): string {
     ? `candidate AS (
     SELECT train_code, emu_id, count(*)::int AS support,
            bit_or(1::bigint << (coalesce(array_position($8::text[], source), 64) - 1)) AS source_bits,
-           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+           ${SAID_COUNTS}
       FROM sighting
      GROUP BY train_code, emu_id
   ), source_set AS MATERIALIZED (
@@ -145,20 +189,22 @@ function wantedSql(sourceBits: boolean): string {
                 ELSE ARRAY(SELECT DISTINCT u.source FROM ${daySightingsSql(6, 7)} AS u
                             WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
                             ORDER BY u.source) END AS sources,
-           c.first_observed_at, c.last_observed_at
+           c.first_observed_at, c.last_observed_at, ${SAID_COLUMNS.replace(/(\w+)/g, 'c.$1')}
       FROM candidate c JOIN source_set s ON s.source_bits = c.source_bits
   )`
     : `with_sources AS (
     SELECT train_code, emu_id, count(*)::int AS support,
            array_agg(DISTINCT source ORDER BY source) AS sources,
-           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+           ${SAID_COUNTS}
       FROM sighting
      GROUP BY train_code, emu_id
   )`;
   return `
   WITH sighting AS (
     -- Grouped and ranked by byte order ("C"): the same groups, and sorts with abbreviated keys.
-    SELECT unnest(s.train_codes) COLLATE "C" AS train_code, s.emu_id, s.source, s.observed_at
+    SELECT unnest(s.train_codes) COLLATE "C" AS train_code, s.emu_id, s.source, s.observed_at,
+           s.position, s.fault, s.spare
       FROM ${daySightingsSql(6, 7)} AS s
   ), ${candidate}, ranked AS (
     SELECT c.*,
@@ -168,14 +214,16 @@ function wantedSql(sourceBits: boolean): string {
       FROM with_sources c
     WINDOW w AS (PARTITION BY train_code)
   ), kept AS (
-    SELECT * FROM ranked
+    -- first / second: 1 when the record's position is that (strictly the most stated).
+    SELECT *,
+           (said_first > said_second AND said_first > said_single)::int AS is_first,
+           (said_second > said_first AND said_second > said_single)::int AS is_second
+      FROM ranked
      WHERE rank <= $4
        AND (support = top OR (support >= $2 AND support * $3 >= top))
   )
   SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
-         (CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
-         | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5
-                THEN ${STATUS_COUPLED_UNKNOWN_POSITION} ELSE 0 END) AS status,
+         ${STATUS_SQL} AS status,
          f.timetable_id
     FROM kept k
     LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}

@@ -114,19 +114,22 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
 
 /**
  * The sightings that count for service day $1, as a subquery (id, train_codes, emu_id, source,
- * observed_at): those stored for it but not in `out`, and those in `in` (movedSightings), read
- * through the corrections in force (src/corrections): a retracted sighting counts nowhere, and
- * one of a unit merged into another counts for that unit (emu_id is the unit it counts for).
+ * observed_at, position, fault, spare): those stored for it but not in `out`, and those in `in`
+ * (movedSightings), read through the corrections in force (src/corrections): a retracted sighting
+ * counts nowhere, and one of a unit merged into another counts for that unit (emu_id is the unit
+ * it counts for).
  * `out` and `in` are the numbers of two int8[] parameters.
  */
 export function daySightingsSql(out: number, into: number): string {
   return `(
-    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at,
+           o.position, o.fault, o.spare
       FROM observations o
       LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
      WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[]) AND ${notRetractedSql('o')}
     UNION ALL
-    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at
+    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at,
+           o.position, o.fault, o.spare
       FROM observations o
       LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
      WHERE o.id = ANY ($${into}::bigint[]) AND ${notRetractedSql('o')}

@@ -82,6 +82,7 @@ describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
         dailyRecordsDataJson(body, { emuCodes: cache, timetables }),
       );
       const expected = {
+        ok: true,
         meta,
         data: {
           serviceDay: body.serviceDay,
@@ -107,6 +108,7 @@ describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
                 ),
               }),
         },
+        error: '',
       };
       const parsed = JSON.parse(json);
       expect(schema.parse(parsed)).toEqual(parsed);

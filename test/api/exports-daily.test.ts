@@ -191,8 +191,8 @@ describe('GET /api/v2/exports/daily and /api/v2/exports/daily/{date}', () => {
     });
   }
 
-  it('charges a caller whose bucket is smaller than the cost (anonymous: 25 < 50) its whole bucket', async () => {
-    const small = await makeApp(t.current.db);
+  it('with QUOTA_OVER_CAPACITY=whole_bucket, charges a caller whose bucket is smaller than the cost (anonymous: 25 < 50) its whole bucket', async () => {
+    const small = await makeApp(t.current.db, { env: { QUOTA_OVER_CAPACITY: 'whole_bucket' } });
     try {
       const first = await small.inject('/api/v2/exports/daily/20260810?binary=true');
       expect(first.statusCode).toBe(200);

@@ -110,6 +110,7 @@ describe('OpenAPI document and docs', () => {
       '/api/v2/prediction/train/{trainCode}',
       '/api/v2/records/changes',
       '/api/v2/records/daily',
+      '/api/v2/search',
       '/api/v2/timetable/station/{stationName}',
       '/api/v2/timetable/train/{trainCode}/circulation/image',
       '/api/v2/timetable/train/{trainCode}/current',
@@ -129,6 +130,43 @@ describe('OpenAPI document and docs', () => {
       'bearerAuth',
       'cookieAuth',
     ]);
+  });
+
+  it('documents ok on every envelope: true with data and an empty error, false with error', () => {
+    const resolve = (schema: { $ref?: string } & Record<string, unknown>) =>
+      schema.$ref
+        ? (doc.components as unknown as { schemas: Record<string, Record<string, unknown>> })
+            .schemas[schema.$ref.split('/').pop()!]!
+        : schema;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const op of Object.values(item as Record<string, { responses?: unknown }>)) {
+        const responses = (op.responses ?? {}) as Record<
+          string,
+          { content?: Record<string, { schema: Record<string, unknown> }> }
+        >;
+        for (const [status, response] of Object.entries(responses)) {
+          const json = response.content?.['application/json']?.schema;
+          if (!json) continue;
+          const body = resolve(json) as {
+            properties?: Record<string, { const?: unknown }>;
+            required?: string[];
+          };
+          expect(body.properties?.ok, `${path} ${status}`).toBeDefined();
+          expect(body.required, `${path} ${status}`).toContain('ok');
+          expect(body.required, `${path} ${status}`).toContain('meta');
+          const ok = resolve(body.properties!.ok! as Record<string, unknown>) as {
+            enum?: unknown[];
+            const?: unknown;
+          };
+          expect(ok.enum ?? [ok.const], `${path} ${status}`).toEqual([status.startsWith('2')]);
+          if (status.startsWith('2')) {
+            expect(resolve(body.properties!.error! as Record<string, unknown>)).toMatchObject({
+              enum: [''],
+            });
+          }
+        }
+      }
+    }
   });
 
   it('documents the parameters from the same zod schemas that validate them', () => {

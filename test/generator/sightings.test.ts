@@ -130,6 +130,18 @@ describe('generated sightings with no noise', () => {
       new Set(['travel-code', 'station-board', 'report']),
     );
     expect(sightings.some((s) => String(s.raw.trainCode).includes('/'))).toBe(true);
+    // A QR names the coach, so its sighting says the unit's place; reports may say fault or spare.
+    const placed = sightings.filter((s) => s.raw.position !== undefined);
+    expect(placed.length).toBeGreaterThan(qr.length * 0.8);
+    for (const s of placed) expect(String(s.raw.emuCode)).toMatch(/-\d{2}-\d{2}[A-F]$/);
+    expect(new Set(placed.map((s) => s.raw.position))).toEqual(
+      new Set(['single', 'first', 'second']),
+    );
+    for (const s of sightings.filter(
+      (x) => x.raw.fault !== undefined || x.raw.spare !== undefined,
+    )) {
+      expect(s.raw.source).toBe('report');
+    }
     const dupes = sightings.length - new Set(sightings.map((s) => s.line)).size;
     expect(dupes).toBe(gen.manifest.counts.duplicateLines);
     const refs = new Map<string, string>();

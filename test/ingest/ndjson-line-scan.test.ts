@@ -484,3 +484,63 @@ describe('the NDJSON line scanner', () => {
     expect(find(1_300)).toBeUndefined();
   });
 });
+
+describe('the status fields (position, fault, spare) on both parse paths', () => {
+  const line = (extra: Record<string, unknown>) => JSON.stringify({ ...base, ...extra });
+
+  it('scans the common forms and gives the rows the validator gives', () => {
+    const lines = [
+      line({ position: 'first', fault: true, spare: false, ref: 'r-0' }),
+      line({ position: 'second', ref: 'r-1' }),
+      line({ position: 'single', spare: true, ref: 'r-2' }),
+      line({ fault: false, ref: 'r-3' }),
+      line({ ref: 'r-4' }),
+    ];
+    const text = lines.join('\n') + '\n';
+    expect(scannedCount(text)).toBe(lines.length);
+    const r = parseBoth(text);
+    expect(r.valid).toBe(5);
+    const cells = r.rows
+      .trim()
+      .split('\n')
+      .map((row) => row.split('\t').slice(-3));
+    expect(cells).toEqual([
+      ['first', 't', 'f'],
+      ['second', '\\N', '\\N'],
+      ['single', '\\N', 't'],
+      ['\\N', 'f', '\\N'],
+      ['\\N', '\\N', '\\N'],
+    ]);
+  });
+
+  it('leaves other spellings to the validator, which takes them or names the field', () => {
+    const lines = [
+      line({ position: 'FIRST', ref: 'a' }),
+      line({ fault: 'true', ref: 'b' }),
+      line({ spare: 'False', ref: 'c' }),
+      line({ position: null, fault: null, ref: 'd' }),
+      line({ position: 'third', ref: 'e' }),
+      line({ fault: 1, ref: 'f' }),
+      line({ spare: 'yes', ref: 'g' }),
+    ];
+    const text = lines.join('\n') + '\n';
+    expect(scannedCount(text)).toBe(0);
+    const r = parseBoth(text);
+    expect(r.valid).toBe(4);
+    expect(r.rejects.map((x) => [x.line, x.field, x.reason])).toEqual([
+      [5, 'position', 'position: expected "single", "first" or "second", got "third"'],
+      [6, 'fault', 'fault: expected true or false, got 1'],
+      [7, 'spare', 'spare: expected true or false, got "yes"'],
+    ]);
+    const cells = r.rows
+      .trim()
+      .split('\n')
+      .map((row) => row.split('\t').slice(-3));
+    expect(cells).toEqual([
+      ['first', '\\N', '\\N'],
+      ['\\N', 't', '\\N'],
+      ['\\N', '\\N', 'f'],
+      ['\\N', '\\N', '\\N'],
+    ]);
+  });
+});

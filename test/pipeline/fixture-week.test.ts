@@ -262,7 +262,7 @@ describe('the fixture week, end to end', () => {
     }
   });
 
-  it('marks statuses: coupled pairs 0x03, single confirmed 0x01, a one-against-one conflict 0x00', async () => {
+  it('marks statuses: a coupled pair 0x05 and 0x07 (their places said), single confirmed 0x01, a fault replacement 0x09, a one-against-one conflict 0x00', async () => {
     const r = await t.current.db.query<{
       train_code: string;
       code: string;
@@ -277,10 +277,12 @@ describe('the fixture week, end to end', () => {
     expect(r.rows).toEqual([
       { train_code: 'C3001', code: 'CR300AF-3001', support: 1, status: 0 },
       { train_code: 'C3001', code: 'CR300AF-3002', support: 1, status: 0 },
-      { train_code: 'G2', code: 'CR400AF-2001', support: 3, status: 1 },
+      // A report says the unit replaced a failed one: 0x08.
+      { train_code: 'G2', code: 'CR400AF-2001', support: 3, status: 0x09 },
       { train_code: 'G4340', code: 'CRH380A-2641', support: 2, status: 1 },
-      { train_code: 'G7301', code: 'CRH2A-2010', support: 3, status: 3 },
-      { train_code: 'G7301', code: 'CRH2A-2011', support: 3, status: 3 },
+      // Their travel codes say which is the first unit and which the second: 0x04 / 0x06.
+      { train_code: 'G7301', code: 'CRH2A-2010', support: 3, status: 0x05 },
+      { train_code: 'G7301', code: 'CRH2A-2011', support: 3, status: 0x07 },
     ]);
   });
 

@@ -15,20 +15,12 @@ export function noStore(reply: FastifyReply): FastifyReply {
 
 /**
  * Endpoints a browser app (a public client on another origin) calls with fetch: the answer may
- * be read from any origin. No cookie is ever read by them, so this opens nothing.
+ * be read from any origin. No cookie is ever read by them, so this opens nothing. (The app's
+ * CORS plugin, src/api/cors.ts, sets it and answers the preflights; this keeps it on answers
+ * sent from error handlers too.)
  */
 export function allowAnyOrigin(reply: FastifyReply): FastifyReply {
   return reply.header('access-control-allow-origin', '*');
-}
-
-/** The answer to a CORS preflight of a token or userinfo request. */
-export function preflight(reply: FastifyReply, methods: string): FastifyReply {
-  return allowAnyOrigin(reply)
-    .header('access-control-allow-methods', methods)
-    .header('access-control-allow-headers', 'authorization, content-type')
-    .header('access-control-max-age', '86400')
-    .code(204)
-    .send();
 }
 
 /**

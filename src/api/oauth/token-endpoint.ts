@@ -10,7 +10,6 @@ import {
   allowAnyOrigin,
   clientAddress,
   noStore,
-  preflight,
   sendOAuthError,
   toOAuthError,
 } from './oauth-json.js';
@@ -53,9 +52,6 @@ export async function registerTokenEndpoint(app: ApiApp, edge: OAuthEdge): Promi
       if (oauthError.tokensRevoked) edge.credentialsChanged(request);
       return sendOAuthError(reply, status, oauthError);
     });
-    scope.options(OAUTH_PATHS.token, { schema: { hide: true } }, async (_request, reply) =>
-      preflight(reply, 'POST'),
-    );
     scope.post(
       OAUTH_PATHS.token,
       { bodyLimit: BODY_LIMIT, onRequest: rateLimited(edge.tokenLimit), schema: { hide: true } },

@@ -4,7 +4,7 @@ import { OAUTH_PATHS } from '../../oauth/discovery.js';
 import { OAuthError } from '../../oauth/oauth-error.js';
 import { userInfoFor } from '../../oauth/userinfo.js';
 import type { OAuthEdge } from './oauth-edge.js';
-import { allowAnyOrigin, noStore, preflight, toOAuthError } from './oauth-json.js';
+import { allowAnyOrigin, noStore, toOAuthError } from './oauth-json.js';
 
 const REALM = 'emutrack';
 
@@ -60,9 +60,6 @@ export async function registerUserInfoEndpoint(app: ApiApp, edge: OAuthEdge): Pr
       const info = await userInfoFor(edge.db, token, edge.now());
       return noStore(allowAnyOrigin(reply)).type('application/json; charset=utf-8').send(info);
     };
-    scope.options(OAUTH_PATHS.userinfo, { schema: { hide: true } }, async (_request, reply) =>
-      preflight(reply, 'GET, POST'),
-    );
     scope.get(OAUTH_PATHS.userinfo, { schema: { hide: true } }, handler);
     scope.post(OAUTH_PATHS.userinfo, { schema: { hide: true } }, handler);
   });

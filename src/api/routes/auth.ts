@@ -13,6 +13,7 @@ import {
 } from '../account-schemas.js';
 import { ApiError } from '../api-error.js';
 import type { RouteOptions } from '../services.js';
+import { isCrossOrigin } from '../cors.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../web-session.js';
 import { callerOf, clientAddress, quotaOf } from '../v2-edge.js';
 import { authQuota } from './auth-quota.js';
@@ -127,7 +128,8 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
       },
     },
     async (request, reply) => {
-      const secret = request.cookies[SESSION_COOKIE];
+      // A page of another origin cannot sign the browser out (its cookie is not honoured there).
+      const secret = isCrossOrigin(request, config) ? undefined : request.cookies[SESSION_COOKIE];
       let signedOut = false;
       if (secret) {
         const result = await credentials.authenticate(secret);

@@ -8,10 +8,16 @@ import type { Db } from '../../../src/db/db.js';
 import { LOG_REDACT_PATHS, type Logger } from '../../../src/log/logger.js';
 import { TEST_REDIS_URL } from '../../helpers/test-env.js';
 
-/** A config as the environment would give it, with this test's own quota key prefix. */
+/**
+ * A config as the environment would give it, with this test's own quota key prefix. Failures
+ * are free here (QUOTA_MIN_COST 0, the setting that keeps the rule before issue 22): the
+ * operations' tests count their own charges; test/api/quota-rules.test.ts checks the default
+ * (every request costs at least 1) by asking for it.
+ */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     LOG_LEVEL: 'silent',
+    QUOTA_MIN_COST: '0',
     QUOTA_KEY_PREFIX: `emutrack-test:${randomBytes(6).toString('hex')}:quota:`,
     ...overrides,
   });

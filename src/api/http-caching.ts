@@ -56,21 +56,31 @@ export function cacheControl(seconds: number, anonymous: boolean): string {
 }
 
 const DATA_MARK = Buffer.from(',"data":');
+const HEAD = '{"ok":true,"meta":';
+const TAIL = ',"error":""}';
 
 /**
- * The `data` part of a success envelope as sent (`{"meta":{...},"data":...}`): the meta holds
- * numbers only, so the first `,"data":` ends it. Undefined for anything else.
+ * The `data` part of a success envelope as sent (`{"ok":true,"meta":{...},"data":...,"error":""}`,
+ * envelope.ts): the meta holds numbers only, so the first `,"data":` ends it, and the envelope's
+ * fixed tail follows the data. Undefined for anything else.
  */
 export function envelopeData(payload: unknown): Buffer | string | undefined {
   if (typeof payload === 'string') {
-    if (!payload.startsWith('{"meta":')) return undefined;
+    if (!payload.startsWith(HEAD) || !payload.endsWith(TAIL)) return undefined;
     const at = payload.indexOf(',"data":');
-    return at < 0 ? undefined : payload.slice(at + DATA_MARK.length);
+    return at < 0 ? undefined : payload.slice(at + DATA_MARK.length, payload.length - TAIL.length);
   }
   if (Buffer.isBuffer(payload)) {
-    if (payload.length < 8 || payload.toString('latin1', 0, 8) !== '{"meta":') return undefined;
+    if (
+      payload.length < HEAD.length + TAIL.length ||
+      payload.toString('latin1', 0, HEAD.length) !== HEAD ||
+      payload.toString('latin1', payload.length - TAIL.length) !== TAIL
+    )
+      return undefined;
     const at = payload.indexOf(DATA_MARK);
-    return at < 0 ? undefined : payload.subarray(at + DATA_MARK.length);
+    return at < 0
+      ? undefined
+      : payload.subarray(at + DATA_MARK.length, payload.length - TAIL.length);
   }
   return undefined;
 }

@@ -325,6 +325,107 @@ describe('the ok member on every v2 route (the route table enumerated)', () => {
     },
   };
 
+  // The endpoints and corrections the cases below act on, made through the API itself.
+  const newWebhook = async () => {
+    const res = await send('POST', {
+      url: '/api/v2/webhooks',
+      who: 'key',
+      body: { url: 'https://hooks.example.com/ok', events: ['day.rebuilt'] },
+    });
+    return res.json().data.id as string;
+  };
+  const anObservation = async () => {
+    const r = await t.current.db.query<{ id: string }>(
+      `SELECT o.id::text FROM observations o
+        WHERE NOT EXISTS (SELECT 1 FROM retracted_observations r WHERE r.observation_id = o.id)
+        ORDER BY o.id LIMIT 1`,
+    );
+    return Number(r.rows[0]!.id);
+  };
+  const newRetraction = async () => {
+    const res = await send('POST', {
+      url: '/api/v2/admin/corrections',
+      who: 'key',
+      body: { kind: 'retract', observationId: await anObservation(), reason: 'ok test' },
+    });
+    return res.json().data.correction.id as number;
+  };
+  Object.assign(cases, {
+    'GET /api/v2/records/changes': {
+      success: () => ({ url: '/api/v2/records/changes?limit=5' }),
+      failure: () => ({ url: '/api/v2/records/changes?cursor=x', status: 400 }),
+    },
+    'POST /api/v2/webhooks': {
+      success: () => ({
+        url: '/api/v2/webhooks',
+        who: 'key',
+        body: { url: 'https://hooks.example.com/ok', events: ['day.rebuilt'] },
+      }),
+      failure: () => ({
+        url: '/api/v2/webhooks',
+        who: 'key',
+        body: { url: 'https://10.0.0.1/ok', events: ['day.rebuilt'] },
+        status: 400,
+      }),
+    },
+    'GET /api/v2/webhooks': {
+      success: () => ({ url: '/api/v2/webhooks', who: 'key' }),
+      failure: () => ({ url: '/api/v2/webhooks', status: 401 }),
+    },
+    'GET /api/v2/webhooks/:id/deliveries': {
+      success: async () => ({
+        url: `/api/v2/webhooks/${await newWebhook()}/deliveries`,
+        who: 'key',
+      }),
+      failure: () => ({ url: '/api/v2/webhooks/whe_nothing/deliveries', who: 'key', status: 404 }),
+    },
+    'DELETE /api/v2/webhooks/:id': {
+      success: async () => ({ url: `/api/v2/webhooks/${await newWebhook()}`, who: 'key' }),
+      failure: () => ({ url: '/api/v2/webhooks/whe_nothing', who: 'key', status: 404 }),
+    },
+    'POST /api/v2/webhooks/:id/rotate-secret': {
+      success: async () => ({
+        url: `/api/v2/webhooks/${await newWebhook()}/rotate-secret`,
+        who: 'key',
+      }),
+      failure: () => ({
+        url: '/api/v2/webhooks/whe_nothing/rotate-secret',
+        who: 'key',
+        status: 404,
+      }),
+    },
+    'GET /api/v2/admin/corrections': {
+      success: () => ({ url: '/api/v2/admin/corrections', who: 'key' }),
+      failure: () => ({ url: '/api/v2/admin/corrections', status: 401 }),
+    },
+    'POST /api/v2/admin/corrections': {
+      success: async () => ({
+        url: '/api/v2/admin/corrections',
+        who: 'key',
+        body: { kind: 'retract', observationId: await anObservation(), reason: 'ok test' },
+      }),
+      failure: () => ({
+        url: '/api/v2/admin/corrections',
+        who: 'key',
+        body: { kind: 'retract', observationId: 987654321, reason: 'ok test' },
+        status: 404,
+      }),
+    },
+    'POST /api/v2/admin/corrections/:correctionId/undo': {
+      success: async () => ({
+        url: `/api/v2/admin/corrections/${await newRetraction()}/undo`,
+        who: 'key',
+        body: { reason: 'ok test' },
+      }),
+      failure: () => ({
+        url: '/api/v2/admin/corrections/987654321/undo',
+        who: 'key',
+        body: { reason: 'ok test' },
+        status: 404,
+      }),
+    },
+  } satisfies Record<string, Case>);
+
   async function send(method: string, call: Call & { browser?: TestBrowser }) {
     const headers = headersOf(call.who, call.body);
     if (call.browser) headers.cookie = call.browser.cookie;

@@ -41,6 +41,12 @@ import { InvalidServiceDateError } from '../../src/time/service-day.js';
 import { StationCursorError } from '../../src/timetables/station-board.js';
 import { MalformedTrainCodeError } from '../../src/trains/train-code.js';
 import { CorrectionError } from '../../src/corrections/correction-error.js';
+import { InputLimitError } from '../../src/site/http/input-limits.js';
+import {
+  ChangeCursorExpiredError,
+  ChangeCursorInvalidError,
+} from '../../src/records/record-changes.js';
+import { WebhookError } from '../../src/webhooks/webhook-error.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -168,6 +174,30 @@ const cases: [string, EmutrackError, string, string][] = [
     new ExportStorageFullError(day, new Error('No space left on device')),
     'export_storage_full',
     'export of 20260810 not stored: the database has no room left (No space left on device); the stored export of that day is unchanged',
+  ],
+  [
+    'InputLimitError',
+    new InputLimitError('max_input_vars', 'Form body refused: more than 1000 input variables.'),
+    'max_input_vars',
+    'Form body refused: more than 1000 input variables.',
+  ],
+  [
+    'WebhookError',
+    new WebhookError('webhook_invalid_url', 'url must be https', 'url'),
+    'webhook_invalid_url',
+    'url must be https',
+  ],
+  [
+    'ChangeCursorExpiredError',
+    new ChangeCursorExpiredError({ position: 1n, recordId: 2n }, { position: 9n, recordId: 4n }),
+    'cursor_expired',
+    'cursor 1.2 is older than the changes kept; read the days again from GET /api/v2/records/daily and follow the feed from cursor 9.4',
+  ],
+  [
+    'ChangeCursorInvalidError',
+    new ChangeCursorInvalidError('x'),
+    'invalid_cursor',
+    'cursor "x" is not a change-feed cursor: expected "" or a nextCursor of this feed ("<position>.<record id>")',
   ],
   [
     'ExportRefusedError',

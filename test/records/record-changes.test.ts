@@ -137,27 +137,26 @@ describe('the change feed of daily records', () => {
     await second.connect();
     try {
       // `first` begins and takes its transaction id (and its start time) before `second`...
+      const [mine, theirs] = [await someEmu(), await someEmu()];
       await first.query('BEGIN');
-      const emu = await first.query<{ id: number }>(
-        `INSERT INTO emus (code, registered_by) VALUES ('CR400BF-5001', 'fleet') RETURNING id`,
-      );
+      await first.query('SELECT pg_current_xact_id()');
       await new Promise((r) => setTimeout(r, 5)); // a later now() for `second`, for the check below
       await second.query('BEGIN');
-      await insertRecord(second, 'G9002', await someEmu());
+      await insertRecord(second, 'G9002', theirs);
       await second.query('COMMIT');
       await replica.catchUp(100);
       expect(replica.seen.map((c) => c.trainCode)).toEqual(['G9002']);
       // ...and commits its record last. Ordered by transaction id or start time it would sort
       // before the change the reader has already moved past, and be skipped.
-      await insertRecord(first, 'G9001', emu.rows[0]!.id);
+      await insertRecord(first, 'G9001', mine);
       await first.query('COMMIT');
       await replica.catchUp(100);
       expect(replica.seen.map((c) => c.trainCode)).toEqual(['G9002', 'G9001']);
       expect(replica.seen[1]!.changedAt.getTime()).toBeLessThan(
         replica.seen[0]!.changedAt.getTime(),
       );
-      const mine = new Set(replica.rows().map((r) => r.id));
-      expect((await table()).filter((r) => mine.has(r.id))).toEqual(replica.rows());
+      const seenIds = new Set(replica.rows().map((r) => r.id));
+      expect((await table()).filter((r) => seenIds.has(r.id))).toEqual(replica.rows());
     } finally {
       await first.end();
       await second.end();

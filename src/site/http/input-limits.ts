@@ -1,3 +1,4 @@
+import { EmutrackError } from '../../errors/emutrack-error.js';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Logger } from '../../log/logger.js';
 import { redactUrl } from '../../log/redact-url.js';
@@ -16,13 +17,14 @@ import {
 export const JSON_MAX_DEPTH = 512;
 
 /** A request past one of PHP's input limits: 400 (413 for the body size, from Fastify), naming it. */
-export class InputLimitError extends Error {
+export class InputLimitError extends EmutrackError {
   readonly statusCode = 400;
   constructor(
-    readonly code: string,
+    /** The limit's PHP name (max_input_vars, max_input_nesting_level): the error's code. */
+    code: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

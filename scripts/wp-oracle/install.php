@@ -17,7 +17,8 @@ require_once ABSPATH . 'wp-admin/includes/user.php';
 ob_start();
 wp_install('emutrack oracle', 'admin', 'admin@oracle.test', true, '', 'admin-password-' . wp_generate_password(12, false));
 ob_end_clean();
-update_option('permalink_structure', '/%postname%/');
+// The site's own structure (day and name, as WordPress's installer picks with rewrites on).
+update_option('permalink_structure', '/%year%/%monthnum%/%day%/%postname%/');
 update_option('timezone_string', 'Asia/Shanghai');
 update_option('gmt_offset', '');
 update_option('show_on_front', 'posts');

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The oracle for the documentation site: Debian's WordPress (6.1) under Apache + mod_php on a
 # loopback port, against the machine's MariaDB (127.0.0.1:3306, root, no password), pretty
-# permalinks, Asia/Shanghai, one user of every role with an application password.
+# permalinks (/%year%/%monthnum%/%day%/%postname%/, as ours), Asia/Shanghai, one user of every role with an application password.
 # Idempotent: a second run drops and recreates the site's database (a clean oracle every time).
 # Prints the users' credentials as JSON on the last line (the capture script reads it).
 # Environment: WP_ORACLE_PORT (default 8089), WP_ORACLE_DB (default emutrack_wp_oracle).

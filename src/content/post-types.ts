@@ -102,6 +102,9 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
       thumbnail: true,
       'page-attributes': true,
       'custom-fields': true,
+      // Not in WordPress's page supports, but its REST controller's fixed schema for pages has
+      // the excerpt (WP_REST_Posts_Controller::get_item_schema, $fixed_schemas['page']).
+      excerpt: true,
       comments: true,
       revisions: true,
       autosave: true,

@@ -708,15 +708,19 @@ export class PostsController {
       let created = await insertPost(tx, {
         ...f,
         type: this.type.type,
-        modifiedGmt: now,
-        commentStatus: f.commentStatus ?? 'closed',
-        pingStatus: f.pingStatus ?? 'closed',
+        // wp_insert_post: a new post's modified date is its date when it has one.
+        modifiedGmt: f.dateGmt ?? now,
+        // get_default_comment_status: open for posts (default_comment_status and
+        // default_ping_status are "open" on a new site), closed for pages and other types.
+        commentStatus: f.commentStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
+        pingStatus: f.pingStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
       });
       if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
         created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
       }
       await this.writeTerms(tx, request, created.id);
-      if (this.type.revisions) await saveRevision(tx, created, userIdOf(request), now);
+      // No revision on create: WordPress saves one on update only (wp_save_post_revision_on_insert
+      // returns for a new post), so a new post's version-history count is 0.
       return created;
     });
     const data = await this.presenter.prepareOne(post, request, 'edit');

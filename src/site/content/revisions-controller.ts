@@ -53,9 +53,24 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       context: VE,
     },
     guid: {
-      description: 'GUID for the revision, as it exists in the database.',
-      type: 'string',
+      description: 'The globally unique identifier for the post.',
+      type: 'object',
       context: VE,
+      readonly: true,
+      properties: {
+        raw: {
+          description: 'GUID for the post, as it exists in the database.',
+          type: 'string',
+          context: ['edit'],
+          readonly: true,
+        },
+        rendered: {
+          description: 'GUID for the post, transformed for display.',
+          type: 'string',
+          context: VE,
+          readonly: true,
+        },
+      },
     },
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: VEE },
     modified: {
@@ -110,7 +125,6 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
         protected: { type: 'boolean', context: VEE },
       },
     },
-    meta: { description: 'Meta fields.', type: 'object', context: VE },
   };
   if (autosave) {
     props.preview_link = {
@@ -345,7 +359,11 @@ export class RevisionsController {
       author: revision.author,
       date: localDate(revision.dateGmt ?? revision.modifiedGmt),
       date_gmt: gmtDate(revision.dateGmt ?? revision.modifiedGmt),
-      guid: this.kit.urls.page(`/?p=${revision.id}`),
+      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
+      guid: {
+        rendered: this.kit.urls.page(`/?p=${revision.id}`),
+        raw: this.kit.urls.page(`/?p=${revision.id}`),
+      },
       id: revision.id,
       modified: localDate(revision.modifiedGmt),
       modified_gmt: gmtDate(revision.modifiedGmt),
@@ -363,7 +381,6 @@ export class RevisionsController {
         rendered: revision.excerpt ? texturize(revision.excerpt) : '',
         protected: false,
       },
-      meta: revision.meta,
     };
     if (autosave) {
       const parent = await getPost(this.kit.db, revision.parent);

@@ -37,7 +37,9 @@ export class PostLinks {
 
   async linkOf(post: SitePost, cache?: Map<number, SitePost>): Promise<string> {
     const visible = post.status === 'publish' || post.status === 'private';
-    if (post.type === 'post' && visible && post.slug) {
+    // wp_block is a built-in type without a permastruct of its own: get_permalink gives it the
+    // posts' structure, as WordPress does.
+    if ((post.type === 'post' || post.type === 'wp_block') && visible && post.slug) {
       const d = localDate(post.dateGmt ?? post.modifiedGmt);
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/${post.slug}/`);
     }
@@ -57,9 +59,13 @@ export class PostLinks {
     return this.urls.page(`/?p=${post.id}`);
   }
 
-  permalinkTemplate(type: string): string {
-    if (type === 'post') return this.urls.page('/%year%/%monthnum%/%day%/%postname%/');
-    if (type === 'page') return this.urls.page('/%pagename%/');
+  /** get_sample_permalink's template: the post's own date in place of the date tags. */
+  permalinkTemplate(post: SitePost): string {
+    if (post.type === 'post') {
+      const d = localDate(post.dateGmt ?? post.modifiedGmt);
+      return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/%postname%/`);
+    }
+    if (post.type === 'page') return this.urls.page('/%pagename%/');
     return this.urls.page(`/?p=%postname%`);
   }
 }
@@ -82,6 +88,11 @@ export class PostPresenter {
     readonly type: PostTypeInfo,
     readonly schema: ResourceSchema,
   ) {}
+
+  /** The items' public addresses. */
+  get links(): PostLinks {
+    return this.deps.links;
+  }
 
   async renderedContent(post: SitePost): Promise<string> {
     const cacheable = !post.content.includes('<!-- wp:block ');
@@ -178,14 +189,22 @@ export class PostPresenter {
       type: post.type,
       link: await links.linkOf(post, extra.parentCache),
       password: post.password,
-      permalink_template: links.permalinkTemplate(post.type),
-      generated_slug: post.slug || sanitizeSlug(post.title) || String(post.id),
     };
+    if (type.viewable) {
+      data.permalink_template = links.permalinkTemplate(post);
+      // get_sample_permalink($id, $title, ''): from the title, whatever the slug is.
+      data.generated_slug = sanitizeSlug(post.title) || String(post.id);
+    }
     if (s.title) {
       data.title =
         type.type === 'wp_block'
           ? { raw: post.title }
-          : { raw: post.title, rendered: texturize(post.title) };
+          : {
+              raw: post.title,
+              // get_the_title's private_title_format (the REST API keeps it; it drops only the
+              // protected one).
+              rendered: texturize(post.status === 'private' ? `Private: ${post.title}` : post.title),
+            };
     }
     if (s.editor) {
       if (type.type === 'wp_block') {

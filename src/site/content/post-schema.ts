@@ -227,7 +227,7 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
       description: 'The format for the post.',
       type: 'string',
       enum: POST_FORMATS,
-      context: VEE,
+      context: VE,
     };
   const metaProps: Record<string, ArgSchema> =
     type.type === 'wp_block'
@@ -287,6 +287,11 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
     content.raw = { ...content.raw!, context: VE };
     delete content.rendered;
     delete p.excerpt;
+  }
+  // Only for types one can view (is_post_type_viewable): not reusable blocks.
+  if (!type.viewable) {
+    delete p.permalink_template;
+    delete p.generated_slug;
   }
   return resourceSchema(type.type, p);
 }

@@ -581,7 +581,11 @@ export class PostsController {
 
   async read(request: RestRequest): Promise<unknown> {
     const post = await this.itemOf(request);
-    return this.presenter.prepareOne(post, request, request.get<Context>('context'));
+    const data = await this.presenter.prepareOne(post, request, request.get<Context>('context'));
+    if (!this.type.viewable) return data;
+    // get_item: the HTML page of a viewable item as `Link: <...>; rel="alternate"`.
+    const link = await this.presenter.links.linkOf(post);
+    return new RestResponse(data, 200, { Link: `<${link}>; rel="alternate"; type="text/html"` });
   }
 
   /** prepare_item_for_database: the stored fields a create or update asks for. */
@@ -703,6 +707,8 @@ export class PostsController {
     f.author ??= userIdOf(request);
     f.status ??= 'draft';
     await this.settle(request, f, undefined, now);
+    // wp_insert_post: "Don't allow contributors to set the post slug for pending review posts."
+    if (f.status === 'pending' && !request.can(this.type.caps.publish)) f.slug = '';
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
       let created = await insertPost(tx, {

@@ -259,7 +259,6 @@ export class RestServer {
         return endpoint;
       }),
     };
-    if (route.options.allowBatch) data.allow_batch = { v1: true };
     if (context === 'help' && route.options.schema) data.schema = route.options.schema();
     if (!route.pattern.includes('(?P<')) {
       data._links = { self: [{ href: this.urls.rest(route.pattern) }] };

@@ -139,6 +139,8 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
   }
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
+    // PHP writes an empty map as []: one empty value either way.
+    if (Object.keys(obj).length === 0) return [];
     const kind = kindOf(obj, hint);
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(obj).sort()) {
@@ -166,8 +168,6 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
             .sort()
             .map((kk) => [kk, kk === 'protected' || kk === 'block_version' ? o[kk] : typeof o[kk]]),
         );
-      } else if (k === 'headers' && Array.isArray(v) && v.length === 0) {
-        out[k] = {}; // PHP's empty array
       } else if (BEYOND_6_1.fields.has(k)) {
         continue;
       } else if (k === 'meta') {

@@ -27,6 +27,8 @@ flush_rewrite_rules(false);
 // An empty site, as ours starts: no sample post, page, comment or privacy-policy draft.
 foreach (get_posts(['post_type' => 'any', 'post_status' => 'any', 'numberposts' => -1]) as $p) wp_delete_post($p->ID, true);
 update_option('wp_page_for_privacy_policy', 0);
+// The default category as a Chinese-language install names it (Debian ships no language packs).
+wp_update_term((int) get_option('default_category'), 'category', ['name' => '未分类']);
 
 $roles = ['administrator', 'editor', 'author', 'contributor', 'subscriber'];
 $out = [];

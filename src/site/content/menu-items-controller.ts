@@ -200,8 +200,7 @@ export class MenuItemsController {
         {
           methods: READABLE,
           args: listArgs,
-          permission: (r) =>
-            this.can(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          permission: (r) => this.canRead(r),
           callback: (r) => this.list(r),
         },
         {
@@ -225,8 +224,10 @@ export class MenuItemsController {
         {
           methods: READABLE,
           args: { id, context: contextArg() },
-          permission: (r) =>
-            this.itemCan(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          permission: async (r) => {
+            await this.itemOf(r);
+            return this.canRead(r);
+          },
           callback: async (r) => this.present(await this.itemOf(r), r.get<Context>('context')),
         },
         {
@@ -257,6 +258,25 @@ export class MenuItemsController {
       ],
       { schema, allowBatch: true },
     );
+  }
+
+  /**
+   * Reading (WP_REST_Menu_Items_Controller 6.1): the edit context needs edit_theme_options
+   * (the posts' check, rest_forbidden_context), then check_has_read_only_access: whoever may
+   * edit posts reads menu items.
+   */
+  private canRead(r: RestRequest): boolean {
+    if (r.get('context') === 'edit' && !r.can('edit_theme_options')) {
+      throw denied(
+        r,
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to edit posts in this post type.',
+      );
+    }
+    if (!r.can('edit_theme_options') && !r.can('edit_posts')) {
+      throw denied(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.');
+    }
+    return true;
   }
 
   private can(r: RestRequest, code: string, message: string): boolean {

@@ -22,7 +22,12 @@ import { InvalidSiteDateError, parseSiteDate } from '../../content/site-dates.js
 import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
 import { sanitizeSlug } from '../../content/slugs.js';
-import { missingTerms, setPostTerms, withDescendants } from '../../content/terms-store.js';
+import {
+  defaultTermId,
+  missingTerms,
+  setPostTerms,
+  withDescendants,
+} from '../../content/terms-store.js';
 import type { Db } from '../../db/db.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
@@ -492,9 +497,10 @@ export class PostsController {
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
     const statuses = request.get<string[]>('status');
-    const offset = request.has('offset')
-      ? request.get<number>('offset') + (page - 1) * perPage
-      : (page - 1) * perPage;
+    // WP_Query: a given offset replaces the page's start (the page still names the Link pages).
+    const offsetGiven = request.has('offset');
+    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * perPage;
+    const include = request.get<number[]>('include');
     const query: PostListQuery = {
       types: [this.type.type],
       statuses: statuses.includes('any') ? undefined : statuses,
@@ -507,8 +513,9 @@ export class PostsController {
       modifiedBefore: this.dateParam(request, 'modified_before'),
       authors: request.get<number[]>('author'),
       authorExclude: request.get<number[]>('author_exclude'),
-      include: request.get<number[]>('include'),
-      exclude: request.get<number[]>('exclude'),
+      include,
+      // WP_Query reads post__not_in only without post__in.
+      exclude: include.length > 0 ? [] : request.get<number[]>('exclude'),
       parents: request.get<number[] | undefined>('parent'),
       parentExclude: request.get<number[] | undefined>('parent_exclude'),
       slugs: request.get<string[] | undefined>('slug'),
@@ -555,7 +562,10 @@ export class PostsController {
     // alike: a total counted before that filter tells what the caller may not see.
     query.access = listAccess(request.user, this.type, context === 'edit' ? 'edit' : 'read');
     query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
-    const { total, items } = await listPosts(this.db, query);
+    const listed = await listPosts(this.db, query);
+    const items = listed.items;
+    // WP_Query leaves found_posts at 0 when the page is empty (an offset past the end).
+    const total = items.length === 0 && offsetGiven ? 0 : listed.total;
     const visible = items.filter((p) =>
       context === 'edit'
         ? canEditPost(request.user, p, this.type)
@@ -724,7 +734,7 @@ export class PostsController {
       if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
         created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
       }
-      await this.writeTerms(tx, request, created.id);
+      await this.writeTerms(tx, request, created.id, true);
       // No revision on create: WordPress saves one on update only (wp_save_post_revision_on_insert
       // returns for a new post), so a new post's version-history count is 0.
       return created;
@@ -775,11 +785,16 @@ export class PostsController {
     tx: import('../../db/db.js').Queryable,
     request: RestRequest,
     postId: number,
+    created = false,
   ): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
       const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
-      if (request.given(base))
-        await setPostTerms(tx, postId, taxonomy, request.get<number[]>(base));
+      const given = request.given(base) ? request.get<number[]>(base) : undefined;
+      if (taxonomy === 'category' && (given ? given.length === 0 : created)) {
+        // wp_set_post_categories: a post without categories gets the default one.
+        const fallback = await defaultTermId(tx, 'category');
+        await setPostTerms(tx, postId, taxonomy, fallback ? [fallback] : []);
+      } else if (given) await setPostTerms(tx, postId, taxonomy, given);
     }
   }
 

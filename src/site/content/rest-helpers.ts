@@ -205,7 +205,12 @@ export function collectionResponse(
     'X-WP-TotalPages': String(totalPages),
   };
   const base = urls.rest(request.path);
-  const query = { ...request.query };
+  // WordPress builds the links from the query as sanitized (get_query_params after
+  // sanitize_params): `status=any` comes back as `status[0]=any`.
+  const query: Record<string, unknown> = { ...request.query };
+  for (const key of Object.keys(query)) {
+    if (request.params[key] !== undefined) query[key] = request.params[key];
+  }
   delete query.rest_route;
   const links: string[] = [];
   const at = (p: number) => {

@@ -111,8 +111,6 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       properties: {
         raw: { type: 'string', context: ['edit'] },
         rendered: { type: 'string', context: VE },
-        block_version: { type: 'integer', context: ['edit'] },
-        protected: { type: 'boolean', context: VEE },
       },
     },
     excerpt: {
@@ -122,7 +120,6 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       properties: {
         raw: { type: 'string', context: ['edit'] },
         rendered: { type: 'string', context: VEE },
-        protected: { type: 'boolean', context: VEE },
       },
     },
   };
@@ -370,16 +367,11 @@ export class RevisionsController {
       parent: revision.parent,
       slug: revision.slug,
       title: { raw: revision.title, rendered: texturize(revision.title) },
-      content: {
-        raw: revision.content,
-        rendered,
-        protected: false,
-        block_version: revision.content.includes('<!-- wp:') ? 1 : 0,
-      },
+      // WP_REST_Revisions_Controller 6.1: raw and rendered only (no protected, no block_version).
+      content: { raw: revision.content, rendered },
       excerpt: {
         raw: revision.excerpt,
         rendered: revision.excerpt ? texturize(revision.excerpt) : '',
-        protected: false,
       },
     };
     if (autosave) {
@@ -405,7 +397,10 @@ export class RevisionsController {
     const perPage = request.get<number | undefined>('per_page');
     const page = request.get<number>('page');
     const limit = perPage ?? 1000;
-    const offset = (request.get<number | undefined>('offset') ?? 0) + (page - 1) * (perPage ?? 0);
+    const offsetGiven = request.get<number | undefined>('offset') !== undefined;
+    const offset = offsetGiven
+      ? request.get<number>('offset')
+      : (page - 1) * (perPage ?? 0);
     const { total, items } = await listPosts(this.kit.db, {
       types: ['revision'],
       parents: [parent.id],
@@ -418,6 +413,13 @@ export class RevisionsController {
       limit,
       offset,
     });
+    if (total > 0 && offset >= total && offsetGiven) {
+      throw new RestError(
+        'rest_revision_invalid_offset_number',
+        'The offset number requested is larger than or equal to the number of available revisions.',
+        400,
+      );
+    }
     const context = request.get<Context>('context');
     const data = await Promise.all(items.map((r) => this.present(r, request, context, false)));
     return collectionResponse(

@@ -168,8 +168,12 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
             .sort()
             .map((kk) => [kk, kk === 'protected' || kk === 'block_version' ? o[kk] : typeof o[kk]]),
         );
-      } else if (BEYOND_6_1.fields.has(k)) {
+      } else if (BEYOND_6_1.fields.has(k) || (k === 'meta' && obj.type === 'wp_block')) {
+        // (A block's meta is the spec's wp_pattern_sync_status, 6.3; 6.1's blocks have none.)
         continue;
+      } else if (k === 'slug' && typeof v === 'string' && /^\d+-(revision|autosave)-v1$/.test(v)) {
+        const [num, rest] = v.split(/-(.*)/s) as [string, string];
+        out[k] = `${names.name('post', Number(num))}-${rest}`;
       } else if (k === 'meta') {
         // WordPress sends an empty PHP array (`[]`) for no registered meta: no keys either way.
         out[k] =

@@ -257,8 +257,36 @@ export class PostPresenter {
       data[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = extra.terms?.get(taxonomy) ?? [];
     }
     const filtered = filterByContext(data, this.schema, context);
-    filtered._links = this.linksOf(post, extra.revisions);
+    const itemLinks = this.linksOf(post, extra.revisions);
+    if (context === 'edit') Object.assign(itemLinks, this.actionLinks(post, request));
+    filtered._links = itemLinks;
     return filtered;
+  }
+
+  /**
+   * get_available_actions: in the edit context, what the caller may do to the item, each as a
+   * link to it (the block editor shows its controls by them).
+   */
+  private actionLinks(post: SitePost, request: RestRequest): Record<string, RestLink[]> {
+    const self = [{ href: this.deps.urls.rest(`/wp/v2/${this.type.restBase}/${post.id}`) }];
+    const caps = this.type.caps;
+    const rels: string[] = [];
+    if (request.can(caps.publish)) rels.push('wp:action-publish');
+    if (request.can('unfiltered_html')) rels.push('wp:action-unfiltered-html');
+    if (this.type.type === 'post' && request.can(caps.editOthers) && request.can(caps.publish)) {
+      rels.push('wp:action-sticky');
+    }
+    if (this.type.supports.author && request.can(caps.editOthers)) {
+      rels.push('wp:action-assign-author');
+    }
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      // Creating a hierarchical term needs edit_terms (manage_categories); a tag, assign_terms.
+      const createCap = taxonomy === 'category' ? 'manage_categories' : 'edit_posts';
+      if (request.can(createCap)) rels.push(`wp:action-create-${base}`);
+      if (request.can('edit_posts')) rels.push(`wp:action-assign-${base}`);
+    }
+    return Object.fromEntries(rels.map((rel) => [rel, self]));
   }
 
   metaOf(post: SitePost): Record<string, unknown> {
@@ -303,7 +331,8 @@ export class PostPresenter {
         { embeddable: true, href: urls.rest(`/wp/v2/media/${post.featuredMedia}`) },
       ];
     }
-    if (this.type.supports.editor && this.type.type !== 'wp_block') {
+    // Every type but attachments, menu items and revisions (reusable blocks too).
+    if (this.type.supports.editor) {
       links['wp:attachment'] = [{ href: urls.rest('/wp/v2/media', { parent: post.id }) }];
     }
     if (this.type.taxonomies.length > 0) {

@@ -108,7 +108,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
       email: '',
       url: '',
       description: '',
-      link: kit.urls.page(`/?author=${a.id}`),
+      // get_author_posts_url with pretty permalinks.
+      link: kit.urls.page(`/author/${encodeURIComponent(a.username.toLowerCase())}/`),
       locale: 'zh_CN',
       nickname: a.username,
       slug: a.username.toLowerCase(),

@@ -187,7 +187,7 @@ export class RestServer {
       const match = this.match(request.path, request.method);
       if (!(match instanceof RestError)) {
         const allow = await this.allowedMethods(request, match.route);
-        if (allow) response.headers.allow = allow;
+        if (allow) response.headers.Allow = allow;
       }
       const embed = request.query._embed;
       if (embed !== undefined && response.status < 400) {
@@ -216,7 +216,7 @@ export class RestServer {
       request.route = route.pattern;
       request.params = { ...urlParams, ...request.query, ...request.body };
       const allow = await this.allowedMethods(request, route);
-      return new RestResponse(data, 200, allow ? { allow } : {});
+      return new RestResponse(data, 200, allow ? { Allow: allow } : {});
     }
     return this.errorResponse(NO_ROUTE(), request);
   }

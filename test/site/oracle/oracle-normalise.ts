@@ -99,7 +99,11 @@ export const BEYOND_6_1 = {
   /** Fields: wp_pattern_category (6.3). */
   fields: new Set(['wp_pattern_category']),
   /** Links and embeds of routes outside the spec. */
-  rels: new Set(['replies']),
+  rels: new Set([
+    'replies',
+    'wp:action-create-wp_pattern_category',
+    'wp:action-assign-wp_pattern_category',
+  ]),
 };
 
 const SEEDED_YEAR = /^(2021|2031)-/;
@@ -194,6 +198,10 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
         }));
       } else if (k === 'routes' && v && typeof v === 'object') {
         out[k] = Object.keys(v).sort();
+      } else if (k === 'Link' && typeof v === 'string') {
+        out[k] = normaliseLink(v, names); // an _envelope's headers
+      } else if (typeof v === 'number' && k === 'menus') {
+        out[k] = names.name('term', v);
       } else if (typeof v === 'number' && (k === 'id' || k === 'author' || POST_ID_KEYS.has(k))) {
         const idKind: Kind = k === 'id' ? kind : k === 'author' ? 'user' : kind === 'term' && k === 'parent' ? 'term' : 'post';
         out[k] = names.name(idKind, v);

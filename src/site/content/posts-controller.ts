@@ -112,11 +112,19 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       type: 'string',
       format: 'date-time',
     },
-    author: { description: 'Limit result set to posts assigned to specific authors.', ...ID_LIST },
-    author_exclude: {
-      description: 'Ensure result set excludes posts assigned to specific authors.',
-      ...ID_LIST,
-    },
+    // Only for types with authors (not reusable blocks), as get_collection_params.
+    ...(type.supports.author
+      ? {
+          author: {
+            description: 'Limit result set to posts assigned to specific authors.',
+            ...ID_LIST,
+          },
+          author_exclude: {
+            description: 'Ensure result set excludes posts assigned to specific authors.',
+            ...ID_LIST,
+          },
+        }
+      : {}),
     before: {
       description: 'Limit response to posts published before a given ISO8601 compliant date.',
       type: 'string',
@@ -148,6 +156,9 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       description: 'Limit result set to posts with one or more specific slugs.',
       type: 'array',
       items: { type: 'string' },
+      // wp_parse_slug_list: each as sanitize_title stores it (高铁 -> %e9%ab%98%e9%93%81).
+      sanitize: (value) =>
+        Array.isArray(value) ? value.map((v) => sanitizeSlug(String(v))) : value,
     },
     status: {
       description: 'Limit result set to posts assigned one or more statuses.',

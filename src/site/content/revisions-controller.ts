@@ -108,9 +108,12 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       description: 'The content for the post.',
       type: 'object',
       context: VE,
+      // The parent's schema (6.1 shows block_version and protected, and sends neither).
       properties: {
         raw: { type: 'string', context: ['edit'] },
         rendered: { type: 'string', context: VE },
+        block_version: { type: 'integer', context: ['edit'] },
+        protected: { type: 'boolean', context: VEE },
       },
     },
     excerpt: {
@@ -120,6 +123,7 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       properties: {
         raw: { type: 'string', context: ['edit'] },
         rendered: { type: 'string', context: VEE },
+        protected: { type: 'boolean', context: VEE },
       },
     },
   };
@@ -132,7 +136,8 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       readonly: true,
     };
   }
-  return resourceSchema(`${typeName}-${autosave ? 'autosave' : 'revision'}`, props);
+  // The autosaves controller shows the revisions controller's schema title.
+  return resourceSchema(`${typeName}-revision`, props);
 }
 
 /**

@@ -67,6 +67,16 @@ export class IdNames {
     path = path.replace(/\/(revisions|autosaves)\/(\d+)/g, (_m, b: string, id: string) => `/${b}/${this.name('post', Number(id))}`);
     const params = [...u.searchParams.entries()]
       .map(([k, v]) => {
+        const name = k.replace(/\[\d*\]$/, '');
+        if (/^(include|exclude|parent|parent_exclude)$/.test(name) && /^\d+$/.test(v)) {
+          return `${k}=${this.name('post', Number(v))}`;
+        }
+        if (/^(author|author_exclude)$/.test(name) && /^\d+$/.test(v)) {
+          return `${k}=${this.name('user', Number(v))}`;
+        }
+        if (/^(categories|tags|menus)(_exclude)?$/.test(name) && /^\d+$/.test(v)) {
+          return `${k}=${this.name('term', Number(v))}`;
+        }
         if (/^(p|page_id|preview_id|post|parent|attachment_id)$/.test(k) && /^\d+$/.test(v)) {
           return `${k}=${this.name('post', Number(v))}`;
         }
@@ -152,7 +162,8 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
       if (k === '_links' && v && typeof v === 'object') {
         out[k] = Object.fromEntries(
           Object.entries(v as Record<string, unknown[]>)
-            .filter(([rel]) => !BEYOND_6_1.rels.has(rel))
+            // A block's wp:term is the spec's wp_pattern_category (6.3).
+            .filter(([rel]) => !BEYOND_6_1.rels.has(rel) && !(rel === 'wp:term' && obj.type === 'wp_block'))
             .sort(([a], [b]) => a.localeCompare(b))
             .map(([rel, list]) => [rel, Array.isArray(list) ? list.length : 1]),
         );

@@ -396,11 +396,11 @@ export class PostsController {
       throw new RestError('rest_post_exists', 'Cannot create existing post.', 400);
     }
     const caps = this.type.caps;
-    if (
-      request.has('author') &&
-      request.get('author') !== userIdOf(request) &&
-      !request.can(caps.editOthers)
-    ) {
+    // `! empty( $request['author'] )`: an empty list (a list's default, when Allow asks) is none.
+    const author = request.get<unknown>('author');
+    const authorGiven =
+      author !== undefined && author !== 0 && !(Array.isArray(author) && author.length === 0);
+    if (authorGiven && author !== userIdOf(request) && !request.can(caps.editOthers)) {
       throw denied(
         request,
         'rest_cannot_edit_others',

@@ -43,7 +43,8 @@ foreach ($roles as $role) {
     'display_name' => $login,
   ]);
   if (is_wp_error($id)) { fwrite(STDERR, $id->get_error_message() . "\n"); exit(1); }
-  if ($role === 'administrator') wp_update_user(['ID' => $id, 'display_name' => 'admin']);
+  // wp_install gives the first user the site's address as its URL; ours have none.
+  if ($role === 'administrator') wp_update_user(['ID' => $id, 'display_name' => 'admin', 'user_url' => '']);
   $created = WP_Application_Passwords::create_new_application_password($id, ['name' => 'oracle']);
   if (is_wp_error($created)) { fwrite(STDERR, $created->get_error_message() . "\n"); exit(1); }
   $out[$role] = ['id' => $id, 'username' => $login, 'email' => $login . '@oracle.test', 'password' => $created[0]];

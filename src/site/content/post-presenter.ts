@@ -203,7 +203,9 @@ export class PostPresenter {
               raw: post.title,
               // get_the_title's private_title_format (the REST API keeps it; it drops only the
               // protected one).
-              rendered: texturize(post.status === 'private' ? `Private: ${post.title}` : post.title),
+              rendered: texturize(
+                post.status === 'private' ? `Private: ${post.title}` : post.title,
+              ),
             };
     }
     if (s.editor) {

@@ -403,9 +403,7 @@ export class RevisionsController {
     const page = request.get<number>('page');
     const limit = perPage ?? 1000;
     const offsetGiven = request.get<number | undefined>('offset') !== undefined;
-    const offset = offsetGiven
-      ? request.get<number>('offset')
-      : (page - 1) * (perPage ?? 0);
+    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * (perPage ?? 0);
     const { total, items } = await listPosts(this.kit.db, {
       types: ['revision'],
       parents: [parent.id],

@@ -148,7 +148,8 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
       context: VE,
     };
   }
-  return resourceSchema(tax.taxonomy === 'nav_menu' ? 'nav_menu' : tax.taxonomy, p);
+  // WP_REST_Terms_Controller titles post_tag's schema "tag".
+  return resourceSchema(tax.taxonomy === 'post_tag' ? 'tag' : tax.taxonomy, p);
 }
 
 /** WP_REST_Terms_Controller (and the menus controller) for one taxonomy. */

@@ -245,7 +245,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
           anyRoleOf: r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
           // In the query, so that the total counts what is listed.
           slugs: r.get<string[] | undefined>('slug'),
-          publishedOnly: !r.can('list_users') || Boolean(r.get('has_published_posts')),
+          // who=authors replaces the published-posts limit (its permission check comes first).
+          publishedOnly:
+            (!r.can('list_users') && r.get('who') !== 'authors') ||
+            Boolean(r.get('has_published_posts')),
           order: r.get('order'),
           orderby:
             orderby === 'registered_date'
@@ -256,7 +259,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
                   ? 'include'
                   : 'name',
           limit: perPage,
-          offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+          // WP_User_Query: a given offset replaces the page's start.
+          offset: r.get<number | undefined>('offset') ?? (page - 1) * perPage,
         });
         return collectionResponse(
           r,

@@ -17,12 +17,7 @@ export type OracleRole = (typeof ORACLE_ROLES)[number];
  * application-password tests (a wrong password, the e-mail address as user name, an unknown user).
  */
 export type OracleCaller =
-  | OracleRole
-  | 'anonymous'
-  | 'bad-password'
-  | 'email-username'
-  | 'unknown-user'
-  | 'malformed-basic';
+  OracleRole | 'anonymous' | 'bad-password' | 'email-username' | 'unknown-user' | 'malformed-basic';
 
 export interface OracleCall {
   method: string;

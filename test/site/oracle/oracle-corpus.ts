@@ -308,7 +308,13 @@ export function buildCorpus(): CorpusRequest[] {
       add('revisions', 'GET', `/wp/v2/${type}/${parent}/revisions/{rev:${ref}:1}`, '', caller);
       add('autosaves', 'GET', `/wp/v2/${type}/${parent}/autosaves`, '', caller);
     }
-    for (const query of ['per_page=1', 'per_page=1&page=2', 'offset=1', 'order=asc', 'orderby=id']) {
+    for (const query of [
+      'per_page=1',
+      'per_page=1&page=2',
+      'offset=1',
+      'order=asc',
+      'orderby=id',
+    ]) {
       add('revisions', 'GET', `/wp/v2/${type}/${parent}/revisions`, query, 'administrator');
     }
   }
@@ -349,7 +355,12 @@ export function buildCorpus(): CorpusRequest[] {
     add('app-passwords', 'GET', '/wp/v2/users/{user:author1}/application-passwords', '', caller);
     add('app-passwords', 'GET', '/wp/v2/users/me/application-passwords/introspect', '', caller);
   }
-  for (const caller of ['bad-password', 'email-username', 'unknown-user', 'malformed-basic'] as const) {
+  for (const caller of [
+    'bad-password',
+    'email-username',
+    'unknown-user',
+    'malformed-basic',
+  ] as const) {
     add('app-passwords', 'GET', '/wp/v2/users/me', '', caller);
     add('app-passwords', 'GET', '/wp/v2/posts', 'context=edit', caller);
     add('app-passwords', 'GET', '/wp/v2/posts', '', caller);
@@ -423,7 +434,9 @@ export function buildCorpus(): CorpusRequest[] {
     });
     add('writes', 'POST', '/wp/v2/posts/{post:post-4}', '', caller, { title: 'Edited' });
     add('writes', 'POST', '/wp/v2/posts/{post:author-post-1}', '', caller, { excerpt: 'Edited' });
-    add('writes', 'POST', '/wp/v2/posts/{post:contributor-draft}', '', caller, { title: 'Edit draft' });
+    add('writes', 'POST', '/wp/v2/posts/{post:contributor-draft}', '', caller, {
+      title: 'Edit draft',
+    });
     add('writes', 'POST', '/wp/v2/posts/{post:author-post-2}', '', caller, { author: 1 });
     add('writes', 'POST', '/wp/v2/pages', '', caller, {
       title: `Page by ${s}`,
@@ -443,7 +456,13 @@ export function buildCorpus(): CorpusRequest[] {
       title: 'Autosaved',
       content: '<p>autosave</p>',
     });
-    add('writes', 'DELETE', '/wp/v2/posts/{post:post-1}/revisions/{rev:post:post-1:1}', 'force=true', caller);
+    add(
+      'writes',
+      'DELETE',
+      '/wp/v2/posts/{post:post-1}/revisions/{rev:post:post-1:1}',
+      'force=true',
+      caller,
+    );
     add('writes', 'DELETE', '/wp/v2/categories/{category:guides}', 'force=true', caller);
   }
   add('writes', 'POST', '/wp/v2/posts', '', 'administrator', {

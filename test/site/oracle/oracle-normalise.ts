@@ -38,11 +38,14 @@ export class IdNames {
 
   /** `{post:post-1}` and friends in a path or query, as this site's ids. */
   resolve(text: string): string {
-    return text.replace(/\{((?:post|page|block|menuitem|category|tag|menu|user|rev):[^}]+)\}/g, (_m, ref: string) => {
-      const id = this.ids.byRef.get(decodeURIComponent(ref));
-      if (id === undefined) return '0';
-      return String(id);
-    });
+    return text.replace(
+      /\{((?:post|page|block|menuitem|category|tag|menu|user|rev):[^}]+)\}/g,
+      (_m, ref: string) => {
+        const id = this.ids.byRef.get(decodeURIComponent(ref));
+        if (id === undefined) return '0';
+        return String(id);
+      },
+    );
   }
 
   /** A URL of either site as a path, its ids named. */
@@ -61,10 +64,12 @@ export class IdNames {
     }
     path = path.replace(
       /\/wp\/v2\/(posts|pages|blocks|menu-items|media|categories|tags|menus|users)\/(\d+)/g,
-      (_m, base: string, id: string) =>
-        `/wp/v2/${base}/${this.name(kindOfBase(base), Number(id))}`,
+      (_m, base: string, id: string) => `/wp/v2/${base}/${this.name(kindOfBase(base), Number(id))}`,
     );
-    path = path.replace(/\/(revisions|autosaves)\/(\d+)/g, (_m, b: string, id: string) => `/${b}/${this.name('post', Number(id))}`);
+    path = path.replace(
+      /\/(revisions|autosaves)\/(\d+)/g,
+      (_m, b: string, id: string) => `/${b}/${this.name('post', Number(id))}`,
+    );
     const params = [...u.searchParams.entries()]
       .map(([k, v]) => {
         const name = k.replace(/\[\d*\]$/, '');
@@ -80,7 +85,8 @@ export class IdNames {
         if (/^(p|page_id|preview_id|post|parent|attachment_id)$/.test(k) && /^\d+$/.test(v)) {
           return `${k}=${this.name('post', Number(v))}`;
         }
-        if (/^(cat|tag|tag_id|menus)$/.test(k) && /^\d+$/.test(v)) return `${k}=${this.name('term', Number(v))}`;
+        if (/^(cat|tag|tag_id|menus)$/.test(k) && /^\d+$/.test(v))
+          return `${k}=${this.name('term', Number(v))}`;
         if (k === 'author' && /^\d+$/.test(v)) return `${k}=${this.name('user', Number(v))}`;
         if (k === '_wpnonce' || k === 'preview_nonce' || k === 'ver') return `${k}=<nonce>`;
         return `${k}=${v}`;
@@ -105,7 +111,15 @@ export const BEYOND_6_1 = {
   /** meta keys: footnotes (6.3), the extension's `_wp_changed` flag. */
   meta: new Set(['footnotes', '_wp_changed', 'wp_pattern_sync_status']),
   /** List arguments: search_columns (6.2), format (6.4? posts filter), ignore_sticky (6.5), search_semantics, excerpt_length (6.4? item). */
-  listArgs: new Set(['search_columns', 'search_semantics', 'format', 'ignore_sticky', 'excerpt_length', 'wp_pattern_category', 'wp_pattern_category_exclude']),
+  listArgs: new Set([
+    'search_columns',
+    'search_semantics',
+    'format',
+    'ignore_sticky',
+    'excerpt_length',
+    'wp_pattern_category',
+    'wp_pattern_category_exclude',
+  ]),
   /** Fields: wp_pattern_category (6.3). */
   fields: new Set(['wp_pattern_category']),
   /** Links and embeds of routes outside the spec. */
@@ -147,7 +161,9 @@ function embedHint(rel: string): Kind {
 export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key = ''): unknown {
   if (Array.isArray(value)) {
     if (TERM_ARRAY_KEYS.has(key)) {
-      return value.map((v) => (typeof v === 'number' ? names.name('term', v) : normaliseValue(v, names, hint)));
+      return value.map((v) =>
+        typeof v === 'number' ? names.name('term', v) : normaliseValue(v, names, hint),
+      );
     }
     return value.map((v) => normaliseValue(v, names, hint));
   }
@@ -163,7 +179,10 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
         out[k] = Object.fromEntries(
           Object.entries(v as Record<string, unknown[]>)
             // A block's wp:term is the spec's wp_pattern_category (6.3).
-            .filter(([rel]) => !BEYOND_6_1.rels.has(rel) && !(rel === 'wp:term' && obj.type === 'wp_block'))
+            .filter(
+              ([rel]) =>
+                !BEYOND_6_1.rels.has(rel) && !(rel === 'wp:term' && obj.type === 'wp_block'),
+            )
             .sort(([a], [b]) => a.localeCompare(b))
             .map(([rel, list]) => [rel, Array.isArray(list) ? list.length : 1]),
         );
@@ -193,7 +212,9 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
         // WordPress sends an empty PHP array (`[]`) for no registered meta: no keys either way.
         out[k] =
           v && typeof v === 'object'
-            ? Object.keys(v).filter((m) => !BEYOND_6_1.meta.has(m)).sort()
+            ? Object.keys(v)
+                .filter((m) => !BEYOND_6_1.meta.has(m))
+                .sort()
             : v;
       } else if (k === 'avatar_urls' || k === 'capabilities' || k === 'extra_capabilities') {
         out[k] = v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).sort() : v;
@@ -214,9 +235,20 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
       } else if (typeof v === 'number' && k === 'menus') {
         out[k] = names.name('term', v);
       } else if (typeof v === 'number' && (k === 'id' || k === 'author' || POST_ID_KEYS.has(k))) {
-        const idKind: Kind = k === 'id' ? kind : k === 'author' ? 'user' : kind === 'term' && k === 'parent' ? 'term' : 'post';
+        const idKind: Kind =
+          k === 'id'
+            ? kind
+            : k === 'author'
+              ? 'user'
+              : kind === 'term' && k === 'parent'
+                ? 'term'
+                : 'post';
         out[k] = names.name(idKind, v);
-      } else if (k === 'uuid' || k === 'app_id' || k === 'password' && typeof v === 'string' && v.length >= 24) {
+      } else if (
+        k === 'uuid' ||
+        k === 'app_id' ||
+        (k === 'password' && typeof v === 'string' && v.length >= 24)
+      ) {
         out[k] = typeof v;
       } else {
         out[k] = normaliseValue(v, names, kind, k);
@@ -227,7 +259,8 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
   if (typeof value === 'string') {
     if (DATE.test(value)) return SEEDED_YEAR.test(value) ? value.slice(0, 19) : '<now>';
     if (/^https?:\/\//.test(value)) return names.url(value);
-    if (value.length > 200) return `<text ${createHash('sha1').update(value).digest('hex').slice(0, 8)}>`;
+    if (value.length > 200)
+      return `<text ${createHash('sha1').update(value).digest('hex').slice(0, 8)}>`;
   }
   return value;
 }
@@ -276,7 +309,11 @@ function normaliseLink(header: string, names: IdNames): string {
   return parts.sort().join(' ');
 }
 
-export function normaliseAnswer(answer: OracleAnswer, names: IdNames, path: string): NormalisedAnswer {
+export function normaliseAnswer(
+  answer: OracleAnswer,
+  names: IdNames,
+  path: string,
+): NormalisedAnswer {
   const headers: Record<string, string> = {};
   const h = answer.headers;
   if (h['x-wp-total'] !== undefined) headers.total = String(h['x-wp-total']);
@@ -295,7 +332,13 @@ export function normaliseAnswer(answer: OracleAnswer, names: IdNames, path: stri
   }
   let body: unknown = answer.body;
   const hint = hintOfPath(path);
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body && answer.status >= 400) {
+  if (
+    body &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    'code' in body &&
+    answer.status >= 400
+  ) {
     const err = body as { code: unknown; data?: { status?: unknown; params?: object } };
     body = {
       code: err.code,

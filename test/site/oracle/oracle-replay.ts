@@ -106,7 +106,12 @@ export function formatTable(results: CategoryResult[]): string {
 }
 
 /** For a report: where one answer differs from the golden one, the first differing paths. */
-export function describeDifference(expected: unknown, actual: unknown, at = '', out: string[] = []): string[] {
+export function describeDifference(
+  expected: unknown,
+  actual: unknown,
+  at = '',
+  out: string[] = [],
+): string[] {
   if (out.length >= 6) return out;
   if (isDeepStrictEqual(expected, actual)) return out;
   if (
@@ -127,6 +132,8 @@ export function describeDifference(expected: unknown, actual: unknown, at = '', 
     }
     return out;
   }
-  out.push(`${at || '.'}: WordPress ${JSON.stringify(expected)?.slice(0, 120)}, here ${JSON.stringify(actual)?.slice(0, 120)}`);
+  out.push(
+    `${at || '.'}: WordPress ${JSON.stringify(expected)?.slice(0, 120)}, here ${JSON.stringify(actual)?.slice(0, 120)}`,
+  );
   return out;
 }

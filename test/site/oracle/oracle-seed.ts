@@ -35,7 +35,14 @@ async function create(
 
 export const SEED_CATEGORIES = ['guides', 'reference', 'reference-api', 'news'];
 export const SEED_TAGS = ['emu', 'timetable', 'crh', 'cr400af'];
-export const SEED_PAGES = ['about', 'about-team', 'about-history', 'faq', 'private-page', 'draft-page'];
+export const SEED_PAGES = [
+  'about',
+  'about-team',
+  'about-history',
+  'faq',
+  'private-page',
+  'draft-page',
+];
 export const SEED_BLOCKS = ['notice-block', 'footer-block', 'author-block'];
 
 export async function seedSite(client: OracleClient): Promise<void> {
@@ -54,10 +61,16 @@ export async function seedSite(client: OracleClient): Promise<void> {
     slug: 'reference-api',
     parent: cat.reference,
   });
-  cat.news = await create(client, 'administrator', '/wp/v2/categories', { name: 'News', slug: 'news' });
+  cat.news = await create(client, 'administrator', '/wp/v2/categories', {
+    name: 'News',
+    slug: 'news',
+  });
   const tag: Record<string, number> = {};
   for (const slug of SEED_TAGS) {
-    tag[slug] = await create(client, 'administrator', '/wp/v2/tags', { name: slug.toUpperCase(), slug });
+    tag[slug] = await create(client, 'administrator', '/wp/v2/tags', {
+      name: slug.toUpperCase(),
+      slug,
+    });
   }
   const catList = Object.values(cat);
   const tagList = Object.values(tag);
@@ -205,13 +218,15 @@ export async function seedSite(client: OracleClient): Promise<void> {
     ['block:notice-block', 1],
   ] as const) {
     const id = ids.byRef.get(ref)!;
-    const route =
-      ref.startsWith('post:') ? 'posts' : ref.startsWith('page:') ? 'pages' : 'blocks';
+    const route = ref.startsWith('post:') ? 'posts' : ref.startsWith('page:') ? 'pages' : 'blocks';
     for (let k = 1; k <= n; k++) {
       const answer = await client({
         method: 'POST',
         path: `/wp/v2/${route}/${id}`,
-        body: { content: `<p>Revised ${k} of ${ref}</p>`, title: `${ref.split(':')[1]} (rev ${k})` },
+        body: {
+          content: `<p>Revised ${k} of ${ref}</p>`,
+          title: `${ref.split(':')[1]} (rev ${k})`,
+        },
         caller: 'administrator',
       });
       if (answer.status !== 200) throw new Error(`seed: update ${ref} -> ${answer.status}`);
@@ -219,7 +234,10 @@ export async function seedSite(client: OracleClient): Promise<void> {
   }
 
   // A menu with items.
-  const menu = await create(client, 'administrator', '/wp/v2/menus', { name: 'Main', slug: 'main' });
+  const menu = await create(client, 'administrator', '/wp/v2/menus', {
+    name: 'Main',
+    slug: 'main',
+  });
   await create(client, 'administrator', '/wp/v2/menus', { name: 'Footer', slug: 'footer' });
   const items: Array<[string, Body]> = [
     ['home', { title: 'Home', url: 'https://docs.example/', type: 'custom', menu_order: 1 }],
@@ -229,7 +247,13 @@ export async function seedSite(client: OracleClient): Promise<void> {
     ],
     [
       'guides-link',
-      { title: 'Guides', type: 'taxonomy', object: 'category', object_id: cat.guides, menu_order: 3 },
+      {
+        title: 'Guides',
+        type: 'taxonomy',
+        object: 'category',
+        object_id: cat.guides,
+        menu_order: 3,
+      },
     ],
     ['github', { title: 'Source', url: 'https://docs.example/src', type: 'custom', menu_order: 4 }],
   ];
@@ -317,7 +341,9 @@ export async function collectIds(client: OracleClient): Promise<SeedIds> {
       caller: 'administrator',
     });
     if (answer.status !== 200) continue;
-    (answer.body as Array<{ id: number }>).forEach((r, i) => byRef.set(`rev:${ref}:${i + 1}`, r.id));
+    (answer.body as Array<{ id: number }>).forEach((r, i) =>
+      byRef.set(`rev:${ref}:${i + 1}`, r.id),
+    );
   }
   return { byRef };
 }

@@ -50,8 +50,7 @@ beforeAll(async () => {
     for (const r of results) {
       const golden = await readGolden(r.category);
       for (const id of r.differing) {
-        next[id] =
-          known[id] ?? describeDifference(golden[id], answers.get(id)).join('; ');
+        next[id] = known[id] ?? describeDifference(golden[id], answers.get(id)).join('; ');
       }
     }
     await writeFile(ALLOW_LIST, `${JSON.stringify(next, null, 1)}\n`);

@@ -209,7 +209,9 @@ export function collectionResponse(
   // sanitize_params): `status=any` comes back as `status[0]=any`.
   const query: Record<string, unknown> = { ...request.query };
   for (const key of Object.keys(query)) {
-    if (request.params[key] !== undefined) query[key] = request.params[key];
+    const value = request.params[key];
+    // add_query_arg writes PHP's booleans: true as 1, false as nothing.
+    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
   }
   delete query.rest_route;
   const links: string[] = [];

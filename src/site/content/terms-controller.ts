@@ -229,12 +229,16 @@ export class TermsController {
         {
           methods: CREATABLE,
           args: writable,
+          // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
+          // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
           permission: (r) =>
-            this.managePermission(
-              r,
-              'rest_cannot_create',
-              'Sorry, you are not allowed to create terms in this taxonomy.',
-            ),
+            this.tax.taxonomy !== 'post_tag'
+              ? this.managePermission(
+                  r,
+                  'rest_cannot_create',
+                  'Sorry, you are not allowed to create terms in this taxonomy.',
+                )
+              : this.createTagPermission(r),
           callback: (r) => this.create(r),
         },
       ],
@@ -339,6 +343,17 @@ export class TermsController {
   private async readItemPermission(request: RestRequest): Promise<boolean> {
     await this.termOf(request);
     return this.readPermission(request);
+  }
+
+  private createTagPermission(request: RestRequest): boolean {
+    if (!request.can('edit_posts')) {
+      throw denied(
+        request,
+        'rest_cannot_create',
+        'Sorry, you are not allowed to create terms in this taxonomy.',
+      );
+    }
+    return true;
   }
 
   private managePermission(request: RestRequest, code: string, message: string): boolean {

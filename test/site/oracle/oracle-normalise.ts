@@ -108,9 +108,9 @@ function kindOfBase(base: string): 'post' | 'term' | 'user' {
  * comments, which are outside the spec (no /wp/v2/comments route): the `replies` link and embed.
  */
 export const BEYOND_6_1 = {
-  /** meta keys: footnotes (6.3), the extension's `_wp_changed` flag. */
+  /** meta keys: footnotes (WordPress 6.3), the spec's `_{ext}_changed`, the blocks' sync status. */
   meta: new Set(['footnotes', '_wp_changed', 'wp_pattern_sync_status']),
-  /** List arguments: search_columns (6.2), format (6.4? posts filter), ignore_sticky (6.5), search_semantics, excerpt_length (6.4? item). */
+  /** List arguments added after 6.1 that the spec lists (search_columns, format, ...). */
   listArgs: new Set([
     'search_columns',
     'search_semantics',
@@ -120,9 +120,9 @@ export const BEYOND_6_1 = {
     'wp_pattern_category',
     'wp_pattern_category_exclude',
   ]),
-  /** Fields: wp_pattern_category (6.3). */
+  /** Fields: the blocks' wp_pattern_category (6.3). */
   fields: new Set(['wp_pattern_category']),
-  /** Links and embeds of routes outside the spec. */
+  /** Links and embeds of routes outside the spec (comments), and of wp_pattern_category. */
   rels: new Set([
     'replies',
     'wp:action-create-wp_pattern_category',

@@ -85,7 +85,7 @@ def main() -> None:
                 break
         else:
             out[rid] = f'open: {diff}'
-    json.dump(out, open(PATH, 'w', encoding='utf-8'), ensure_ascii=False, indent=1)
+    json.dump(out, open(PATH, 'w', encoding='utf-8'), ensure_ascii=False, indent=2)
     open(PATH, 'a', encoding='utf-8').write('\n')
     kinds = {}
     for why in out.values():

@@ -21,7 +21,7 @@ import { createOracleUsers, siteClient } from './oracle-site-client.js';
 /**
  * The differential test: our site, seeded as the oracle WordPress was, answers the whole corpus;
  * each category's answers must equal WordPress's golden answers (test/site/oracle/golden,
- * captured by scripts/wp-oracle/capture.ts) except the requests listed, with their reason, in
+ * captured by test/site/oracle/capture-wordpress.ts) except the requests listed, with their reason, in
  * known-differences.json. A listed request that now matches fails too: the list only shrinks.
  * ORACLE_WRITE_KNOWN=1 rewrites the list from this run (new entries get the difference as their
  * reason, to be explained by hand); the table is printed on every run.
@@ -53,7 +53,7 @@ beforeAll(async () => {
         next[id] = known[id] ?? describeDifference(golden[id], answers.get(id)).join('; ');
       }
     }
-    await writeFile(ALLOW_LIST, `${JSON.stringify(next, null, 1)}\n`);
+    await writeFile(ALLOW_LIST, `${JSON.stringify(next, null, 2)}\n`);
     known = next;
   }
 }, 900_000);

@@ -1,6 +1,6 @@
 /**
  * Re-captures the golden files of the differential harness from a real WordPress:
- *   npx tsx scripts/wp-oracle/capture.ts
+ *   npx tsx test/site/oracle/capture-wordpress.ts
  * runs setup-wordpress.sh (installs Debian's wordpress, apache2, libapache2-mod-php, php-mysql
  * when missing; a fresh site on 127.0.0.1:$WP_ORACLE_PORT, default 8089), seeds it through
  * REST, replays the corpus and writes test/site/oracle/golden/<category>.json.
@@ -8,15 +8,13 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  authorizationFor,
-  callUrl,
-  type OracleClient,
-  type OracleUsers,
-} from '../../test/site/oracle/oracle-client.js';
-import { seedAndReplay, writeGolden } from '../../test/site/oracle/oracle-replay.js';
+import { authorizationFor, callUrl, type OracleClient, type OracleUsers } from './oracle-client.js';
+import { seedAndReplay, writeGolden } from './oracle-replay.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../scripts/wp-oracle',
+);
 const port = process.env.WP_ORACLE_PORT ?? '8089';
 const origin = `http://127.0.0.1:${port}`;
 

@@ -157,7 +157,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
     const self = request.user?.id === a.id;
     accounts.set(request, a);
     if (request.get('context') === 'edit' && !self && !request.can('list_users')) {
-      throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
+      // WordPress 6.1 names the edit context's refusal by the context.
+      throw denied(request, 'rest_forbidden_context', 'Sorry, you are not allowed to list users.');
     }
     if (!self && !request.can('list_users') && !(await hasPublished(a.id))) {
       throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
@@ -294,13 +295,13 @@ export function registerUsersRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: (r) => {
+      // get_current_item has no permission callback (so Allow lists GET for anyone): it refuses
+      // an anonymous caller itself.
+      callback: async (r) => {
         if (!r.user)
           throw new RestError('rest_not_logged_in', 'You are not currently logged in.', 401);
-        return true;
+        return present((await findSiteAccount(kit.db, r.user.id))!, r.get<Context>('context'));
       },
-      callback: async (r) =>
-        present((await findSiteAccount(kit.db, r.user!.id))!, r.get<Context>('context')),
     },
     { schema: () => USER_SCHEMA },
   );

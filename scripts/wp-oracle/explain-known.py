@@ -46,9 +46,8 @@ RULES = [
     (r'taxonomies/nav_menu', r'.', 'open: the nav_menu taxonomy is not listed by /wp/v2/taxonomies'),
     (r'menu-items/\{menuitem:home\}/autosaves', r'.',
      'open: menu items have no autosaves route yet'),
-    (r'^menus:', r'object_id|url|type_label|menu-item-object',
-     'open: menu items: object_id of custom links, url and type_label of page/category links, '
-     'their wp:menu-item-object link'),
+    (r'^menus:', r'url|menu-item-object',
+     'open: menu items: the url of category links, the wp:menu-item-object link'),
     (r'format=', r'.',
      'choice: the spec\'s `format` list filter (a WordPress after 6.1); 6.1 ignores the parameter'),
     (r'(tags|users)\?offset=1', r'headers\.link',

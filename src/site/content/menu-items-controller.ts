@@ -161,6 +161,15 @@ const TYPE_LABELS: Record<string, string> = {
   post_type_archive: 'Archive',
 };
 
+/** wp_setup_nav_menu_item's type_label: the object type's singular name (Page, Category...). */
+function typeLabel(item: SitePost): string {
+  const kind = String(item.extra.type ?? 'custom');
+  const object = String(item.extra.object ?? '');
+  if (kind === 'post_type' && POST_TYPES[object]) return POST_TYPES[object].singular;
+  if (kind === 'taxonomy' && object === 'post_tag') return 'Tag';
+  return TYPE_LABELS[kind] ?? 'Custom Link';
+}
+
 /** WP_REST_Menu_Items_Controller: items of navigation menus (edit_theme_options for everything). */
 export class MenuItemsController {
   constructor(
@@ -318,9 +327,11 @@ export class MenuItemsController {
         attr_title: item.extra.attr_title ?? '',
         description: item.extra.description ?? '',
         type: item.extra.type ?? 'custom',
-        type_label: TYPE_LABELS[String(item.extra.type ?? 'custom')] ?? 'Custom Link',
+        type_label: typeLabel(item),
         object: item.extra.object ?? 'custom',
-        object_id: Number(item.extra.object_id ?? 0),
+        // wp_setup_nav_menu_item: a custom link is its own object.
+        object_id:
+          (item.extra.type ?? 'custom') === 'custom' ? item.id : Number(item.extra.object_id ?? 0),
         parent: item.parent,
         menu_order: item.menuOrder,
         target: item.extra.target ?? '',

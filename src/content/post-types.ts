@@ -102,6 +102,9 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
       thumbnail: true,
       'page-attributes': true,
       'custom-fields': true,
+      // Not in WordPress's page supports, but its REST controller's fixed schema for pages has
+      // the excerpt (WP_REST_Posts_Controller::get_item_schema, $fixed_schemas['page']).
+      excerpt: true,
       comments: true,
       revisions: true,
       autosave: true,
@@ -119,7 +122,8 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
     description: '',
     hierarchical: false,
     // WordPress: "You need to be able to edit posts, in order to read blocks in their raw form."
-    caps: { ...capsOf('posts'), read: 'edit_posts' },
+    // and creating one needs publish_posts (its create_posts capability), so not contributors.
+    caps: { ...capsOf('posts'), read: 'edit_posts', create: 'publish_posts' },
     taxonomies: ['wp_pattern_category'],
     supports: { title: true, editor: true, revisions: true, 'custom-fields': true, autosave: true },
     trash: true,

@@ -184,11 +184,12 @@ function orderOf(q: PostListQuery, params: unknown[]): string {
       break;
     case 'include':
       by = q.include?.length
-        ? `array_position(${p(q.include)}::bigint[], p.id) ${dir}`
+        ? // WP_Query's post__in order ignores `order`.
+          `array_position(${p(q.include)}::bigint[], p.id) ASC`
         : `p.id ${dir}`;
       break;
     case 'include_slugs':
-      by = q.slugs?.length ? `array_position(${p(q.slugs)}::text[], p.slug) ${dir}` : `p.id ${dir}`;
+      by = q.slugs?.length ? `array_position(${p(q.slugs)}::text[], p.slug) ASC` : `p.id ${dir}`;
       break;
     case 'modified':
       by = `p.modified_gmt ${dir}`;

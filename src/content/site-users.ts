@@ -91,6 +91,8 @@ export async function listSiteAccounts(
   }
   const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const dir = o.order === 'desc' ? 'DESC' : 'ASC';
+  // The count takes the filter's parameters only (an unused one has no type: a server error).
+  const countParams = [...params];
   const orderCol =
     o.orderby === 'id'
       ? 'u.id'
@@ -101,7 +103,7 @@ export async function listSiteAccounts(
           : 'lower(u.username)';
   const total = await db.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM users u LEFT JOIN site_roles r ON r.user_id = u.id ${cond}`,
-    params,
+    countParams,
   );
   const rows = await db.query<Row>(
     `${SELECT} ${cond} ORDER BY ${orderCol} ${dir}, u.id ${dir} LIMIT ${p(o.limit)} OFFSET ${p(o.offset)}`,

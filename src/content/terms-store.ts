@@ -257,7 +257,7 @@ export async function withDescendants(db: Queryable, ids: number[]): Promise<num
   return r.rows.map((x) => Number(x.id));
 }
 
-/** The terms of each item, by taxonomy: postId -> taxonomy -> term ids. */
+/** The terms of each item, by taxonomy, by name as wp_get_object_terms orders them. */
 export async function termsOfPosts(
   db: Queryable,
   postIds: readonly number[],
@@ -270,7 +270,7 @@ export async function termsOfPosts(
     taxonomy: string;
   }>(
     `SELECT r.post_id, r.term_id, t.taxonomy FROM site_term_relationships r JOIN site_terms t ON t.id = r.term_id
-      WHERE r.post_id = ANY($1::bigint[]) ORDER BY r.term_id`,
+      WHERE r.post_id = ANY($1::bigint[]) ORDER BY lower(t.name), r.term_id`,
     [[...new Set(postIds)]],
   );
   for (const row of r.rows) {

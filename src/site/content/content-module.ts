@@ -23,7 +23,14 @@ export const dynamicBlocks = new Map<string, DynamicBlockRenderer>();
  */
 export const contentModule: SiteModule = {
   name: 'content',
-  register(kit: SiteKit) {
+  async register(kit: SiteKit) {
+    // WordPress's install makes term 1, the default category: a site always has one.
+    await kit.db.query(
+      `INSERT INTO site_terms (taxonomy, name, slug)
+       SELECT 'category', '未分类', 'uncategorized'
+        WHERE NOT EXISTS (SELECT 1 FROM site_terms WHERE taxonomy = 'category')
+       ON CONFLICT DO NOTHING`,
+    );
     const links = new PostLinks(kit.db, kit.urls);
     const controllers = ['post', 'page', 'wp_block'].map((t) => {
       const type = POST_TYPES[t]!;

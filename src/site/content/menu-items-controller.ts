@@ -162,6 +162,15 @@ const TYPE_LABELS: Record<string, string> = {
   post_type_archive: 'Archive',
 };
 
+/** wp_setup_nav_menu_item's type_label: the object type's singular name (Page, Category...). */
+function typeLabel(item: SitePost): string {
+  const kind = String(item.extra.type ?? 'custom');
+  const object = String(item.extra.object ?? '');
+  if (kind === 'post_type' && POST_TYPES[object]) return POST_TYPES[object].singular;
+  if (kind === 'taxonomy' && object === 'post_tag') return 'Tag';
+  return TYPE_LABELS[kind] ?? 'Custom Link';
+}
+
 /** WP_REST_Menu_Items_Controller: items of navigation menus (edit_theme_options for everything). */
 export class MenuItemsController {
   constructor(
@@ -201,8 +210,7 @@ export class MenuItemsController {
         {
           methods: READABLE,
           args: listArgs,
-          permission: (r) =>
-            this.can(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          permission: (r) => this.canRead(r),
           callback: (r) => this.list(r),
         },
         {
@@ -226,8 +234,10 @@ export class MenuItemsController {
         {
           methods: READABLE,
           args: { id, context: contextArg() },
-          permission: (r) =>
-            this.itemCan(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.'),
+          permission: async (r) => {
+            await this.itemOf(r);
+            return this.canRead(r);
+          },
           callback: async (r) => this.present(await this.itemOf(r), r.get<Context>('context')),
         },
         {
@@ -258,6 +268,25 @@ export class MenuItemsController {
       ],
       { schema, allowBatch: true },
     );
+  }
+
+  /**
+   * Reading (WP_REST_Menu_Items_Controller 6.1): the edit context needs edit_theme_options
+   * (the posts' check, rest_forbidden_context), then check_has_read_only_access: whoever may
+   * edit posts reads menu items.
+   */
+  private canRead(r: RestRequest): boolean {
+    if (r.get('context') === 'edit' && !r.can('edit_theme_options')) {
+      throw denied(
+        r,
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to edit posts in this post type.',
+      );
+    }
+    if (!r.can('edit_theme_options') && !r.can('edit_posts')) {
+      throw denied(r, 'rest_cannot_view', 'Sorry, you are not allowed to view menu items.');
+    }
+    return true;
   }
 
   private can(r: RestRequest, code: string, message: string): boolean {
@@ -299,9 +328,11 @@ export class MenuItemsController {
         attr_title: item.extra.attr_title ?? '',
         description: item.extra.description ?? '',
         type: item.extra.type ?? 'custom',
-        type_label: TYPE_LABELS[String(item.extra.type ?? 'custom')] ?? 'Custom Link',
+        type_label: typeLabel(item),
         object: item.extra.object ?? 'custom',
-        object_id: Number(item.extra.object_id ?? 0),
+        // wp_setup_nav_menu_item: a custom link is its own object.
+        object_id:
+          (item.extra.type ?? 'custom') === 'custom' ? item.id : Number(item.extra.object_id ?? 0),
         parent: item.parent,
         menu_order: item.menuOrder,
         target: item.extra.target ?? '',

@@ -37,7 +37,9 @@ export class PostLinks {
 
   async linkOf(post: SitePost, cache?: Map<number, SitePost>): Promise<string> {
     const visible = post.status === 'publish' || post.status === 'private';
-    if (post.type === 'post' && visible && post.slug) {
+    // wp_block is a built-in type without a permastruct of its own: get_permalink gives it the
+    // posts' structure, as WordPress does.
+    if ((post.type === 'post' || post.type === 'wp_block') && visible && post.slug) {
       const d = localDate(post.dateGmt ?? post.modifiedGmt);
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/${post.slug}/`);
     }
@@ -57,9 +59,13 @@ export class PostLinks {
     return this.urls.page(`/?p=${post.id}`);
   }
 
-  permalinkTemplate(type: string): string {
-    if (type === 'post') return this.urls.page('/%year%/%monthnum%/%day%/%postname%/');
-    if (type === 'page') return this.urls.page('/%pagename%/');
+  /** get_sample_permalink's template: the post's own date in place of the date tags. */
+  permalinkTemplate(post: SitePost): string {
+    if (post.type === 'post') {
+      const d = localDate(post.dateGmt ?? post.modifiedGmt);
+      return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/%postname%/`);
+    }
+    if (post.type === 'page') return this.urls.page('/%pagename%/');
     return this.urls.page(`/?p=%postname%`);
   }
 }
@@ -82,6 +88,11 @@ export class PostPresenter {
     readonly type: PostTypeInfo,
     readonly schema: ResourceSchema,
   ) {}
+
+  /** The items' public addresses. */
+  get links(): PostLinks {
+    return this.deps.links;
+  }
 
   async renderedContent(post: SitePost): Promise<string> {
     const cacheable = !post.content.includes('<!-- wp:block ');
@@ -178,14 +189,24 @@ export class PostPresenter {
       type: post.type,
       link: await links.linkOf(post, extra.parentCache),
       password: post.password,
-      permalink_template: links.permalinkTemplate(post.type),
-      generated_slug: post.slug || sanitizeSlug(post.title) || String(post.id),
     };
+    if (type.viewable) {
+      data.permalink_template = links.permalinkTemplate(post);
+      // get_sample_permalink($id, $title, ''): from the title, whatever the slug is.
+      data.generated_slug = sanitizeSlug(post.title) || String(post.id);
+    }
     if (s.title) {
       data.title =
         type.type === 'wp_block'
           ? { raw: post.title }
-          : { raw: post.title, rendered: texturize(post.title) };
+          : {
+              raw: post.title,
+              // get_the_title's private_title_format (the REST API keeps it; it drops only the
+              // protected one).
+              rendered: texturize(
+                post.status === 'private' ? `Private: ${post.title}` : post.title,
+              ),
+            };
     }
     if (s.editor) {
       if (type.type === 'wp_block') {
@@ -238,8 +259,36 @@ export class PostPresenter {
       data[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = extra.terms?.get(taxonomy) ?? [];
     }
     const filtered = filterByContext(data, this.schema, context);
-    filtered._links = this.linksOf(post, extra.revisions);
+    const itemLinks = this.linksOf(post, extra.revisions);
+    if (context === 'edit') Object.assign(itemLinks, this.actionLinks(post, request));
+    filtered._links = itemLinks;
     return filtered;
+  }
+
+  /**
+   * get_available_actions: in the edit context, what the caller may do to the item, each as a
+   * link to it (the block editor shows its controls by them).
+   */
+  private actionLinks(post: SitePost, request: RestRequest): Record<string, RestLink[]> {
+    const self = [{ href: this.deps.urls.rest(`/wp/v2/${this.type.restBase}/${post.id}`) }];
+    const caps = this.type.caps;
+    const rels: string[] = [];
+    if (request.can(caps.publish)) rels.push('wp:action-publish');
+    if (request.can('unfiltered_html')) rels.push('wp:action-unfiltered-html');
+    if (this.type.type === 'post' && request.can(caps.editOthers) && request.can(caps.publish)) {
+      rels.push('wp:action-sticky');
+    }
+    if (this.type.supports.author && request.can(caps.editOthers)) {
+      rels.push('wp:action-assign-author');
+    }
+    for (const taxonomy of this.type.taxonomies) {
+      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      // Creating a hierarchical term needs edit_terms (manage_categories); a tag, assign_terms.
+      const createCap = taxonomy === 'category' ? 'manage_categories' : 'edit_posts';
+      if (request.can(createCap)) rels.push(`wp:action-create-${base}`);
+      if (request.can('edit_posts')) rels.push(`wp:action-assign-${base}`);
+    }
+    return Object.fromEntries(rels.map((rel) => [rel, self]));
   }
 
   metaOf(post: SitePost): Record<string, unknown> {
@@ -284,7 +333,8 @@ export class PostPresenter {
         { embeddable: true, href: urls.rest(`/wp/v2/media/${post.featuredMedia}`) },
       ];
     }
-    if (this.type.supports.editor && this.type.type !== 'wp_block') {
+    // Every type but attachments, menu items and revisions (reusable blocks too).
+    if (this.type.supports.editor) {
       links['wp:attachment'] = [{ href: urls.rest('/wp/v2/media', { parent: post.id }) }];
     }
     if (this.type.taxonomies.length > 0) {

@@ -227,7 +227,7 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
       description: 'The format for the post.',
       type: 'string',
       enum: POST_FORMATS,
-      context: VEE,
+      context: VE,
     };
   const metaProps: Record<string, ArgSchema> =
     type.type === 'wp_block'
@@ -288,7 +288,65 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
     delete content.rendered;
     delete p.excerpt;
   }
-  return resourceSchema(type.type, p);
+  // Only for types one can view (is_post_type_viewable): not reusable blocks.
+  if (!type.viewable) {
+    delete p.permalink_template;
+    delete p.generated_slug;
+  }
+  return Object.assign(resourceSchema(type.type, p), { links: schemaLinks(type) });
+}
+
+/**
+ * get_schema_links: the wp:action-* relations an item may carry in the edit context, each with
+ * the field it unlocks (the block editor reads them from OPTIONS).
+ */
+function schemaLinks(type: PostTypeInfo): Array<Record<string, unknown>> {
+  // Relative: the schema is built without the site address (WordPress writes rest_url()).
+  const href = `/wp-json/wp/v2/${type.restBase}/{id}`;
+  const link = (action: string, title: string, properties: Record<string, unknown>) => ({
+    rel: `https://api.w.org/action-${action}`,
+    title,
+    href,
+    targetSchema: { type: 'object', properties },
+  });
+  const links = [
+    link('publish', 'The current user can publish this post.', {
+      status: { type: 'string', enum: ['publish', 'future'] },
+    }),
+    link('unfiltered-html', 'The current user can post unfiltered HTML markup and JavaScript.', {
+      content: { raw: { type: 'string' } },
+    }),
+  ];
+  if (type.type === 'post') {
+    links.push(
+      link('sticky', 'The current user can sticky this post.', { sticky: { type: 'boolean' } }),
+    );
+  }
+  if (type.supports.author) {
+    links.push(
+      link('assign-author', 'The current user can change the author on this post.', {
+        author: { type: 'integer' },
+      }),
+    );
+  }
+  for (const taxonomy of type.taxonomies) {
+    const base =
+      taxonomy === 'category' ? 'categories' : taxonomy === 'post_tag' ? 'tags' : taxonomy;
+    const list = { [base]: { type: 'array', items: { type: 'integer' } } };
+    links.push(
+      link(
+        `assign-${base}`,
+        `The current user can assign terms in the ${taxonomy} taxonomy.`,
+        list,
+      ),
+      link(
+        `create-${base}`,
+        `The current user can create terms in the ${taxonomy} taxonomy.`,
+        list,
+      ),
+    );
+  }
+  return links;
 }
 
 /**

@@ -23,7 +23,12 @@ import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
 import { ksesPostFields } from '../../content/kses.js';
 import { sanitizeSlug } from '../../content/slugs.js';
-import { missingTerms, setPostTerms, withDescendants } from '../../content/terms-store.js';
+import {
+  defaultTermId,
+  missingTerms,
+  setPostTerms,
+  withDescendants,
+} from '../../content/terms-store.js';
 import type { Db } from '../../db/db.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
@@ -108,11 +113,19 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       type: 'string',
       format: 'date-time',
     },
-    author: { description: 'Limit result set to posts assigned to specific authors.', ...ID_LIST },
-    author_exclude: {
-      description: 'Ensure result set excludes posts assigned to specific authors.',
-      ...ID_LIST,
-    },
+    // Only for types with authors (not reusable blocks), as get_collection_params.
+    ...(type.supports.author
+      ? {
+          author: {
+            description: 'Limit result set to posts assigned to specific authors.',
+            ...ID_LIST,
+          },
+          author_exclude: {
+            description: 'Ensure result set excludes posts assigned to specific authors.',
+            ...ID_LIST,
+          },
+        }
+      : {}),
     before: {
       description: 'Limit response to posts published before a given ISO8601 compliant date.',
       type: 'string',
@@ -144,6 +157,9 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       description: 'Limit result set to posts with one or more specific slugs.',
       type: 'array',
       items: { type: 'string' },
+      // wp_parse_slug_list: each as sanitize_title stores it (高铁 -> %e9%ab%98%e9%93%81).
+      sanitize: (value) =>
+        Array.isArray(value) ? value.map((v) => sanitizeSlug(String(v))) : value,
     },
     status: {
       description: 'Limit result set to posts assigned one or more statuses.',
@@ -381,11 +397,11 @@ export class PostsController {
       throw new RestError('rest_post_exists', 'Cannot create existing post.', 400);
     }
     const caps = this.type.caps;
-    if (
-      request.has('author') &&
-      request.get('author') !== userIdOf(request) &&
-      !request.can(caps.editOthers)
-    ) {
+    // `! empty( $request['author'] )`: an empty list (a list's default, when Allow asks) is none.
+    const author = request.get<unknown>('author');
+    const authorGiven =
+      author !== undefined && author !== 0 && !(Array.isArray(author) && author.length === 0);
+    if (authorGiven && author !== userIdOf(request) && !request.can(caps.editOthers)) {
       throw denied(
         request,
         'rest_cannot_edit_others',
@@ -493,9 +509,10 @@ export class PostsController {
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
     const statuses = request.get<string[]>('status');
-    const offset = request.has('offset')
-      ? request.get<number>('offset') + (page - 1) * perPage
-      : (page - 1) * perPage;
+    // WP_Query: a given offset replaces the page's start (the page still names the Link pages).
+    const offsetGiven = request.has('offset');
+    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * perPage;
+    const include = request.get<number[]>('include');
     const query: PostListQuery = {
       types: [this.type.type],
       statuses: statuses.includes('any') ? undefined : statuses,
@@ -508,8 +525,9 @@ export class PostsController {
       modifiedBefore: this.dateParam(request, 'modified_before'),
       authors: request.get<number[]>('author'),
       authorExclude: request.get<number[]>('author_exclude'),
-      include: request.get<number[]>('include'),
-      exclude: request.get<number[]>('exclude'),
+      include,
+      // WP_Query reads post__not_in only without post__in.
+      exclude: include.length > 0 ? [] : request.get<number[]>('exclude'),
       parents: request.get<number[] | undefined>('parent'),
       parentExclude: request.get<number[] | undefined>('parent_exclude'),
       slugs: request.get<string[] | undefined>('slug'),
@@ -556,7 +574,10 @@ export class PostsController {
     // alike: a total counted before that filter tells what the caller may not see.
     query.access = listAccess(request.user, this.type, context === 'edit' ? 'edit' : 'read');
     query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
-    const { total, items } = await listPosts(this.db, query);
+    const listed = await listPosts(this.db, query);
+    const items = listed.items;
+    // WP_Query leaves found_posts at 0 when the page is empty (an offset past the end).
+    const total = items.length === 0 && offsetGiven ? 0 : listed.total;
     const visible = items.filter((p) =>
       context === 'edit'
         ? canEditPost(request.user, p, this.type)
@@ -582,7 +603,11 @@ export class PostsController {
 
   async read(request: RestRequest): Promise<unknown> {
     const post = await this.itemOf(request);
-    return this.presenter.prepareOne(post, request, request.get<Context>('context'));
+    const data = await this.presenter.prepareOne(post, request, request.get<Context>('context'));
+    if (!this.type.viewable) return data;
+    // get_item: the HTML page of a viewable item as `Link: <...>; rel="alternate"`.
+    const link = await this.presenter.links.linkOf(post);
+    return new RestResponse(data, 200, { Link: `<${link}>; rel="alternate"; type="text/html"` });
   }
 
   /** prepare_item_for_database: the stored fields a create or update asks for. */
@@ -707,20 +732,26 @@ export class PostsController {
     f.author ??= userIdOf(request);
     f.status ??= 'draft';
     await this.settle(request, f, undefined, now);
+    // wp_insert_post: "Don't allow contributors to set the post slug for pending review posts."
+    if (f.status === 'pending' && !request.can(this.type.caps.publish)) f.slug = '';
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
       let created = await insertPost(tx, {
         ...f,
         type: this.type.type,
-        modifiedGmt: now,
-        commentStatus: f.commentStatus ?? 'closed',
-        pingStatus: f.pingStatus ?? 'closed',
+        // wp_insert_post: a new post's modified date is its date when it has one.
+        modifiedGmt: f.dateGmt ?? now,
+        // get_default_comment_status: open for posts (default_comment_status and
+        // default_ping_status are "open" on a new site), closed for pages and other types.
+        commentStatus: f.commentStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
+        pingStatus: f.pingStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
       });
       if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
         created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
       }
-      await this.writeTerms(tx, request, created.id);
-      if (this.type.revisions) await saveRevision(tx, created, userIdOf(request), now);
+      await this.writeTerms(tx, request, created.id, true);
+      // No revision on create: WordPress saves one on update only (wp_save_post_revision_on_insert
+      // returns for a new post), so a new post's version-history count is 0.
       return created;
     });
     const data = await this.presenter.prepareOne(post, request, 'edit');
@@ -769,11 +800,16 @@ export class PostsController {
     tx: import('../../db/db.js').Queryable,
     request: RestRequest,
     postId: number,
+    created = false,
   ): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
       const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
-      if (request.given(base))
-        await setPostTerms(tx, postId, taxonomy, request.get<number[]>(base));
+      const given = request.given(base) ? request.get<number[]>(base) : undefined;
+      if (taxonomy === 'category' && (given ? given.length === 0 : created)) {
+        // wp_set_post_categories: a post without categories gets the default one.
+        const fallback = await defaultTermId(tx, 'category');
+        await setPostTerms(tx, postId, taxonomy, fallback ? [fallback] : []);
+      } else if (given) await setPostTerms(tx, postId, taxonomy, given);
     }
   }
 

@@ -205,7 +205,14 @@ export function collectionResponse(
     'X-WP-TotalPages': String(totalPages),
   };
   const base = urls.rest(request.path);
-  const query = { ...request.query };
+  // WordPress builds the links from the query as sanitized (get_query_params after
+  // sanitize_params): `status=any` comes back as `status[0]=any`.
+  const query: Record<string, unknown> = { ...request.query };
+  for (const key of Object.keys(query)) {
+    const value = request.params[key];
+    // add_query_arg writes PHP's booleans: true as 1, false as nothing.
+    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
+  }
   delete query.rest_route;
   const links: string[] = [];
   const at = (p: number) => {

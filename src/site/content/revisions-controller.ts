@@ -53,9 +53,24 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       context: VE,
     },
     guid: {
-      description: 'GUID for the revision, as it exists in the database.',
-      type: 'string',
+      description: 'The globally unique identifier for the post.',
+      type: 'object',
       context: VE,
+      readonly: true,
+      properties: {
+        raw: {
+          description: 'GUID for the post, as it exists in the database.',
+          type: 'string',
+          context: ['edit'],
+          readonly: true,
+        },
+        rendered: {
+          description: 'GUID for the post, transformed for display.',
+          type: 'string',
+          context: VE,
+          readonly: true,
+        },
+      },
     },
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: VEE },
     modified: {
@@ -93,6 +108,7 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       description: 'The content for the post.',
       type: 'object',
       context: VE,
+      // The parent's schema (6.1 shows block_version and protected, and sends neither).
       properties: {
         raw: { type: 'string', context: ['edit'] },
         rendered: { type: 'string', context: VE },
@@ -110,7 +126,6 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
         protected: { type: 'boolean', context: VEE },
       },
     },
-    meta: { description: 'Meta fields.', type: 'object', context: VE },
   };
   if (autosave) {
     props.preview_link = {
@@ -121,7 +136,8 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       readonly: true,
     };
   }
-  return resourceSchema(`${typeName}-${autosave ? 'autosave' : 'revision'}`, props);
+  // The autosaves controller shows the revisions controller's schema title.
+  return resourceSchema(`${typeName}-revision`, props);
 }
 
 /**
@@ -345,25 +361,23 @@ export class RevisionsController {
       author: revision.author,
       date: localDate(revision.dateGmt ?? revision.modifiedGmt),
       date_gmt: gmtDate(revision.dateGmt ?? revision.modifiedGmt),
-      guid: this.kit.urls.page(`/?p=${revision.id}`),
+      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
+      guid: {
+        rendered: this.kit.urls.page(`/?p=${revision.id}`),
+        raw: this.kit.urls.page(`/?p=${revision.id}`),
+      },
       id: revision.id,
       modified: localDate(revision.modifiedGmt),
       modified_gmt: gmtDate(revision.modifiedGmt),
       parent: revision.parent,
       slug: revision.slug,
       title: { raw: revision.title, rendered: texturize(revision.title) },
-      content: {
-        raw: revision.content,
-        rendered,
-        protected: false,
-        block_version: revision.content.includes('<!-- wp:') ? 1 : 0,
-      },
+      // WP_REST_Revisions_Controller 6.1: raw and rendered only (no protected, no block_version).
+      content: { raw: revision.content, rendered },
       excerpt: {
         raw: revision.excerpt,
         rendered: revision.excerpt ? texturize(revision.excerpt) : '',
-        protected: false,
       },
-      meta: revision.meta,
     };
     if (autosave) {
       const parent = await getPost(this.kit.db, revision.parent);
@@ -388,7 +402,8 @@ export class RevisionsController {
     const perPage = request.get<number | undefined>('per_page');
     const page = request.get<number>('page');
     const limit = perPage ?? 1000;
-    const offset = (request.get<number | undefined>('offset') ?? 0) + (page - 1) * (perPage ?? 0);
+    const offsetGiven = request.get<number | undefined>('offset') !== undefined;
+    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * (perPage ?? 0);
     const { total, items } = await listPosts(this.kit.db, {
       types: ['revision'],
       parents: [parent.id],
@@ -401,6 +416,13 @@ export class RevisionsController {
       limit,
       offset,
     });
+    if (total > 0 && offset >= total && offsetGiven) {
+      throw new RestError(
+        'rest_revision_invalid_offset_number',
+        'The offset number requested is larger than or equal to the number of available revisions.',
+        400,
+      );
+    }
     const context = request.get<Context>('context');
     const data = await Promise.all(items.map((r) => this.present(r, request, context, false)));
     return collectionResponse(

@@ -33,7 +33,15 @@ const TYPE_SCHEMA = resourceSchema('type', {
   },
   rest_base: { type: 'string', context: VEE, readonly: true },
   rest_namespace: { type: 'string', context: VEE, readonly: true },
-  visibility: { type: 'object', context: E, readonly: true },
+  visibility: {
+    type: 'object',
+    context: E,
+    readonly: true,
+    properties: {
+      show_in_nav_menus: { type: 'boolean' },
+      show_ui: { type: 'boolean' },
+    },
+  },
   icon: { type: ['string', 'null'], context: VEE, readonly: true },
 });
 
@@ -71,7 +79,7 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     what: string,
   ) => {
     if (r.get('context') === 'edit' && !r.can(cap)) {
-      throw denied(r, 'rest_cannot_view', `Sorry, you are not allowed to manage ${what}.`);
+      throw denied(r, 'rest_forbidden_context', `Sorry, you are not allowed to manage ${what}.`);
     }
     return true;
   };

@@ -133,6 +133,9 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
     p.parent = { description: 'The parent term ID.', type: 'integer', context: VE };
   p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: {} };
   if (tax.taxonomy === 'nav_menu') {
+    delete p.count;
+    delete p.link;
+    delete p.taxonomy;
     p.locations = {
       description: 'The locations assigned to the menu.',
       type: 'array',
@@ -145,7 +148,8 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
       context: VE,
     };
   }
-  return resourceSchema(tax.taxonomy === 'nav_menu' ? 'nav_menu' : tax.taxonomy, p);
+  // WP_REST_Terms_Controller titles post_tag's schema "tag".
+  return resourceSchema(tax.taxonomy === 'post_tag' ? 'tag' : tax.taxonomy, p);
 }
 
 /** WP_REST_Terms_Controller (and the menus controller) for one taxonomy. */
@@ -225,12 +229,16 @@ export class TermsController {
         {
           methods: CREATABLE,
           args: writable,
+          // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
+          // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
           permission: (r) =>
-            this.managePermission(
-              r,
-              'rest_cannot_create',
-              'Sorry, you are not allowed to create terms in this taxonomy.',
-            ),
+            this.tax.taxonomy !== 'post_tag'
+              ? this.managePermission(
+                  r,
+                  'rest_cannot_create',
+                  'Sorry, you are not allowed to create terms in this taxonomy.',
+                )
+              : this.createTagPermission(r),
           callback: (r) => this.create(r),
         },
       ],
@@ -245,7 +253,8 @@ export class TermsController {
           methods: READABLE,
           args: { id, context: contextArg() },
           permission: (r) => this.readItemPermission(r),
-          callback: async (r) => this.present(await this.termOf(r), r.get<Context>('context')),
+          callback: async (r) =>
+            await this.present(await this.termOf(r), r.get<Context>('context')),
         },
         {
           methods: EDITABLE,
@@ -277,6 +286,21 @@ export class TermsController {
   }
 
   private readPermission(request: RestRequest): boolean {
+    if (this.tax.taxonomy === 'nav_menu') {
+      // WP_REST_Menus_Controller: the terms' check first, then check_has_read_only_access
+      // (whoever may edit posts reads menus: the block editor's navigation block needs them).
+      if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
+        throw denied(
+          request,
+          'rest_forbidden_context',
+          'Sorry, you are not allowed to edit terms in this taxonomy.',
+        );
+      }
+      if (!request.can('edit_theme_options') && !request.can('edit_posts')) {
+        throw denied(request, 'rest_cannot_view', 'Sorry, you are not allowed to view menus.');
+      }
+      return true;
+    }
     if (this.tax.readCap && !request.can(this.tax.readCap)) {
       throw denied(
         request,
@@ -321,6 +345,17 @@ export class TermsController {
     return this.readPermission(request);
   }
 
+  private createTagPermission(request: RestRequest): boolean {
+    if (!request.can('edit_posts')) {
+      throw denied(
+        request,
+        'rest_cannot_create',
+        'Sorry, you are not allowed to create terms in this taxonomy.',
+      );
+    }
+    return true;
+  }
+
   private managePermission(request: RestRequest, code: string, message: string): boolean {
     if (!request.can(this.tax.manageCap)) throw denied(request, code, message);
     return true;
@@ -355,19 +390,43 @@ export class TermsController {
     return term;
   }
 
-  present(term: SiteTerm, context: Context): Record<string, unknown> {
+  /**
+   * get_term_link with pretty permalinks: /category/<parents>/<slug>/, /tag/<slug>/; a
+   * taxonomy without a permastruct (the pattern categories) by its query variable.
+   */
+  private async termLink(term: SiteTerm): Promise<string> {
     const { urls } = this.kit;
-    const data: Record<string, unknown> = {
-      id: term.id,
-      count: term.count,
-      description: term.description,
-      link: urls.page(
-        `/?${this.tax.taxonomy === 'post_tag' ? 'tag' : this.tax.taxonomy === 'category' ? 'cat' : this.tax.taxonomy}=${term.id}`,
-      ),
-      name: term.name,
-      slug: term.slug,
-      taxonomy: term.taxonomy,
-    };
+    const encode = (slug: string) => encodeURIComponent(slug).toLowerCase();
+    if (this.tax.taxonomy === 'post_tag') return urls.page(`/tag/${encode(term.slug)}/`);
+    if (this.tax.taxonomy === 'category') {
+      const slugs = [encode(term.slug)];
+      let parent = term.parent;
+      for (let depth = 0; parent > 0 && depth < 10; depth++) {
+        const p = await getTerm(this.kit.db, parent);
+        if (!p) break;
+        slugs.unshift(encode(p.slug));
+        parent = p.parent;
+      }
+      return urls.page(`/category/${slugs.join('/')}/`);
+    }
+    return urls.page(`/?${this.tax.taxonomy}=${encode(term.slug)}`);
+  }
+
+  async present(term: SiteTerm, context: Context): Promise<Record<string, unknown>> {
+    const { urls } = this.kit;
+    // WP_REST_Menus_Controller removes count, link and taxonomy from menus.
+    const data: Record<string, unknown> =
+      this.tax.taxonomy === 'nav_menu'
+        ? { id: term.id, description: term.description, name: term.name, slug: term.slug }
+        : {
+            id: term.id,
+            count: term.count,
+            description: term.description,
+            link: await this.termLink(term),
+            name: term.name,
+            slug: term.slug,
+            taxonomy: term.taxonomy,
+          };
     if (this.tax.hierarchical) data.parent = term.parent;
     data.meta = {};
     if (this.tax.taxonomy === 'nav_menu') {
@@ -415,7 +474,7 @@ export class TermsController {
     return collectionResponse(
       request,
       this.kit.urls,
-      items.map((t) => this.present(t, context)),
+      await Promise.all(items.map((t) => this.present(t, context))),
       total,
       perPage,
       'rest_term_invalid_page_number',
@@ -459,7 +518,7 @@ export class TermsController {
       parent,
       extra: this.extraOf(request),
     });
-    return new RestResponse(this.present(term, 'edit'), 201, {
+    return new RestResponse(await this.present(term, 'edit'), 201, {
       Location: this.kit.urls.rest(`/wp/v2/${this.tax.restBase}/${term.id}`),
     });
   }
@@ -476,7 +535,7 @@ export class TermsController {
       parent,
       extra: this.extraOf(request, term),
     });
-    return this.present(updated, 'edit');
+    return await this.present(updated, 'edit');
   }
 
   private async remove(request: RestRequest): Promise<unknown> {
@@ -488,7 +547,7 @@ export class TermsController {
         501,
       );
     }
-    const previous = this.present(term, 'edit');
+    const previous = await this.present(term, 'edit');
     await deleteTerm(this.kit.db, term);
     return { deleted: true, previous };
   }

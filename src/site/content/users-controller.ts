@@ -108,7 +108,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
       email: '',
       url: '',
       description: '',
-      link: kit.urls.page(`/?author=${a.id}`),
+      // get_author_posts_url with pretty permalinks.
+      link: kit.urls.page(`/author/${encodeURIComponent(a.username.toLowerCase())}/`),
       locale: 'zh_CN',
       nickname: a.username,
       slug: a.username.toLowerCase(),
@@ -156,7 +157,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
     const self = request.user?.id === a.id;
     accounts.set(request, a);
     if (request.get('context') === 'edit' && !self && !request.can('list_users')) {
-      throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
+      // WordPress 6.1 names the edit context's refusal by the context.
+      throw denied(request, 'rest_forbidden_context', 'Sorry, you are not allowed to list users.');
     }
     if (!self && !request.can('list_users') && !(await hasPublished(a.id))) {
       throw denied(request, 'rest_user_cannot_view', 'Sorry, you are not allowed to list users.');
@@ -244,7 +246,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
           anyRoleOf: r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
           // In the query, so that the total counts what is listed.
           slugs: r.get<string[] | undefined>('slug'),
-          publishedOnly: !r.can('list_users') || Boolean(r.get('has_published_posts')),
+          // who=authors replaces the published-posts limit (its permission check comes first).
+          publishedOnly:
+            (!r.can('list_users') && r.get('who') !== 'authors') ||
+            Boolean(r.get('has_published_posts')),
           order: r.get('order'),
           orderby:
             orderby === 'registered_date'
@@ -255,7 +260,8 @@ export function registerUsersRoutes(kit: SiteKit): void {
                   ? 'include'
                   : 'name',
           limit: perPage,
-          offset: (r.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+          // WP_User_Query: a given offset replaces the page's start.
+          offset: r.get<number | undefined>('offset') ?? (page - 1) * perPage,
         });
         return collectionResponse(
           r,
@@ -289,13 +295,13 @@ export function registerUsersRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: (r) => {
+      // get_current_item has no permission callback (so Allow lists GET for anyone): it refuses
+      // an anonymous caller itself.
+      callback: async (r) => {
         if (!r.user)
           throw new RestError('rest_not_logged_in', 'You are not currently logged in.', 401);
-        return true;
+        return present((await findSiteAccount(kit.db, r.user.id))!, r.get<Context>('context'));
       },
-      callback: async (r) =>
-        present((await findSiteAccount(kit.db, r.user!.id))!, r.get<Context>('context')),
     },
     { schema: () => USER_SCHEMA },
   );

@@ -106,6 +106,11 @@ export function registerBatchRoute(server: RestServer): void {
           p.match instanceof RestError
             ? server.errorResponse(p.match, p.request)
             : await server.run(p.request, p.match);
+        if (!(p.match instanceof RestError)) {
+          // rest_post_dispatch runs for each item too: its Allow, as WordPress writes it.
+          const allow = await server.allowedMethods(p.request, p.match.route);
+          if (allow) response.headers.Allow = allow;
+        }
         responses.push(envelope(response));
       }
       return new RestResponse({ responses }, 207);

@@ -66,6 +66,9 @@ export class RestServer {
       if (schema.default !== undefined) params[name] = structuredClone(schema.default);
     }
     Object.assign(params, match.urlParams, request.query, request.body);
+    // Coerced in place below; set now so that `Allow` asks the permission callbacks with the
+    // parameters as given even when they do not validate (WordPress keeps them on the request).
+    request.params = params;
     const missing = Object.entries(args)
       .filter(([name, schema]) => schema.required === true && params[name] === undefined)
       .map(([name]) => name);
@@ -178,9 +181,14 @@ export class RestServer {
   async serve(request: RestRequest, authError?: RestError): Promise<RestReply> {
     let response: RestResponse;
     if (authError) response = new RestResponse(authError.toJSON(), authError.status);
-    else if (request.method === 'OPTIONS') response = this.options(request.path);
+    else if (request.method === 'OPTIONS') response = await this.options(request);
     else {
       response = await this.dispatch(request);
+      const match = this.match(request.path, request.method);
+      if (!(match instanceof RestError)) {
+        const allow = await this.allowedMethods(request, match.route);
+        if (allow) response.headers.Allow = allow;
+      }
       const embed = request.query._embed;
       if (embed !== undefined && response.status < 400) {
         const rels =
@@ -201,13 +209,39 @@ export class RestServer {
     return { status: response.status, headers, body: response.data };
   }
 
-  private options(path: string): RestResponse {
-    for (const { route } of this.registry.matching(path)) {
+  private async options(request: RestRequest): Promise<RestResponse> {
+    for (const { route, urlParams } of this.registry.matching(request.path)) {
       const data = this.routeData(route, 'help');
-      const allow = [...new Set(route.endpoints.flatMap((e) => e.methods))].join(', ');
-      return new RestResponse(data, 200, { allow });
+      request.urlParams = urlParams;
+      request.route = route.pattern;
+      request.params = { ...urlParams, ...request.query, ...request.body };
+      const allow = await this.allowedMethods(request, route);
+      return new RestResponse(data, 200, allow ? { Allow: allow } : {});
     }
-    return this.errorResponse(NO_ROUTE(), new RestRequest({ method: 'OPTIONS', path }));
+    return this.errorResponse(NO_ROUTE(), request);
+  }
+
+  /**
+   * rest_send_allow_header: the route's methods whose permission callback passes for this
+   * caller, asked with this very request (as WordPress does: GET ?context=edit as a subscriber
+   * leaves GET out); a later endpoint of the same method decides. Undefined when none passes
+   * (no header, as WordPress sends none).
+   */
+  async allowedMethods(request: RestRequest, route: RegisteredRoute): Promise<string | undefined> {
+    const allowed = new Map<string, boolean>();
+    for (const endpoint of route.endpoints) {
+      let ok = true;
+      if (endpoint.permission) {
+        try {
+          ok = (await endpoint.permission(request)) !== false;
+        } catch {
+          ok = false;
+        }
+      }
+      for (const method of endpoint.methods) allowed.set(method, ok);
+    }
+    const methods = [...allowed].filter(([, ok]) => ok).map(([method]) => method);
+    return methods.length > 0 ? methods.join(', ') : undefined;
   }
 
   /** get_data_for_route: namespace, methods, endpoints with args, self link; schema for `help`. */
@@ -225,7 +259,6 @@ export class RestServer {
         return endpoint;
       }),
     };
-    if (route.options.allowBatch) data.allow_batch = { v1: true };
     if (context === 'help' && route.options.schema) data.schema = route.options.schema();
     if (!route.pattern.includes('(?P<')) {
       data._links = { self: [{ href: this.urls.rest(route.pattern) }] };

@@ -30,6 +30,11 @@ describe('revisions and autosaves controller: what WordPress refuses stays refus
       auth: author,
       body: { content: 'two' },
     });
+    await site.call('PATCH', `/wp-json/wp/v2/posts/${id}`, {
+      auth: author,
+      body: { content: 'three' },
+    });
+    // WordPress saves a revision on each update, none on create.
     const revisions = await site.call('GET', `/wp-json/wp/v2/posts/${id}/revisions`, {
       auth: author,
     });
@@ -59,6 +64,10 @@ describe('revisions and autosaves controller: what WordPress refuses stays refus
     const page = await site.call('POST', '/wp-json/wp/v2/pages', {
       auth: admin,
       body: { title: 'p', content: 'page one', status: 'publish' },
+    });
+    await site.call('PATCH', `/wp-json/wp/v2/pages/${page.body.id}`, {
+      auth: admin,
+      body: { content: 'page two' },
     });
     const pageRevisions = await site.call('GET', `/wp-json/wp/v2/pages/${page.body.id}/revisions`, {
       auth: admin,

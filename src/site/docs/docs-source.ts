@@ -31,6 +31,7 @@ export const MANUAL_ORDER: readonly string[] = [
   'operations-setup',
   'site',
   'site-permissions',
+  'site-wordpress-fidelity',
   'security',
   'security-limits',
   'performance',

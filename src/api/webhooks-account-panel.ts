@@ -1,3 +1,4 @@
+import { DEVELOPMENT_TAB, panelFormAction } from '../account-pages/panel-form-action.js';
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from '../account-pages/account-panels.js';
@@ -18,11 +19,10 @@ import {
 import { WebhookError } from '../webhooks/webhook-error.js';
 import { html, type Html } from './oauth/html.js';
 import type { ApiApp } from './services.js';
-import { CSRF_FIELD, csrfToken, csrfValid, loginUrl, signedInBrowser } from './web-session.js';
+import { CSRF_FIELD, csrfToken } from './web-session.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const PANEL_ID = 'webhooks';
-const DEVELOPMENT_TAB = '/account?tab=development';
 const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
 
 const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : '');
@@ -186,36 +186,16 @@ export async function registerWebhookAccountForms(
         owner: WebhookOwner,
         username: string,
       ) => Promise<FastifyReply | undefined>,
-    ) => {
-      return async (request: FastifyRequest, reply: FastifyReply) => {
-        const browser = await signedInBrowser(request);
-        if (!browser) return reply.redirect(loginUrl(DEVELOPMENT_TAB), 303);
-        if (!csrfValid(request, request.body as Record<string, unknown>)) {
-          return reply
-            .code(403)
-            .type('text/plain; charset=utf-8')
-            .send('This form has expired; reload the page.');
-        }
-        try {
-          const answered = await handler(
-            request,
-            reply,
-            ownerOf(browser.user.userId),
-            browser.user.username,
-          );
-          if (answered !== undefined) return answered;
-        } catch (err) {
-          if (err instanceof WebhookError) {
-            return reply.redirect(
-              `${DEVELOPMENT_TAB}&webhook_error=${encodeURIComponent(err.message)}#${PANEL_ID}`,
-              303,
-            );
-          }
-          throw err;
-        }
-        return reply.redirect(BACK, 303);
-      };
-    };
+    ) =>
+      panelFormAction(
+        {
+          panelId: PANEL_ID,
+          errorParam: 'webhook_error',
+          isRefusal: (err): err is Error => err instanceof WebhookError,
+        },
+        (request, reply, browser) =>
+          handler(request, reply, ownerOf(browser.user.userId), browser.user.username),
+      );
     const opts = { schema: { hide: true }, bodyLimit: 32 * 1024 };
     scope.post(
       '/account/webhooks',

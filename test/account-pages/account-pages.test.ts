@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/api/app.js';
+import { formBrowser } from '../helpers/form-browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, makeUser } from '../api/helpers/accounts.js';
 import { makeApp, testConfig } from '../api/helpers/api-harness.js';
@@ -14,42 +15,8 @@ afterAll(async () => {
   await app.close();
 });
 
-type Cookies = Record<string, string>;
-
 /** A browser's cookie jar over inject(). */
-function browser() {
-  const jar: Cookies = {};
-  const keep = <R extends { cookies: { name: string; value: string }[] }>(res: R): R => {
-    for (const c of res.cookies) {
-      if (c.value === '') delete jar[c.name];
-      else jar[c.name] = c.value;
-    }
-    return res;
-  };
-  return {
-    jar,
-    async get(url: string) {
-      return keep(await app.inject({ url, cookies: { ...jar } }));
-    },
-    async post(url: string, form: Record<string, string | string[]>) {
-      const body = new URLSearchParams();
-      for (const [k, v] of Object.entries(form)) for (const x of [v].flat()) body.append(k, x);
-      return keep(
-        await app.inject({
-          method: 'POST',
-          url,
-          cookies: { ...jar },
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: body.toString(),
-        }),
-      );
-    },
-    /** The CSRF token of a page's forms. */
-    csrfOf(html: string) {
-      return /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
-    },
-  };
-}
+const browser = () => formBrowser(app);
 
 describe('account pages', () => {
   it('sends a signed-out visitor of /account to /login with next, and back there after signing in', async () => {

@@ -1,21 +1,19 @@
+import { panelFormAction } from '../../account-pages/panel-form-action.js';
 import type { ApiApp } from '../services.js';
 import formbody from '@fastify/formbody';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AccountPanel } from '../../account-pages/account-panels.js';
 import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../accounts/scopes.js';
 import { isEmutrackError } from '../../errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../oauth/clients.js';
-import { CSRF_FIELD, csrfValid, loginUrl, signedInBrowser } from '../web-session.js';
+import { CSRF_FIELD } from '../web-session.js';
 import { html, type Html } from './html.js';
 import type { OAuthEdge } from './oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 /** Where the account page shows this panel. */
 const PANEL_ID = 'oauth-clients';
-/** The Development tab of the account page, where the panels are. */
-const DEVELOPMENT_TAB = '/account?tab=development';
-const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
 
 const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
 
@@ -165,32 +163,19 @@ function listField(value: unknown, split: boolean): string[] {
 export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): Promise<void> {
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    const refusals = {
+      panelId: PANEL_ID,
+      errorParam: 'oauth_error',
+      isRefusal: (err: unknown): err is Error =>
+        isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found'),
+    };
     const act = (
       handler: (request: FastifyRequest, userId: string, role: 'user' | 'admin') => Promise<void>,
-    ) => {
-      return async (request: FastifyRequest, reply: FastifyReply) => {
-        const browser = await signedInBrowser(request);
-        if (!browser) return reply.redirect(loginUrl(DEVELOPMENT_TAB), 303);
-        if (!csrfValid(request, request.body as Record<string, unknown>)) {
-          return reply
-            .code(403)
-            .type('text/plain; charset=utf-8')
-            .send('This form has expired; reload the page.');
-        }
-        try {
-          await handler(request, browser.user.userId, browser.user.role);
-        } catch (err) {
-          if (isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found')) {
-            return reply.redirect(
-              `${DEVELOPMENT_TAB}&oauth_error=${encodeURIComponent(err.message)}#${PANEL_ID}`,
-              303,
-            );
-          }
-          throw err;
-        }
-        return reply.redirect(BACK, 303);
-      };
-    };
+    ) =>
+      panelFormAction(refusals, async (request, _reply, browser) => {
+        await handler(request, browser.user.userId, browser.user.role);
+        return undefined;
+      });
     const opts = { schema: { hide: true }, bodyLimit: 32 * 1024 };
     scope.post(
       '/account/oauth/clients',

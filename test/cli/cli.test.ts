@@ -2,31 +2,11 @@ import path from 'node:path';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/cli.js';
 import { useTestDatabase } from '../helpers/test-db.js';
+import { cli } from '../helpers/run-cli.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');
 const t = useTestDatabase();
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    return true;
-  });
-  try {
-    const code = await runCli(['node', 'emutrack', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 beforeAll(() => {
   process.env.DATABASE_URL = t.current.url;

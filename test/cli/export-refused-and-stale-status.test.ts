@@ -4,36 +4,16 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renderDailyExportJob } from '../../jobs/index.js';
-import { runCli } from '../../src/cli/cli.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildDailyRecords } from '../../src/records/build-daily-records.js';
 import { runInProcess } from '../../src/queue/in-process-runner.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../src/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
+import { cli } from '../helpers/run-cli.js';
 
 const t = useTestDatabase();
 const today = serviceDayOf(Date.now() / 1000);
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    return true;
-  });
-  try {
-    const code = await runCli(['node', 'emutrack', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 async function exportsStored(): Promise<number[]> {
   const r = await t.current.db.query<{ service_day: number }>(

@@ -3,37 +3,15 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/cli.js';
 import { payloadFromArgs } from '../../src/cli/commands-ops.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { shanghaiTime } from '../../src/time/shanghai-time.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';
+import { cli } from '../helpers/run-cli.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');
 const t = useTestDatabase();
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const text = (chunk: string | Uint8Array) =>
-    typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += text(chunk as string | Uint8Array);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += text(chunk as string | Uint8Array);
-    return true;
-  });
-  try {
-    const code = await runCli(['node', 'emutrack', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 beforeAll(async () => {
   process.env.DATABASE_URL = t.current.url;

@@ -1,31 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/cli.js';
 import { findClient } from '../../src/oauth/client-records.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser } from './oauth-fixtures.js';
+import { cli } from '../helpers/run-cli.js';
 
 const t = useTestDatabase();
-
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const text = (chunk: string | Uint8Array) =>
-    typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += text(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += text(chunk);
-    return true;
-  });
-  try {
-    const code = await runCli(['node', 'emutrack', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 beforeAll(() => {
   process.env.DATABASE_URL = t.current.url;

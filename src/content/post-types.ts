@@ -212,7 +212,8 @@ export const POST_STATUSES: Record<
     protected: false,
     private: false,
     queryable: false,
-    showInList: true,
+    // show_in_admin_all_list: trashed items are not in the "All" list.
+    showInList: false,
     dateFloating: false,
   },
 };

@@ -272,7 +272,16 @@ describe('the REST server: index, routing, batch, authentication', () => {
 
   it('lists types, taxonomies and statuses as block editors read them', async () => {
     const types = await site.call('GET', '/wp-json/wp/v2/types');
-    expect(Object.keys(types.body)).toEqual(['post', 'page', 'wp_block', 'nav_menu_item']);
+    expect(Object.keys(types.body)).toEqual([
+      'post',
+      'page',
+      'attachment',
+      'nav_menu_item',
+      'wp_block',
+      'wp_template',
+      'wp_template_part',
+      'wp_navigation',
+    ]);
     expect(types.body.post).toMatchObject({
       slug: 'post',
       rest_base: 'posts',
@@ -283,7 +292,12 @@ describe('the REST server: index, routing, batch, authentication', () => {
     });
     expect(editTypes.body.supports['page-attributes']).toBe(true);
     const taxonomies = await site.call('GET', '/wp-json/wp/v2/taxonomies');
-    expect(Object.keys(taxonomies.body)).toEqual(['category', 'post_tag', 'wp_pattern_category']);
+    expect(Object.keys(taxonomies.body)).toEqual([
+      'category',
+      'post_tag',
+      'nav_menu',
+      'wp_pattern_category',
+    ]);
     const statuses = await site.call('GET', '/wp-json/wp/v2/statuses');
     expect(Object.keys(statuses.body)).toEqual(['publish']);
     const editorStatuses = await site.call('GET', '/wp-json/wp/v2/statuses', { auth: author });

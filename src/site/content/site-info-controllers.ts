@@ -1,5 +1,6 @@
-import { POST_STATUSES, POST_TYPES } from '../../content/post-types.js';
+import { POST_STATUSES } from '../../content/post-types.js';
 import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import {
@@ -10,9 +11,15 @@ import {
   resourceSchema,
   type Context,
 } from './rest-helpers.js';
-import { TAXONOMIES } from './terms-controller.js';
+import {
+  REST_POST_TYPES,
+  REST_TAXONOMIES,
+  type RestPostType,
+  type RestTaxonomy,
+} from './wp-registry.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
+const VE = ['view', 'edit'] as const;
 const E = ['edit'] as const;
 
 const TYPE_SCHEMA = resourceSchema('type', {
@@ -56,51 +63,62 @@ const TAXONOMY_SCHEMA = resourceSchema('taxonomy', {
   types: { type: 'array', items: { type: 'string' }, context: ['view', 'edit'], readonly: true },
   rest_base: { type: 'string', context: VEE, readonly: true },
   rest_namespace: { type: 'string', context: VEE, readonly: true },
-  visibility: { type: 'object', context: E, readonly: true },
+  visibility: {
+    type: 'object',
+    context: E,
+    readonly: true,
+    properties: {
+      public: { type: 'boolean' },
+      publicly_queryable: { type: 'boolean' },
+      show_ui: { type: 'boolean' },
+      show_admin_column: { type: 'boolean' },
+      show_in_nav_menus: { type: 'boolean' },
+      show_in_quick_edit: { type: 'boolean' },
+    },
+  },
 });
 
 const STATUS_SCHEMA = resourceSchema('status', {
   name: { type: 'string', context: VEE, readonly: true },
   private: { type: 'boolean', context: E, readonly: true },
   protected: { type: 'boolean', context: E, readonly: true },
-  public: { type: 'boolean', context: VEE, readonly: true },
-  queryable: { type: 'boolean', context: VEE, readonly: true },
+  public: { type: 'boolean', context: VE, readonly: true },
+  queryable: { type: 'boolean', context: VE, readonly: true },
   show_in_list: { type: 'boolean', context: E, readonly: true },
   slug: { type: 'string', context: VEE, readonly: true },
-  date_floating: { type: 'boolean', context: VEE, readonly: true },
+  date_floating: { type: 'boolean', context: VE, readonly: true },
 });
 
-/** /wp/v2/types, /wp/v2/taxonomies and /wp/v2/statuses: what block editors read on start. */
+/** Whether the caller may edit items of any type the REST API shows (WordPress's loop over them). */
+function editsAnyType(r: RestRequest): boolean {
+  return REST_POST_TYPES.some((t) => r.can(t.capabilities.edit_posts!));
+}
+
+/**
+ * /wp/v2/types, /wp/v2/taxonomies and /wp/v2/statuses: what block editors read on start, with
+ * WordPress 6.1's permission rules (WP_REST_Post_Types_Controller, WP_REST_Taxonomies_Controller,
+ * WP_REST_Post_Statuses_Controller): the edit context lists only the types a caller may edit and
+ * the taxonomies whose terms they may assign; statuses other than `publish` only to editors.
+ */
 export function registerSiteInfoRoutes(kit: SiteKit): void {
   const { urls } = kit;
-  const editContext = (
-    r: import('../rest/rest-request.js').RestRequest,
-    cap: string,
-    what: string,
-  ) => {
-    if (r.get('context') === 'edit' && !r.can(cap)) {
-      throw denied(r, 'rest_forbidden_context', `Sorry, you are not allowed to manage ${what}.`);
-    }
-    return true;
-  };
-  const typeData = (key: string, context: Context) => {
-    const t = POST_TYPES[key]!;
+  const typeData = (t: RestPostType, context: Context) => {
     const data = filterByContext(
       {
-        capabilities: t.caps,
+        capabilities: t.capabilities,
         description: t.description,
         hierarchical: t.hierarchical,
         viewable: t.viewable,
-        labels: { name: t.name, singular_name: t.singular },
-        name: t.name,
-        slug: t.type,
+        labels: t.labels,
+        name: t.labels.name,
+        slug: t.slug,
         supports: t.supports,
-        has_archive: false,
+        has_archive: t.hasArchive,
         taxonomies: t.taxonomies,
         rest_base: t.restBase,
         rest_namespace: 'wp/v2',
-        visibility: { show_in_nav_menus: t.viewable, show_ui: true },
-        icon: null,
+        visibility: t.visibility,
+        icon: t.icon,
       },
       TYPE_SCHEMA,
       context,
@@ -118,11 +136,24 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: (r) => editContext(r, 'edit_posts', 'post types'),
-      callback: (r) =>
-        Object.fromEntries(
-          Object.keys(POST_TYPES).map((k) => [k, typeData(k, r.get<Context>('context'))]),
-        ),
+      permission: (r) => {
+        if (r.get('context') === 'edit' && !editsAnyType(r)) {
+          throw denied(
+            r,
+            'rest_cannot_view',
+            'Sorry, you are not allowed to edit posts in this post type.',
+          );
+        }
+        return true;
+      },
+      callback: (r) => {
+        const context = r.get<Context>('context');
+        return Object.fromEntries(
+          REST_POST_TYPES.filter(
+            (t) => context !== 'edit' || r.can(t.capabilities.edit_posts!),
+          ).map((t) => [t.slug, typeData(t, context)]),
+        );
+      },
     },
     { schema: () => TYPE_SCHEMA },
   );
@@ -135,36 +166,38 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
         type: { description: 'An alphanumeric identifier for the post type.', type: 'string' },
         context: contextArg(),
       },
-      permission: (r) => editContext(r, 'edit_posts', 'post types'),
+      // No permission callback (WordPress has none): the edit context is refused by the item.
       callback: (r) => {
-        const key = r.get<string>('type');
-        if (!POST_TYPES[key]) throw new RestError('rest_type_invalid', 'Invalid post type.', 404);
-        return typeData(key, r.get<Context>('context'));
+        const t = REST_POST_TYPES.find((x) => x.slug === r.get<string>('type'));
+        if (!t) throw new RestError('rest_type_invalid', 'Invalid post type.', 404);
+        const context = r.get<Context>('context');
+        if (context === 'edit' && !r.can(t.capabilities.edit_posts!)) {
+          throw denied(
+            r,
+            'rest_forbidden_context',
+            'Sorry, you are not allowed to edit posts in this post type.',
+          );
+        }
+        return typeData(t, context);
       },
     },
     { schema: () => TYPE_SCHEMA },
   );
 
-  const taxonomyData = (taxonomy: string, context: Context) => {
-    const t = TAXONOMIES.find((x) => x.taxonomy === taxonomy)!;
+  const taxonomyData = (t: RestTaxonomy, context: Context) => {
     const data = filterByContext(
       {
-        capabilities: {
-          manage_terms: t.manageCap,
-          edit_terms: t.manageCap,
-          delete_terms: t.manageCap,
-          assign_terms: 'edit_posts',
-        },
+        capabilities: t.capabilities,
         description: t.description,
         hierarchical: t.hierarchical,
-        labels: { name: t.name, singular_name: t.singular },
-        name: t.name,
-        slug: t.taxonomy,
-        show_cloud: t.taxonomy === 'post_tag',
+        labels: t.labels,
+        name: t.labels.name,
+        slug: t.slug,
+        show_cloud: t.showCloud,
         types: t.types,
         rest_base: t.restBase,
         rest_namespace: 'wp/v2',
-        visibility: { public: t.readCap === null, show_ui: true },
+        visibility: t.visibility,
       },
       TAXONOMY_SCHEMA,
       context,
@@ -176,8 +209,12 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     };
     return data;
   };
-  const visibleTaxonomies = (r: import('../rest/rest-request.js').RestRequest) =>
-    TAXONOMIES.filter((t) => t.readCap === null || r.can(t.readCap));
+  /** get_object_taxonomies( type ) when a type is asked for, else every taxonomy. */
+  const taxonomiesFor = (r: RestRequest) => {
+    const type = r.get<string | undefined>('type');
+    return type ? REST_TAXONOMIES.filter((t) => t.types.includes(type)) : REST_TAXONOMIES;
+  };
+  const forbiddenTerms = 'Sorry, you are not allowed to manage terms in this taxonomy.';
   kit.rest.register(
     'wp/v2',
     '/taxonomies',
@@ -190,13 +227,20 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
           type: 'string',
         },
       },
-      permission: (r) => editContext(r, 'edit_posts', 'terms in this taxonomy'),
-      callback: (r) =>
-        Object.fromEntries(
-          visibleTaxonomies(r)
-            .filter((t) => !r.has('type') || t.types.includes(r.get<string>('type')))
-            .map((t) => [t.taxonomy, taxonomyData(t.taxonomy, r.get<Context>('context'))]),
-        ),
+      permission: (r) => {
+        if (r.get('context') === 'edit' && !taxonomiesFor(r).some((t) => r.can(t.assignCap))) {
+          throw denied(r, 'rest_cannot_view', forbiddenTerms);
+        }
+        return true;
+      },
+      callback: (r) => {
+        const context = r.get<Context>('context');
+        return Object.fromEntries(
+          taxonomiesFor(r)
+            .filter((t) => context !== 'edit' || r.can(t.assignCap))
+            .map((t) => [t.slug, taxonomyData(t, context)]),
+        );
+      },
     },
     { schema: () => TAXONOMY_SCHEMA },
   );
@@ -209,11 +253,17 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
         taxonomy: { description: 'An alphanumeric identifier for the taxonomy.', type: 'string' },
         context: contextArg(),
       },
-      permission: (r) => editContext(r, 'edit_posts', 'terms in this taxonomy'),
+      permission: (r) => {
+        const t = REST_TAXONOMIES.find((x) => x.slug === r.get('taxonomy'));
+        if (t && r.get('context') === 'edit' && !r.can(t.assignCap)) {
+          throw denied(r, 'rest_forbidden_context', forbiddenTerms);
+        }
+        return true;
+      },
       callback: (r) => {
-        const t = visibleTaxonomies(r).find((x) => x.taxonomy === r.get('taxonomy'));
+        const t = REST_TAXONOMIES.find((x) => x.slug === r.get('taxonomy'));
         if (!t) throw new RestError('rest_taxonomy_invalid', 'Invalid taxonomy.', 404);
-        return taxonomyData(t.taxonomy, r.get<Context>('context'));
+        return taxonomyData(t, r.get<Context>('context'));
       },
     },
     { schema: () => TAXONOMY_SCHEMA },
@@ -238,17 +288,30 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     data._links = { archives: [{ href: urls.rest('/wp/v2/posts', { status: slug }) }] };
     return data;
   };
-  const visibleStatuses = (r: import('../rest/rest-request.js').RestRequest) =>
-    Object.keys(POST_STATUSES).filter((s) => s === 'publish' || r.can('edit_posts'));
+  /** check_read_permission: public statuses for anyone, the others for whoever edits a type. */
+  const mayReadStatus = (r: RestRequest, slug: string) =>
+    POST_STATUSES[slug]!.public || editsAnyType(r);
   kit.rest.register(
     'wp/v2',
     '/statuses',
     {
       methods: READABLE,
       args: { context: contextArg() },
+      permission: (r) => {
+        if (r.get('context') === 'edit' && !editsAnyType(r)) {
+          throw denied(
+            r,
+            'rest_cannot_view',
+            'Sorry, you are not allowed to manage post statuses.',
+          );
+        }
+        return true;
+      },
       callback: (r) =>
         Object.fromEntries(
-          visibleStatuses(r).map((s) => [s, statusData(s, r.get<Context>('context'))]),
+          Object.keys(POST_STATUSES)
+            .filter((s) => mayReadStatus(r, s))
+            .map((s) => [s, statusData(s, r.get<Context>('context'))]),
         ),
     },
     { schema: () => STATUS_SCHEMA },
@@ -262,14 +325,15 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
         status: { description: 'An alphanumeric identifier for the status.', type: 'string' },
         context: contextArg(),
       },
-      callback: (r) => {
+      permission: (r) => {
         const status = r.get<string>('status');
         if (!POST_STATUSES[status])
           throw new RestError('rest_status_invalid', 'Invalid status.', 404);
-        if (!visibleStatuses(r).includes(status))
+        if (!mayReadStatus(r, status))
           throw denied(r, 'rest_cannot_read_status', 'Cannot view status.');
-        return statusData(status, r.get<Context>('context'));
+        return true;
       },
+      callback: (r) => statusData(r.get<string>('status'), r.get<Context>('context')),
     },
     { schema: () => STATUS_SCHEMA },
   );

@@ -165,7 +165,9 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
         typeof v === 'number' ? names.name('term', v) : normaliseValue(v, names, hint),
       );
     }
-    return value.map((v) => normaliseValue(v, names, hint));
+    // A type's taxonomies name the spec's wp_pattern_category (6.3) on blocks.
+    const kept = key === 'taxonomies' ? value.filter((v) => !BEYOND_6_1.fields.has(v)) : value;
+    return kept.map((v) => normaliseValue(v, names, hint));
   }
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;

@@ -300,7 +300,9 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
  * get_schema_links: the wp:action-* relations an item may carry in the edit context, each with
  * the field it unlocks (the block editor reads them from OPTIONS).
  */
-function schemaLinks(type: PostTypeInfo): Array<Record<string, unknown>> {
+export function schemaLinks(
+  type: Pick<PostTypeInfo, 'type' | 'restBase' | 'supports' | 'taxonomies'>,
+): Array<Record<string, unknown>> {
   // Relative: the schema is built without the site address (WordPress writes rest_url()).
   const href = `/wp-json/wp/v2/${type.restBase}/{id}`;
   const link = (action: string, title: string, properties: Record<string, unknown>) => ({

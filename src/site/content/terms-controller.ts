@@ -166,8 +166,13 @@ export class TermsController {
   register(): void {
     const base = `/${this.tax.restBase}`;
     const schema = () => this.schema;
+    const { offset, order, ...common } = collectionArgs({ order: 'asc' });
     const list: Record<string, ArgSchema> = {
-      ...collectionArgs({ order: 'asc' }),
+      ...common,
+      // Only flat taxonomies take an offset (WP_REST_Terms_Controller::get_collection_params);
+      // categories ignore one, as any unregistered parameter.
+      ...(this.tax.hierarchical ? {} : { offset }),
+      order: order!,
       orderby: {
         description: 'Sort collection by term attribute.',
         type: 'string',
@@ -468,7 +473,10 @@ export class TermsController {
       orderby: request.get('orderby'),
       order: request.get('order'),
       limit: perPage,
-      offset: (request.get<number | undefined>('offset') ?? 0) + (page - 1) * perPage,
+      // (A category's `offset` is no parameter of the route: left as the caller sent it, unused.)
+      offset:
+        (this.tax.hierarchical ? 0 : (request.get<number | undefined>('offset') ?? 0)) +
+        (page - 1) * perPage,
     });
     const context = request.get<Context>('context');
     return collectionResponse(

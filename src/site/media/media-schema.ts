@@ -1,22 +1,26 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
+import { schemaLinks } from '../content/post-schema.js';
 import { resourceSchema, type ResourceSchema } from '../content/rest-helpers.js';
 
 const ALL = ['view', 'edit', 'embed'];
 const VIEW_EDIT = ['view', 'edit'];
 const EDIT = ['edit'];
 
-const rawRendered = (description: string, renderedContext = ALL): ArgSchema => ({
+const rawRendered = (description: string, context = ALL): ArgSchema => ({
   description,
   type: 'object',
-  context: ALL,
+  context,
   properties: {
     raw: { type: 'string', context: EDIT },
-    rendered: { type: 'string', context: renderedContext, readonly: true },
+    rendered: { type: 'string', context, readonly: true },
   },
 });
 
-/** The attachment resource (WP_REST_Attachments_Controller::get_item_schema), by context. */
-export const MEDIA_SCHEMA: ResourceSchema = resourceSchema('attachment', {
+/**
+ * The attachment resource (WP_REST_Attachments_Controller::get_item_schema), by context; its
+ * links are the posts' get_schema_links without `publish` (attachments are not published).
+ */
+const ATTACHMENT_PROPERTIES: Record<string, ArgSchema> = {
   date: { type: ['string', 'null'], format: 'date-time', context: ALL },
   date_gmt: { type: ['string', 'null'], format: 'date-time', context: VIEW_EDIT },
   guid: rawRendered('The globally unique identifier for the post.', VIEW_EDIT),
@@ -48,7 +52,19 @@ export const MEDIA_SCHEMA: ResourceSchema = resourceSchema('attachment', {
   post: { type: 'integer', context: VIEW_EDIT },
   source_url: { type: 'string', format: 'uri', context: ALL, readonly: true },
   missing_image_sizes: { type: 'array', items: { type: 'string' }, context: EDIT, readonly: true },
-});
+};
+
+export const MEDIA_SCHEMA: ResourceSchema = Object.assign(
+  resourceSchema('attachment', ATTACHMENT_PROPERTIES),
+  {
+    links: schemaLinks({
+      type: 'attachment',
+      restBase: 'media',
+      supports: { author: true },
+      taxonomies: [],
+    }).filter((l) => l.rel !== 'https://api.w.org/action-publish'),
+  },
+);
 
 /** What create and update accept (besides the file). */
 export const MEDIA_WRITE_ARGS: Record<string, ArgSchema> = {

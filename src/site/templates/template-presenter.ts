@@ -2,10 +2,16 @@ import { gmtDate, localDate } from '../../content/site-dates.js';
 import type { SitePost } from '../../content/site-post.js';
 import type { BlockTemplate } from '../../templates/block-templates.js';
 import { CURIES, filterByContext, resourceSchema, type Context } from '../content/rest-helpers.js';
+import type { SchemaType } from '../rest/arg-schema.js';
 import type { SiteUrls } from '../site-urls.js';
 
 const ALL = ['view', 'edit', 'embed'];
 const EDIT = ['edit'];
+/**
+ * WordPress 6.1 types has_theme_file and is_custom as `bool`, which is no JSON Schema type; the
+ * schema is shown as WordPress shows it. Both are read-only, so never validated against it.
+ */
+const PHP_BOOL = 'bool' as unknown as SchemaType;
 
 /** WP_REST_Templates_Controller::get_item_schema, by context. */
 export const TEMPLATE_SCHEMA = resourceSchema('wp_template', {
@@ -14,7 +20,8 @@ export const TEMPLATE_SCHEMA = resourceSchema('wp_template', {
   theme: { type: 'string', context: ALL },
   type: { type: 'string', context: ALL, readonly: true },
   source: { type: 'string', context: ALL, readonly: true },
-  origin: { type: ['string', 'null'], context: ALL, readonly: true },
+  // (null for a theme's own file, but typed as WordPress types it, as are wp_id's.)
+  origin: { type: 'string', context: ALL, readonly: true },
   content: {
     type: ['object', 'string'],
     context: ALL,
@@ -37,11 +44,11 @@ export const TEMPLATE_SCHEMA = resourceSchema('wp_template', {
     enum: ['publish', 'future', 'draft', 'pending', 'private', 'trash'],
     context: ALL,
   },
-  wp_id: { type: ['integer', 'null'], context: ALL, readonly: true },
-  has_theme_file: { type: 'boolean', context: ALL, readonly: true },
+  wp_id: { type: 'integer', context: ALL, readonly: true },
+  has_theme_file: { type: PHP_BOOL, context: ALL, readonly: true },
   author: { type: 'integer', context: ALL },
   modified: { type: ['string', 'null'], context: ['view', 'edit'], readonly: true },
-  is_custom: { type: 'boolean', context: ALL, readonly: true },
+  is_custom: { type: PHP_BOOL, context: ALL, readonly: true },
   author_text: { type: 'string', context: ALL, readonly: true },
   original_source: { type: 'string', context: ALL, readonly: true },
 });

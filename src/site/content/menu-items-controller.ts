@@ -19,6 +19,7 @@ import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import { menuItemUrl } from './menu-navigation.js';
+import { termLinkOf, termRestBase } from './term-links.js';
 import type { PostLinks } from './post-presenter.js';
 import { postCollectionArgs } from './posts-controller.js';
 import {
@@ -30,13 +31,14 @@ import {
   resourceSchema,
   type Context,
   type ResourceSchema,
+  deletedAnswer,
 } from './rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 const TYPE = POST_TYPES.nav_menu_item!;
 
-export const MENU_ITEM_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item', {
+const MENU_ITEM_PROPERTIES: ResourceSchema['properties'] = {
   title: {
     description: 'The title for the object.',
     type: ['string', 'object'],
@@ -153,7 +155,52 @@ export const MENU_ITEM_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item', 
     type: 'integer',
     context: VE,
   },
-});
+};
+
+/**
+ * get_schema_links of WP_REST_Menu_Items_Controller: the posts' actions for a type without
+ * author or sticky (publish, unfiltered HTML, assign and create in nav_menu) and the linked
+ * object (the block editor reads them from OPTIONS).
+ */
+function menuItemSchemaLinks(): Array<Record<string, unknown>> {
+  // Relative: the schema is built without the site address (WordPress writes rest_url()).
+  const href = '/wp-json/wp/v2/menu-items/{id}';
+  const link = (rel: string, title: string, properties: Record<string, unknown>) => ({
+    rel: `https://api.w.org/${rel}`,
+    title,
+    href,
+    targetSchema: { type: 'object', properties },
+  });
+  const menus = { menus: { type: 'array', items: { type: 'integer' } } };
+  return [
+    link('action-publish', 'The current user can publish this post.', {
+      status: { type: 'string', enum: ['publish', 'future'] },
+    }),
+    link(
+      'action-unfiltered-html',
+      'The current user can post unfiltered HTML markup and JavaScript.',
+      {
+        content: { raw: { type: 'string' } },
+      },
+    ),
+    link(
+      'action-assign-menus',
+      'The current user can assign terms in the nav_menu taxonomy.',
+      menus,
+    ),
+    link(
+      'action-create-menus',
+      'The current user can create terms in the nav_menu taxonomy.',
+      menus,
+    ),
+    link('menu-item-object', 'Get linked object.', { object: { type: 'integer' } }),
+  ];
+}
+
+export const MENU_ITEM_SCHEMA: ResourceSchema = Object.assign(
+  resourceSchema('nav_menu_item', MENU_ITEM_PROPERTIES),
+  { links: menuItemSchemaLinks() },
+);
 
 const TYPE_LABELS: Record<string, string> = {
   custom: 'Custom Link',
@@ -169,6 +216,20 @@ function typeLabel(item: SitePost): string {
   if (kind === 'post_type' && POST_TYPES[object]) return POST_TYPES[object].singular;
   if (kind === 'taxonomy' && object === 'post_tag') return 'Tag';
   return TYPE_LABELS[kind] ?? 'Custom Link';
+}
+
+/** The menu items' write args (get_endpoint_args_for_item_schema): no defaults when updating. */
+export function menuItemWriteArgs(creating: boolean): Record<string, ArgSchema> {
+  return Object.fromEntries(
+    Object.entries(MENU_ITEM_SCHEMA.properties)
+      .filter(([, v]) => !v.readonly)
+      .map(([k, v]) => {
+        const { context: _c, ...rest } = v;
+        void _c;
+        if (!creating) delete rest.default;
+        return [k, rest];
+      }),
+  );
 }
 
 /** WP_REST_Menu_Items_Controller: items of navigation menus (edit_theme_options for everything). */
@@ -191,17 +252,7 @@ export class MenuItemsController {
       description: 'Limit result set to posts with a specific menu_order value.',
       type: 'integer',
     };
-    const write = (creating: boolean): Record<string, ArgSchema> =>
-      Object.fromEntries(
-        Object.entries(MENU_ITEM_SCHEMA.properties)
-          .filter(([, v]) => !v.readonly)
-          .map(([k, v]) => {
-            const { context: _c, ...rest } = v;
-            void _c;
-            if (!creating) delete rest.default;
-            return [k, rest];
-          }),
-      );
+    const write = menuItemWriteArgs;
     const id: ArgSchema = { description: 'Unique identifier for the post.', type: 'integer' };
     this.kit.rest.register(
       'wp/v2',
@@ -238,7 +289,7 @@ export class MenuItemsController {
             await this.itemOf(r);
             return this.canRead(r);
           },
-          callback: async (r) => this.present(await this.itemOf(r), r.get<Context>('context')),
+          callback: async (r) => this.present(await this.itemOf(r), r, r.get<Context>('context')),
         },
         {
           methods: EDITABLE,
@@ -308,45 +359,52 @@ export class MenuItemsController {
 
   async present(
     item: SitePost,
+    request: RestRequest,
     context: Context,
     menus?: number,
   ): Promise<Record<string, unknown>> {
-    const objects = await getPosts(
-      this.kit.db,
-      item.extra.type === 'post_type' ? [Number(item.extra.object_id)] : [],
-    );
-    const object = objects.get(Number(item.extra.object_id));
+    const kind = String(item.extra.type ?? 'custom');
+    const objectId = Number(item.extra.object_id ?? 0);
+    const objects = await getPosts(this.kit.db, kind === 'post_type' ? [objectId] : []);
+    const object = objects.get(objectId);
+    // wp_setup_nav_menu_item: a term's item takes the term's link (get_term_link).
+    const term =
+      kind === 'taxonomy'
+        ? await getTerm(this.kit.db, objectId, String(item.extra.object ?? 'category'))
+        : undefined;
     const menu =
       menus ?? (await termsOfPosts(this.kit.db, [item.id])).get(item.id)?.get('nav_menu')?.[0] ?? 0;
-    const title = item.title || object?.title || '';
+    const title = item.title || object?.title || term?.name || '';
     const data = filterByContext(
       {
         id: item.id,
         title: { raw: item.title, rendered: texturize(title) },
         status: item.status,
-        url: await menuItemUrl(item, objects, this.links),
+        url: term
+          ? await termLinkOf(this.kit.db, this.kit.urls, term)
+          : await menuItemUrl(item, objects, this.links),
         attr_title: item.extra.attr_title ?? '',
         description: item.extra.description ?? '',
-        type: item.extra.type ?? 'custom',
+        type: kind,
         type_label: typeLabel(item),
         object: item.extra.object ?? 'custom',
         // wp_setup_nav_menu_item: a custom link is its own object.
-        object_id:
-          (item.extra.type ?? 'custom') === 'custom' ? item.id : Number(item.extra.object_id ?? 0),
+        object_id: kind === 'custom' ? item.id : objectId,
         parent: item.parent,
         menu_order: item.menuOrder,
         target: item.extra.target ?? '',
         classes: item.extra.classes ?? [''],
         xfn: item.extra.xfn ?? [''],
-        invalid: item.extra.type === 'post_type' && !object,
+        invalid: (kind === 'post_type' && !object) || (kind === 'taxonomy' && !term),
         meta: {},
         menus: menu,
       },
       MENU_ITEM_SCHEMA,
       context,
     );
+    const self = [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }];
     const links: Record<string, unknown[]> = {
-      self: [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }],
+      self,
       collection: [{ href: this.kit.urls.rest('/wp/v2/menu-items') }],
       about: [{ href: this.kit.urls.rest('/wp/v2/types/nav_menu_item') }],
       'wp:term': [
@@ -357,7 +415,7 @@ export class MenuItemsController {
         },
       ],
     };
-    if (item.extra.type === 'post_type' && object) {
+    if (object) {
       links['wp:menu-item-object'] = [
         {
           post_type: object.type,
@@ -367,8 +425,24 @@ export class MenuItemsController {
           ),
         },
       ];
+    } else if (term) {
+      links['wp:menu-item-object'] = [
+        {
+          taxonomy: term.taxonomy,
+          embeddable: true,
+          href: this.kit.urls.rest(`/wp/v2/${termRestBase(term.taxonomy)}/${term.id}`),
+        },
+      ];
     }
     links.curies = CURIES;
+    // get_available_actions in the edit context: nav_menu_item's and nav_menu's capabilities
+    // are all edit_theme_options; no author, no sticky.
+    if (context === 'edit' && request.can('edit_theme_options')) {
+      links['wp:action-publish'] = self;
+      if (request.can('unfiltered_html')) links['wp:action-unfiltered-html'] = self;
+      links['wp:action-create-menus'] = self;
+      links['wp:action-assign-menus'] = self;
+    }
     data._links = links;
     return data;
   }
@@ -404,7 +478,9 @@ export class MenuItemsController {
     const context = r.get<Context>('context');
     const data = [];
     for (const item of items)
-      data.push(await this.present(item, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0));
+      data.push(
+        await this.present(item, r, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0),
+      );
     return collectionResponse(r, this.kit.urls, data, total, perPage);
   }
 
@@ -480,7 +556,7 @@ export class MenuItemsController {
       if (menu !== undefined) await setPostTerms(tx, saved.id, 'nav_menu', menu > 0 ? [menu] : []);
       return saved;
     });
-    const data = await this.present(item, 'edit');
+    const data = await this.present(item, r, 'edit');
     return existing
       ? data
       : new RestResponse(data, 201, {
@@ -497,9 +573,9 @@ export class MenuItemsController {
         501,
       );
     }
-    const previous = await this.present(item, 'edit');
+    const previous = await this.present(item, r, 'edit');
     await deletePost(this.kit.db, item.id);
-    return { deleted: true, previous };
+    return deletedAnswer(previous);
   }
 }
 

@@ -49,6 +49,7 @@ import {
   integerWithin,
   type ResourceSchema,
   userIdOf,
+  deletedAnswer,
 } from './rest-helpers.js';
 
 const LIST_STATUSES = [
@@ -819,7 +820,10 @@ export class PostsController {
     const previous = await this.presenter.prepareOne(post, request, 'edit');
     if (force) {
       await deletePost(this.db, post.id);
-      return { deleted: true, previous };
+      // The answer's Allow asks the permission callbacks again: of an item that is gone now
+      // (WordPress sends none), not of the one read before.
+      itemCache.delete(request);
+      return deletedAnswer(previous);
     }
     if (!this.type.trash) {
       throw new RestError(

@@ -105,6 +105,31 @@ describe('menus, terms and writes answer as WordPress 6.1 does (issue 21)', () =
     expect(tagGone.body.previous._links).toBeUndefined();
   });
 
+  it('trashes as wp_trash_post: __trashed slug, plain permalink, a first revision; restores the slug', async () => {
+    const post = await site.call('POST', '/wp-json/wp/v2/posts', {
+      auth: admin,
+      body: { title: 'Binned', slug: 'binned', status: 'publish' },
+    });
+    const id = post.body.id as number;
+    const trashed = await site.call('DELETE', `/wp-json/wp/v2/posts/${id}`, { auth: admin });
+    expect(trashed.status).toBe(200);
+    expect(trashed.body.slug).toBe('binned__trashed');
+    expect(trashed.body.permalink_template).toBe(`${site.url}/?p=${id}`);
+    expect(trashed.body._links['predecessor-version']).toHaveLength(1);
+    // The slug is free meanwhile, and comes back with the post when no one took it.
+    const restored = await site.call('POST', `/wp-json/wp/v2/posts/${id}`, {
+      auth: admin,
+      body: { status: 'draft' },
+    });
+    expect(restored.body.slug).toBe('binned');
+    await site.call('DELETE', `/wp-json/wp/v2/posts/${id}`, { auth: admin });
+    const other = await site.call('POST', '/wp-json/wp/v2/posts', {
+      auth: admin,
+      body: { title: 'Other', slug: 'binned', status: 'publish' },
+    });
+    expect(other.body.slug).toBe('binned');
+  });
+
   it('files a post whose only category is deleted under the default category', async () => {
     const cat = await site.call('POST', '/wp-json/wp/v2/categories', {
       auth: admin,

@@ -13,11 +13,8 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { CREATABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
-import {
-  MENU_ITEM_SCHEMA,
-  menuItemWriteArgs,
-  type MenuItemsController,
-} from './menu-items-controller.js';
+import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
+import type { MenuItemsController } from './menu-items-controller.js';
 import {
   type Context,
   contextArg,

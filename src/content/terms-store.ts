@@ -105,10 +105,11 @@ export async function listTerms(
               : q.orderby === 'count'
                 ? 'x.count'
                 : 'lower(x.name)';
+  // Ties in the order MySQL gives WordPress's ORDER BY of one column: by id, ascending.
   // One round trip: the page with the total alongside; a count of its own only past the end.
   const withTotal = base.replace(/^SELECT \*/, 'SELECT x.*, count(*) OVER () AS total');
   const rows = await db.query<Row & { total: string | number }>(
-    `${withTotal} ORDER BY ${order} ${dir}, x.id ${dir} LIMIT ${p(q.limit)} OFFSET ${p(q.offset)}`,
+    `${withTotal} ORDER BY ${order} ${dir}, x.id ASC LIMIT ${p(q.limit)} OFFSET ${p(q.offset)}`,
     params,
   );
   let total = rows.rows[0] ? Number(rows.rows[0].total) : 0;
@@ -238,8 +239,24 @@ export async function defaultTermId(db: Queryable, taxonomy: string): Promise<nu
   return id === null || id === undefined ? undefined : Number(id);
 }
 
-/** Deletes a term; its children move up to its parent, as in WordPress. */
+/**
+ * Deletes a term; its children move up to its parent, and an item left without a term of the
+ * taxonomy gets the taxonomy's default term (a post whose only category goes is filed under the
+ * default category), as wp_delete_term does.
+ */
 export async function deleteTerm(db: Queryable, term: SiteTerm): Promise<void> {
+  const fallback = await defaultTermId(db, term.taxonomy);
+  if (fallback !== undefined && fallback !== term.id) {
+    await db.query(
+      `INSERT INTO site_term_relationships (post_id, term_id)
+       SELECT r.post_id, $2 FROM site_term_relationships r
+        WHERE r.term_id = $1
+          AND NOT EXISTS (SELECT 1 FROM site_term_relationships o JOIN site_terms t ON t.id = o.term_id
+                           WHERE o.post_id = r.post_id AND t.taxonomy = $3 AND o.term_id <> $1)
+       ON CONFLICT DO NOTHING`,
+      [term.id, fallback, term.taxonomy],
+    );
+  }
   await db.query('UPDATE site_terms SET parent = $2 WHERE parent = $1', [term.id, term.parent]);
   await db.query('DELETE FROM site_terms WHERE id = $1', [term.id]);
 }

@@ -4,6 +4,7 @@ import type { SiteKit, SiteModule } from '../site-kit.js';
 import { registerAdminPages } from '../admin/admin-pages.js';
 import { registerAppPasswordRoutes } from './app-passwords-controller.js';
 import { registerContentPages } from './content-pages.js';
+import { MenuItemAutosavesController } from './menu-item-autosaves.js';
 import { MenuItemsController } from './menu-items-controller.js';
 import { PostLinks, PostPresenter } from './post-presenter.js';
 import { PostsController } from './posts-controller.js';
@@ -45,7 +46,9 @@ export const contentModule: SiteModule = {
       c.register();
       new RevisionsController(kit, c).register();
     }
-    new MenuItemsController(kit, links).register();
+    const menuItems = new MenuItemsController(kit, links);
+    menuItems.register();
+    new MenuItemAutosavesController(kit, menuItems).register();
     for (const tax of TAXONOMIES) new TermsController(kit, tax).register();
     registerUsersRoutes(kit);
     registerAppPasswordRoutes(kit);

@@ -18,7 +18,9 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
+import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import { menuItemUrl } from './menu-navigation.js';
+import { termLinkOf, termRestBase } from './term-links.js';
 import type { PostLinks } from './post-presenter.js';
 import { postCollectionArgs } from './posts-controller.js';
 import {
@@ -27,133 +29,11 @@ import {
   CURIES,
   denied,
   filterByContext,
-  resourceSchema,
   type Context,
-  type ResourceSchema,
+  deletedAnswer,
 } from './rest-helpers.js';
 
-const VEE = ['view', 'edit', 'embed'] as const;
-const VE = ['view', 'edit'] as const;
 const TYPE = POST_TYPES.nav_menu_item!;
-
-export const MENU_ITEM_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item', {
-  title: {
-    description: 'The title for the object.',
-    type: ['string', 'object'],
-    context: VEE,
-    properties: {
-      raw: {
-        description: 'Title for the object, as it exists in the database.',
-        type: 'string',
-        context: ['edit'],
-      },
-      rendered: {
-        description: 'HTML title for the object, transformed for display.',
-        type: 'string',
-        context: VEE,
-        readonly: true,
-      },
-    },
-  },
-  id: {
-    description: 'Unique identifier for the object.',
-    type: 'integer',
-    default: 0,
-    minimum: 0,
-    context: VEE,
-    readonly: true,
-  },
-  type_label: {
-    description: 'The singular label used to describe this type of menu item.',
-    type: 'string',
-    context: VEE,
-    readonly: true,
-  },
-  type: {
-    description: 'The family of objects originally represented, such as "post_type" or "taxonomy".',
-    type: 'string',
-    enum: ['taxonomy', 'post_type', 'post_type_archive', 'custom'],
-    context: VEE,
-    default: 'custom',
-  },
-  status: {
-    description: 'A named status for the object.',
-    type: 'string',
-    enum: ['publish', 'future', 'draft', 'pending', 'private'],
-    default: 'publish',
-    context: VEE,
-  },
-  parent: {
-    description: 'The ID for the parent of the object.',
-    type: 'integer',
-    minimum: 0,
-    default: 0,
-    context: VEE,
-  },
-  attr_title: {
-    description: 'Text for the title attribute of the link element for this menu item.',
-    type: 'string',
-    context: VEE,
-  },
-  classes: {
-    description: 'Class names for the link element of this menu item.',
-    type: 'array',
-    items: { type: 'string' },
-    context: VEE,
-  },
-  description: { description: 'The description of this menu item.', type: 'string', context: VEE },
-  menu_order: {
-    description:
-      "The DB ID of the nav_menu_item that is this item's menu parent, if any, otherwise 0.",
-    type: 'integer',
-    minimum: 1,
-    default: 1,
-    context: VEE,
-  },
-  object: {
-    description:
-      'The type of object originally represented, such as "category", "post", or "attachment".',
-    type: 'string',
-    context: VEE,
-  },
-  object_id: {
-    description: 'The database ID of the original object this menu item represents.',
-    type: 'integer',
-    minimum: 0,
-    default: 0,
-    context: VEE,
-  },
-  target: {
-    description: 'The target attribute of the link element for this menu item.',
-    type: 'string',
-    enum: ['_blank', ''],
-    context: VEE,
-  },
-  url: {
-    description: 'The URL to which this menu item points.',
-    type: 'string',
-    format: 'uri',
-    context: VEE,
-  },
-  xfn: {
-    description: 'The XFN relationship expressed in the link of this menu item.',
-    type: 'array',
-    items: { type: 'string' },
-    context: VEE,
-  },
-  invalid: {
-    description: 'Whether the menu item represents an object that no longer exists.',
-    type: 'boolean',
-    context: VEE,
-    readonly: true,
-  },
-  meta: { description: 'Meta fields.', type: 'object', context: VE, properties: {} },
-  menus: {
-    description: 'The terms assigned to the object in the nav_menu taxonomy.',
-    type: 'integer',
-    context: VE,
-  },
-});
 
 const TYPE_LABELS: Record<string, string> = {
   custom: 'Custom Link',
@@ -191,17 +71,7 @@ export class MenuItemsController {
       description: 'Limit result set to posts with a specific menu_order value.',
       type: 'integer',
     };
-    const write = (creating: boolean): Record<string, ArgSchema> =>
-      Object.fromEntries(
-        Object.entries(MENU_ITEM_SCHEMA.properties)
-          .filter(([, v]) => !v.readonly)
-          .map(([k, v]) => {
-            const { context: _c, ...rest } = v;
-            void _c;
-            if (!creating) delete rest.default;
-            return [k, rest];
-          }),
-      );
+    const write = menuItemWriteArgs;
     const id: ArgSchema = { description: 'Unique identifier for the post.', type: 'integer' };
     this.kit.rest.register(
       'wp/v2',
@@ -238,7 +108,7 @@ export class MenuItemsController {
             await this.itemOf(r);
             return this.canRead(r);
           },
-          callback: async (r) => this.present(await this.itemOf(r), r.get<Context>('context')),
+          callback: async (r) => this.present(await this.itemOf(r), r, r.get<Context>('context')),
         },
         {
           methods: EDITABLE,
@@ -308,45 +178,52 @@ export class MenuItemsController {
 
   async present(
     item: SitePost,
+    request: RestRequest,
     context: Context,
     menus?: number,
   ): Promise<Record<string, unknown>> {
-    const objects = await getPosts(
-      this.kit.db,
-      item.extra.type === 'post_type' ? [Number(item.extra.object_id)] : [],
-    );
-    const object = objects.get(Number(item.extra.object_id));
+    const kind = String(item.extra.type ?? 'custom');
+    const objectId = Number(item.extra.object_id ?? 0);
+    const objects = await getPosts(this.kit.db, kind === 'post_type' ? [objectId] : []);
+    const object = objects.get(objectId);
+    // wp_setup_nav_menu_item: a term's item takes the term's link (get_term_link).
+    const term =
+      kind === 'taxonomy'
+        ? await getTerm(this.kit.db, objectId, String(item.extra.object ?? 'category'))
+        : undefined;
     const menu =
       menus ?? (await termsOfPosts(this.kit.db, [item.id])).get(item.id)?.get('nav_menu')?.[0] ?? 0;
-    const title = item.title || object?.title || '';
+    const title = item.title || object?.title || term?.name || '';
     const data = filterByContext(
       {
         id: item.id,
         title: { raw: item.title, rendered: texturize(title) },
         status: item.status,
-        url: await menuItemUrl(item, objects, this.links),
+        url: term
+          ? await termLinkOf(this.kit.db, this.kit.urls, term)
+          : await menuItemUrl(item, objects, this.links),
         attr_title: item.extra.attr_title ?? '',
         description: item.extra.description ?? '',
-        type: item.extra.type ?? 'custom',
+        type: kind,
         type_label: typeLabel(item),
         object: item.extra.object ?? 'custom',
         // wp_setup_nav_menu_item: a custom link is its own object.
-        object_id:
-          (item.extra.type ?? 'custom') === 'custom' ? item.id : Number(item.extra.object_id ?? 0),
+        object_id: kind === 'custom' ? item.id : objectId,
         parent: item.parent,
         menu_order: item.menuOrder,
         target: item.extra.target ?? '',
         classes: item.extra.classes ?? [''],
         xfn: item.extra.xfn ?? [''],
-        invalid: item.extra.type === 'post_type' && !object,
+        invalid: (kind === 'post_type' && !object) || (kind === 'taxonomy' && !term),
         meta: {},
         menus: menu,
       },
       MENU_ITEM_SCHEMA,
       context,
     );
+    const self = [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }];
     const links: Record<string, unknown[]> = {
-      self: [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }],
+      self,
       collection: [{ href: this.kit.urls.rest('/wp/v2/menu-items') }],
       about: [{ href: this.kit.urls.rest('/wp/v2/types/nav_menu_item') }],
       'wp:term': [
@@ -357,7 +234,7 @@ export class MenuItemsController {
         },
       ],
     };
-    if (item.extra.type === 'post_type' && object) {
+    if (object) {
       links['wp:menu-item-object'] = [
         {
           post_type: object.type,
@@ -367,8 +244,24 @@ export class MenuItemsController {
           ),
         },
       ];
+    } else if (term) {
+      links['wp:menu-item-object'] = [
+        {
+          taxonomy: term.taxonomy,
+          embeddable: true,
+          href: this.kit.urls.rest(`/wp/v2/${termRestBase(term.taxonomy)}/${term.id}`),
+        },
+      ];
     }
     links.curies = CURIES;
+    // get_available_actions in the edit context: nav_menu_item's and nav_menu's capabilities
+    // are all edit_theme_options; no author, no sticky.
+    if (context === 'edit' && request.can('edit_theme_options')) {
+      links['wp:action-publish'] = self;
+      if (request.can('unfiltered_html')) links['wp:action-unfiltered-html'] = self;
+      links['wp:action-create-menus'] = self;
+      links['wp:action-assign-menus'] = self;
+    }
     data._links = links;
     return data;
   }
@@ -404,7 +297,9 @@ export class MenuItemsController {
     const context = r.get<Context>('context');
     const data = [];
     for (const item of items)
-      data.push(await this.present(item, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0));
+      data.push(
+        await this.present(item, r, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0),
+      );
     return collectionResponse(r, this.kit.urls, data, total, perPage);
   }
 
@@ -480,7 +375,7 @@ export class MenuItemsController {
       if (menu !== undefined) await setPostTerms(tx, saved.id, 'nav_menu', menu > 0 ? [menu] : []);
       return saved;
     });
-    const data = await this.present(item, 'edit');
+    const data = await this.present(item, r, 'edit');
     return existing
       ? data
       : new RestResponse(data, 201, {
@@ -497,9 +392,9 @@ export class MenuItemsController {
         501,
       );
     }
-    const previous = await this.present(item, 'edit');
+    const previous = await this.present(item, r, 'edit');
     await deletePost(this.kit.db, item.id);
-    return { deleted: true, previous };
+    return deletedAnswer(previous);
   }
 }
 

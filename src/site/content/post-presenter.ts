@@ -8,7 +8,7 @@ import {
 } from '../../content/block-render.js';
 import { autop } from '../../content/autop.js';
 import type { PostTypeInfo } from '../../content/post-types.js';
-import { getPost, getPosts, revisionSummary } from '../../content/posts-store.js';
+import { getPost, getPosts, revisionSummary, uniquePostSlug } from '../../content/posts-store.js';
 import { gmtDate, localDate } from '../../content/site-dates.js';
 import type { SitePost } from '../../content/site-post.js';
 import { sanitizeSlug } from '../../content/slugs.js';
@@ -59,14 +59,42 @@ export class PostLinks {
     return this.urls.page(`/?p=${post.id}`);
   }
 
-  /** get_sample_permalink's template: the post's own date in place of the date tags. */
-  permalinkTemplate(post: SitePost): string {
+  /**
+   * get_sample_permalink's template: the post's own date in place of the date tags; a child
+   * page's parents' path before `%pagename%` (get_page_uri, decoded as the editable_slug filter
+   * does); an item in the trash has its plain link (wp_force_plain_post_permalink: the status
+   * is neither viewable nor private nor protected).
+   */
+  async permalinkTemplate(post: SitePost, cache?: Map<number, SitePost>): Promise<string> {
+    if (post.status === 'trash') {
+      return this.urls.page(post.type === 'page' ? `/?page_id=${post.id}` : `/?p=${post.id}`);
+    }
     if (post.type === 'post') {
       const d = localDate(post.dateGmt ?? post.modifiedGmt);
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/%postname%/`);
     }
-    if (post.type === 'page') return this.urls.page('/%pagename%/');
+    if (post.type === 'page') {
+      const slugs: string[] = [];
+      let parent = post.parent;
+      for (let depth = 0; parent > 0 && depth < 10; depth++) {
+        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
+        if (!p) break;
+        cache?.set(parent, p);
+        if (p.slug) slugs.unshift(decodeSlug(p.slug));
+        parent = p.parent;
+      }
+      return this.urls.page(`/${slugs.map((s) => `${s}/`).join('')}%pagename%/`);
+    }
     return this.urls.page(`/?p=%postname%`);
+  }
+}
+
+/** WordPress's editable_slug filter (urldecode): a stored slug as the editor shows it. */
+export function decodeSlug(slug: string): string {
+  try {
+    return decodeURIComponent(slug);
+  } catch {
+    return slug;
   }
 }
 
@@ -169,7 +197,6 @@ export class PostPresenter {
     const type = this.type;
     const s = type.supports;
     const date = post.dateGmt ?? post.modifiedGmt;
-    const floating = post.dateGmt === null;
     const isProtected = post.password !== '';
     // can_access_password_content: the right password, or the edit context for whoever may edit
     // the post. The view context blanks a protected post for administrators too, as WordPress.
@@ -180,7 +207,9 @@ export class PostPresenter {
     const data: Record<string, unknown> = {
       id: post.id,
       date: localDate(date),
-      date_gmt: floating ? null : gmtDate(date),
+      // A draft without a date of its own (post_date_gmt 0000-00-00) shows its date as GMT:
+      // WP_REST_Posts_Controller shims it from post_date.
+      date_gmt: gmtDate(date),
       guid: { rendered: urls.page(`/?p=${post.id}`), raw: urls.page(`/?p=${post.id}`) },
       modified: localDate(post.modifiedGmt),
       modified_gmt: gmtDate(post.modifiedGmt),
@@ -191,9 +220,16 @@ export class PostPresenter {
       password: post.password,
     };
     if (type.viewable) {
-      data.permalink_template = links.permalinkTemplate(post);
-      // get_sample_permalink($id, $title, ''): from the title, whatever the slug is.
-      data.generated_slug = sanitizeSlug(post.title) || String(post.id);
+      data.permalink_template = await links.permalinkTemplate(post, extra.parentCache);
+      // get_sample_permalink($id, $title, ''): from the title, whatever the slug is, made
+      // unique among the type's other items (wp_unique_post_slug, asked as if published) and
+      // decoded by the editable_slug filter. Only the edit context shows it.
+      const fromTitle = sanitizeSlug(post.title) || String(post.id);
+      data.generated_slug = decodeSlug(
+        context === 'edit'
+          ? await uniquePostSlug(this.deps.db, post.type, fromTitle, post.id)
+          : fromTitle,
+      );
     }
     if (s.title) {
       data.title =

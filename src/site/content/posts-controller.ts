@@ -49,6 +49,7 @@ import {
   integerWithin,
   type ResourceSchema,
   userIdOf,
+  deletedAnswer,
 } from './rest-helpers.js';
 
 const LIST_STATUSES = [
@@ -764,6 +765,19 @@ export class PostsController {
     const existing = await this.itemOf(request);
     const now = new Date(this.kit.clock());
     const f = await this.fieldsOf(request, existing);
+    // Out of the trash: the slug it had before (wp_insert_post's _wp_desired_post_slug).
+    const desiredSlug = existing.extra.desiredSlug;
+    if (
+      existing.status === 'trash' &&
+      f.status !== undefined &&
+      f.status !== 'trash' &&
+      typeof desiredSlug === 'string'
+    ) {
+      f.slug ??= desiredSlug;
+      const { desiredSlug: _restored, ...extra } = existing.extra;
+      void _restored;
+      f.extra = { ...extra, ...(f.extra ?? {}) };
+    }
     await this.settle(request, f, existing, now);
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
@@ -819,7 +833,10 @@ export class PostsController {
     const previous = await this.presenter.prepareOne(post, request, 'edit');
     if (force) {
       await deletePost(this.db, post.id);
-      return { deleted: true, previous };
+      // The answer's Allow asks the permission callbacks again: of an item that is gone now
+      // (WordPress sends none), not of the one read before.
+      itemCache.delete(request);
+      return deletedAnswer(previous);
     }
     if (!this.type.trash) {
       throw new RestError(
@@ -831,12 +848,28 @@ export class PostsController {
     if (post.status === 'trash') {
       throw new RestError('rest_already_trashed', 'The post has already been deleted.', 410);
     }
-    const trashed = (await updatePost(
-      this.db,
-      post.id,
-      { status: 'trash', trashedFrom: post.status },
-      new Date(this.kit.clock()),
-    ))!;
+    // wp_trash_post goes through wp_update_post: the slug takes `__trashed` (freeing it for
+    // others; the desired one kept for a restore, wp_add_trashed_suffix_to_post_name_for_post)
+    // and the update saves a revision when the item has none yet (wp_save_post_revision).
+    const now = new Date(this.kit.clock());
+    const keepsSlug = post.slug === '' || post.slug.endsWith('__trashed');
+    const trashed = await this.kit.db.transaction(async (tx) => {
+      const updated = (await updatePost(
+        tx,
+        post.id,
+        {
+          status: 'trash',
+          trashedFrom: post.status,
+          ...(keepsSlug
+            ? {}
+            : { slug: `${post.slug}__trashed`, extra: { ...post.extra, desiredSlug: post.slug } }),
+        },
+        now,
+      ))!;
+      if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
+      return updated;
+    });
+    itemCache.delete(request);
     return this.presenter.prepareOne(trashed, request, 'edit');
   }
 }

@@ -190,10 +190,12 @@ export function collectionResponse(
   total: number,
   perPage: number,
   invalidPageCode = 'rest_post_invalid_page_number',
+  /** The page the Link rels count from when not the request's (terms with an offset). */
+  options?: { page: number },
 ): RestResponse {
-  const page = Number(request.params.page ?? 1);
+  const page = options?.page ?? Number(request.params.page ?? 1);
   const totalPages = perPage > 0 ? Math.ceil(total / perPage) : 1;
-  if (page > totalPages && total > 0) {
+  if (page > totalPages && total > 0 && !options) {
     throw new RestError(
       invalidPageCode,
       'The page number requested is larger than the number of pages available.',
@@ -236,4 +238,17 @@ export function userIdOf(request: RestRequest): number {
 /** rest_authorization_required_code as a RestError. */
 export function denied(request: RestRequest, code: string, message: string): RestError {
   return new RestError(code, message, request.signedIn ? 403 : 401);
+}
+
+/**
+ * A DELETE ?force answer: `{deleted, previous}` where `previous` is the item's data without its
+ * `_links` (WordPress sends `$previous->get_data()`, the response's data alone).
+ */
+export function deletedAnswer(previous: Record<string, unknown>): {
+  deleted: true;
+  previous: Record<string, unknown>;
+} {
+  const { _links: _dropped, ...data } = previous;
+  void _dropped;
+  return { deleted: true, previous: data };
 }

@@ -380,12 +380,15 @@ export class RevisionsController {
       },
     };
     if (autosave) {
-      const parent = await getPost(this.kit.db, revision.parent);
-      const link = parent ? this.kit.urls.page(`/?p=${parent.id}`) : this.kit.urls.site;
-      data.preview_link =
-        revision.type === 'revision'
-          ? `${link}&preview_id=${revision.parent}&preview_nonce=${revision.id}&preview=true`
-          : `${link}&preview=true`;
+      // get_preview_post_link: the parent's permalink (pretty when it has one) with the
+      // preview arguments added (add_query_arg).
+      const isRevision = revision.type === 'revision';
+      const parent = isRevision ? await getPost(this.kit.db, revision.parent) : revision;
+      const link = parent ? await this.posts.presenter.links.linkOf(parent) : this.kit.urls.site;
+      const args = isRevision
+        ? `preview_id=${revision.parent}&preview_nonce=${revision.id}&preview=true`
+        : 'preview=true';
+      data.preview_link = `${link}${link.includes('?') ? '&' : '?'}${args}`;
     }
     void request;
     const filtered = filterByContext(

@@ -27,7 +27,9 @@ import {
   filterByContext,
   resourceSchema,
   type ResourceSchema,
+  deletedAnswer,
 } from './rest-helpers.js';
+import { termLinkOf } from './term-links.js';
 
 /** A taxonomy as the site registers it (register_taxonomy's REST settings). */
 export interface TaxonomyInfo {
@@ -204,6 +206,9 @@ export class TermsController {
         items: { type: 'string' },
       },
     };
+    // get_collection_params: `offset` for flat taxonomies only (a hierarchical one is listed
+    // by page, its offset ignored).
+    if (this.tax.hierarchical) delete list.offset;
     if (this.tax.hierarchical)
       list.parent = {
         description: 'Limit result set to terms assigned to a specific parent.',
@@ -395,28 +400,6 @@ export class TermsController {
     return term;
   }
 
-  /**
-   * get_term_link with pretty permalinks: /category/<parents>/<slug>/, /tag/<slug>/; a
-   * taxonomy without a permastruct (the pattern categories) by its query variable.
-   */
-  private async termLink(term: SiteTerm): Promise<string> {
-    const { urls } = this.kit;
-    const encode = (slug: string) => encodeURIComponent(slug).toLowerCase();
-    if (this.tax.taxonomy === 'post_tag') return urls.page(`/tag/${encode(term.slug)}/`);
-    if (this.tax.taxonomy === 'category') {
-      const slugs = [encode(term.slug)];
-      let parent = term.parent;
-      for (let depth = 0; parent > 0 && depth < 10; depth++) {
-        const p = await getTerm(this.kit.db, parent);
-        if (!p) break;
-        slugs.unshift(encode(p.slug));
-        parent = p.parent;
-      }
-      return urls.page(`/category/${slugs.join('/')}/`);
-    }
-    return urls.page(`/?${this.tax.taxonomy}=${encode(term.slug)}`);
-  }
-
   async present(term: SiteTerm, context: Context): Promise<Record<string, unknown>> {
     const { urls } = this.kit;
     // WP_REST_Menus_Controller removes count, link and taxonomy from menus.
@@ -427,7 +410,7 @@ export class TermsController {
             id: term.id,
             count: term.count,
             description: term.description,
-            link: await this.termLink(term),
+            link: await termLinkOf(this.kit.db, urls, term),
             name: term.name,
             slug: term.slug,
             taxonomy: term.taxonomy,
@@ -460,7 +443,12 @@ export class TermsController {
 
   private async list(request: RestRequest): Promise<RestResponse> {
     const perPage = request.get<number>('per_page');
-    const page = request.get<number>('page');
+    // get_items: a given offset (flat taxonomies) replaces the page's start, and the page the
+    // Link rels count from is the one the offset falls in (ceil(offset / per_page) + 1).
+    const offsetGiven = this.tax.hierarchical
+      ? undefined
+      : request.get<number | undefined>('offset');
+    const offset = offsetGiven ? offsetGiven : (request.get<number>('page') - 1) * perPage;
     const { total, items } = await listTerms(this.kit.db, {
       taxonomy: this.tax.taxonomy,
       include: request.get<number[]>('include'),
@@ -473,10 +461,7 @@ export class TermsController {
       orderby: request.get('orderby'),
       order: request.get('order'),
       limit: perPage,
-      // (A category's `offset` is no parameter of the route: left as the caller sent it, unused.)
-      offset:
-        (this.tax.hierarchical ? 0 : (request.get<number | undefined>('offset') ?? 0)) +
-        (page - 1) * perPage,
+      offset,
     });
     const context = request.get<Context>('context');
     return collectionResponse(
@@ -486,6 +471,7 @@ export class TermsController {
       total,
       perPage,
       'rest_term_invalid_page_number',
+      offsetGiven ? { page: Math.ceil(offset / perPage + 1) } : undefined,
     );
   }
 
@@ -557,6 +543,6 @@ export class TermsController {
     }
     const previous = await this.present(term, 'edit');
     await deleteTerm(this.kit.db, term);
-    return { deleted: true, previous };
+    return deletedAnswer(previous);
   }
 }

@@ -237,12 +237,14 @@ export function normaliseValue(value: unknown, names: IdNames, hint: Kind, key =
       } else if (typeof v === 'number' && k === 'menus') {
         out[k] = names.name('term', v);
       } else if (typeof v === 'number' && (k === 'id' || k === 'author' || POST_ID_KEYS.has(k))) {
+        // A menu item's object_id names a term when the item links a taxonomy's term.
         const idKind: Kind =
           k === 'id'
             ? kind
             : k === 'author'
               ? 'user'
-              : kind === 'term' && k === 'parent'
+              : (kind === 'term' && k === 'parent') ||
+                  (k === 'object_id' && obj.type === 'taxonomy')
                 ? 'term'
                 : 'post';
         out[k] = names.name(idKind, v);

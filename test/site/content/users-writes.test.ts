@@ -258,4 +258,22 @@ describe('users controller: create, edit and delete accounts as WordPress does',
     expect(await allow('/wp-json/wp/v2/users/me', admin)).toBe('DELETE,GET,PATCH,POST,PUT');
     expect(await allow('/wp-json/wp/v2/users/me')).toBe('GET');
   });
+
+  it("a site administrator does not edit or delete an operator's account (account role admin)", async () => {
+    const operator = await site.account('operator', 'subscriber');
+    await site.db.query(`UPDATE users SET role = 'admin' WHERE id = $1`, [operator.id]);
+    const url = `/wp-json/wp/v2/users/${operator.id}`;
+    const edit = await site.call('POST', url, { auth: admin, body: { password: STRONG } });
+    expect([edit.status, edit.body.code]).toEqual([403, 'rest_cannot_edit']);
+    const roles = await site.call('POST', url, { auth: admin, body: { roles: ['subscriber'] } });
+    expect([roles.status, roles.body.code]).toEqual([403, 'rest_cannot_edit_roles']);
+    const del = await site.call('DELETE', `${url}?force=true&reassign=false`, { auth: admin });
+    expect([del.status, del.body.code]).toEqual([403, 'rest_user_cannot_delete']);
+    // The operator edits their own profile.
+    const own = await site.call('POST', '/wp-json/wp/v2/users/me', {
+      auth: operator,
+      body: { nickname: 'op' },
+    });
+    expect([own.status, own.body.nickname]).toEqual([200, 'op']);
+  });
 });

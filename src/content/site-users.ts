@@ -159,7 +159,8 @@ export async function listSiteAccounts(
         ? 'u.created_at'
         : o.orderby === 'include' && o.include?.length
           ? `array_position(${p(o.include)}::bigint[], u.id)`
-          : 'lower(u.username)';
+          : // WordPress's `name` is the display name.
+            'lower(coalesce(p.display_name, u.username))';
   const total = await db.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM users u LEFT JOIN site_roles r ON r.user_id = u.id ${cond}`,
     countParams,

@@ -1,5 +1,5 @@
 import { AccountError } from '../../accounts/account-error.js';
-import { assertUsername } from '../../accounts/users.js';
+import { assertUsername, findUserByEmail } from '../../accounts/users.js';
 import { isSiteRole, ROLE_CAPABILITIES, type SiteRole } from '../../content/site-roles.js';
 import {
   createSiteAccount,
@@ -225,6 +225,11 @@ export function registerUserWriteEndpoints(
   const update = async (r: RestRequest) => {
     const target = await targetOf(r);
     const email = r.get<string | undefined>('email');
+    // WordPress checks the address's owner first.
+    const owner = email ? await findUserByEmail(kit.db, email) : undefined;
+    if (owner && Number(owner.userId) !== target.id) {
+      throw new RestError('rest_user_invalid_email', 'Invalid email address.', 400);
+    }
     const username = r.get<string | undefined>('username');
     if (username && username !== target.username) {
       throw new RestError('rest_user_invalid_argument', "Username isn't editable.", 400);
@@ -237,8 +242,7 @@ export function registerUserWriteEndpoints(
     const role = checkRoles(r, target.id);
     const password = r.get<string | undefined>('password');
     await updateSiteAccount(kit.db, target.id, {
-      email:
-        email && email.toLowerCase() !== (target.email ?? '').toLowerCase() ? email : undefined,
+      email: email !== undefined && email !== target.email ? email : undefined,
       role,
       profile: profileChanges(r),
       password: password === undefined ? undefined : { value: password, username: target.username },

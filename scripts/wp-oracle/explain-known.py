@@ -14,24 +14,12 @@ PATH = 'test/site/oracle/known-differences.json'
 
 RULES = [
     # (regex on the request id, regex on the recorded difference, reason)
-    (r'^(options|users):.*/wp/v2/users(\?|/| |$)|^users:', r'headers\.allow: WordPress "[A-Z,]*(POST|DELETE)',
-     'choice: users are emutrack accounts, not created, edited or deleted through /wp/v2/users, '
-     'so Allow never lists POST/PUT/PATCH/DELETE there and OPTIONS has no such endpoints'),
-    (r'^options:OPTIONS /wp/v2/users', r'.',
-     'choice: users are emutrack accounts (no write endpoints on /wp/v2/users)'),
-    (r'^users:.*context=edit as admin', r'(capabilities|email|locale|meta|extra_capabilities)',
-     'choice: a user\'s edit context shows the site role as its capability list, no e-mail address '
-     '(accounts have none) and the site\'s locale zh_CN'),
     (r'as (bad-password|unknown-user|malformed-basic)$', r'.',
      'choice: a failed application password is refused with WordPress\'s own codes '
      '(invalid_username, incorrect_password); WordPress 6.1 answers it as an anonymous request '
      '(compatibility.md: a quirk of its authentication order)'),
-    (r'as email-username$', r'.',
-     'open: the e-mail address as user name; the site\'s accounts carry no e-mail address yet '
-     '(needs a migration)'),
-    (r'application-passwords/introspect', r'.',
-     'open: /users/me/application-passwords/introspect (WordPress 5.7) is not implemented'),
-    (r'^posts:.*(context=edit|status=any|status=draft).* as (author|contributor)', r'headers\.total',
+    (r'^(posts|app-passwords):.*(context=edit|status=any|status=draft).* as (author|contributor|email-username)',
+     r'headers\.total',
      'choice (docs/site-permissions.md): totals count what the caller may list (edit context: '
      'may edit); WordPress counts rows it then drops'),
     (r'^blocks:.* as (anonymous|subscriber)', r'headers\.total',
@@ -56,7 +44,7 @@ RULES = [
      'open: menu items: the url of category links, the wp:menu-item-object link'),
     (r'format=', r'.',
      'choice: the spec\'s `format` list filter (a WordPress after 6.1); 6.1 ignores the parameter'),
-    (r'(tags|users)\?offset=1', r'headers\.link',
+    (r'tags\?offset=1', r'headers\.link',
      'open: with offset, WordPress counts the page from the offset (ceil(offset/per_page)+1) for '
      'its Link rels'),
     (r'orderby=(author|parent)', r'.',

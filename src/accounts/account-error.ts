@@ -2,7 +2,7 @@ import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
  * A refusal of the accounts domain. Codes (stable): `invalid_param` (a bad field; `field` names
- * it), `username_taken`, `user_not_found`, `credential_not_found`, `insufficient_scope` (a key
+ * it), `username_taken`, `email_taken`, `user_not_found`, `credential_not_found`, `insufficient_scope` (a key
  * asked for a scope its user lacks; `field` is `scopes`, `scope` names it).
  */
 export class AccountError extends EmutrackError {
@@ -10,6 +10,7 @@ export class AccountError extends EmutrackError {
     code:
       | 'invalid_param'
       | 'username_taken'
+      | 'email_taken'
       | 'user_not_found'
       | 'credential_not_found'
       | 'insufficient_scope',

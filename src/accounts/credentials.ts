@@ -231,13 +231,14 @@ export async function authenticateSecret(
   const r = await db.query<
     CredentialRow & {
       username: string;
+      email: string | null;
       role: User['role'];
       banned_at: Date | string | null;
       user_created_at: Date | string;
       password_changed_at: Date | string;
     }
   >(
-    `SELECT ${CREDENTIAL_COLUMNS}, u.username, u.role, u.banned_at, u.created_at AS user_created_at,
+    `SELECT ${CREDENTIAL_COLUMNS}, u.username, u.email, u.role, u.banned_at, u.created_at AS user_created_at,
             u.password_changed_at
        FROM credentials c JOIN users u ON u.id = c.user_id
       WHERE c.secret_hash = $1`,
@@ -253,6 +254,7 @@ export async function authenticateSecret(
   const user: User = {
     userId: row.user_id,
     username: row.username,
+    email: row.email,
     role: row.role,
     bannedAt: null,
     createdAt: toDate(row.user_created_at),

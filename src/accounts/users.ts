@@ -14,6 +14,8 @@ export interface User {
   /** Decimal string of the database id (the Session's `user.userId`). */
   userId: string;
   username: string;
+  /** The e-mail address, when one is known (accounts made before addresses were kept have none). */
+  email: string | null;
   role: Role;
   /** When the user was banned; null when not banned. */
   bannedAt: Date | null;
@@ -32,11 +34,12 @@ export const PASSWORD_MIN_LENGTH = 8;
 /** Longer passwords are refused: scrypt of a megabyte is a cheap way to burn a server's CPU. */
 export const PASSWORD_MAX_LENGTH = 1024;
 
-const USER_COLUMNS = `id::text AS user_id, username, role, banned_at, created_at, password_changed_at`;
+const USER_COLUMNS = `id::text AS user_id, username, email, role, banned_at, created_at, password_changed_at`;
 
 interface UserRow {
   user_id: string;
   username: string;
+  email: string | null;
   role: Role;
   banned_at: Date | string | null;
   created_at: Date | string;
@@ -49,6 +52,7 @@ function userOf(row: UserRow): User {
   return {
     userId: row.user_id,
     username: row.username,
+    email: row.email,
     role: row.role,
     bannedAt: row.banned_at === null ? null : toDate(row.banned_at),
     createdAt: toDate(row.created_at),
@@ -82,35 +86,126 @@ export function assertPassword(password: unknown, field = 'password'): asserts p
   }
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+/** At most 100 characters (WordPress's user_email column), one `@`, a dot in the domain, no spaces. */
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@.]+(?:\.[^\s@.]+)+$/;
+const EMAIL_MAX_LENGTH = 100;
+
+/** Throws invalid_param (naming `field`) unless the address looks like one (EMAIL_PATTERN). */
+export function assertEmail(email: unknown, field = 'email'): asserts email is string {
+  if (typeof email !== 'string' || email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) {
+    throw new AccountError('invalid_param', `${field}: not an e-mail address`, field);
+  }
 }
 
-/** Creates a user (role `user` unless told); throws username_taken when the name is taken in any case. */
+/** The unique index a violation hit, or undefined when it is no unique violation. */
+function violatedUniqueIndex(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (e.code !== '23505') return undefined;
+  if (typeof e.constraint === 'string') return e.constraint;
+  // PGlite names the index in the message only.
+  return typeof e.message === 'string' && e.message.includes('users_email_key')
+    ? 'users_email_key'
+    : 'users_username_key';
+}
+
+function takenError(err: unknown, input: { username?: string; email?: string | null }): never {
+  const index = violatedUniqueIndex(err);
+  if (index === 'users_email_key') {
+    throw new AccountError('email_taken', 'the e-mail address is used by another account', 'email');
+  }
+  if (index !== undefined) {
+    throw new AccountError('username_taken', `the username ${input.username} is taken`, 'username');
+  }
+  throw err;
+}
+
+/**
+ * Creates a user (role `user` unless told); throws username_taken when the name is taken in any
+ * case, email_taken when the address is (in any case).
+ */
 export async function createUser(
   db: Queryable,
-  input: { username: string; password: string; role?: Role },
+  input: { username: string; password: string; role?: Role; email?: string },
   options: PasswordOptions = {},
 ): Promise<User> {
   assertUsername(input.username);
   assertPassword(input.password);
+  if (input.email !== undefined) assertEmail(input.email);
   const hash = await hashPassword(input.password, options.scrypt ?? DEFAULT_SCRYPT_PARAMS);
   try {
     const r = await db.query<UserRow>(
-      `INSERT INTO users (username, password_hash, role) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
-      [input.username, hash, input.role ?? 'user'],
+      `INSERT INTO users (username, password_hash, role, email) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
+      [input.username, hash, input.role ?? 'user', input.email ?? null],
     );
     return userOf(r.rows[0]!);
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new AccountError(
-        'username_taken',
-        `the username ${input.username} is taken`,
-        'username',
-      );
-    }
-    throw err;
+    takenError(err, input);
   }
+}
+
+/** The user with this e-mail address, in any case. */
+export async function findUserByEmail(db: Queryable, email: string): Promise<User | undefined> {
+  const r = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  return r.rows[0] && userOf(r.rows[0]);
+}
+
+/** Sets (or, with null, clears) a user's e-mail address; throws email_taken, user_not_found. */
+export async function setUserEmail(
+  db: Queryable,
+  userId: string,
+  email: string | null,
+): Promise<User> {
+  if (email !== null) assertEmail(email);
+  try {
+    const r = await db.query<UserRow>(
+      `UPDATE users SET email = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`,
+      [userId, email],
+    );
+    if (!r.rows[0]) throw new AccountError('user_not_found', `no user ${userId}`, 'id');
+    return userOf(r.rows[0]);
+  } catch (err) {
+    if (err instanceof AccountError) throw err;
+    takenError(err, { email });
+  }
+}
+
+/**
+ * Sets a user's password without asking for the current one (an administrator's reset, or a
+ * WordPress client's profile update, which sends none) and ends the user's web sessions but
+ * `keepCredentialId`, in one transaction: whoever knew the old password is signed out.
+ */
+export async function resetPassword(
+  db: Db,
+  input: { userId: string; newPassword: string; keepCredentialId?: string },
+  options: PasswordOptions = {},
+): Promise<void> {
+  assertPassword(input.newPassword);
+  const hash = await hashPassword(input.newPassword, options.scrypt ?? DEFAULT_SCRYPT_PARAMS);
+  await db.transaction(async (tx) => {
+    const r = await tx.query(
+      'UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1',
+      [input.userId, hash],
+    );
+    if (r.rowCount === 0) throw new AccountError('user_not_found', `no user ${input.userId}`, 'id');
+    await revokeWebSessions(tx, input.userId, input.keepCredentialId);
+  });
+}
+
+async function revokeWebSessions(
+  db: Queryable,
+  userId: string,
+  keepCredentialId: string | undefined,
+): Promise<void> {
+  await db.query(
+    `UPDATE credentials SET revoked_at = now()
+      WHERE user_id = $1 AND issuer = 'webapp' AND revoked_at IS NULL
+        AND ($2::bigint IS NULL OR id <> $2::bigint)`,
+    [userId, keepCredentialId ?? null],
+  );
 }
 
 export async function findUserById(db: Queryable, userId: string): Promise<User | undefined> {
@@ -226,12 +321,7 @@ export async function changePassword(
       'UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1',
       [input.userId, hash],
     );
-    await tx.query(
-      `UPDATE credentials SET revoked_at = now()
-        WHERE user_id = $1 AND issuer = 'webapp' AND revoked_at IS NULL
-          AND ($2::bigint IS NULL OR id <> $2::bigint)`,
-      [input.userId, input.keepCredentialId ?? null],
-    );
+    await revokeWebSessions(tx, input.userId, input.keepCredentialId);
   });
   return true;
 }

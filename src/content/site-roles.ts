@@ -42,6 +42,10 @@ const EDITOR = [
   'delete_private_pages',
   'edit_private_pages',
   'read_private_pages',
+  'level_3',
+  'level_4',
+  'level_5',
+  'level_6',
   'level_7',
 ];
 const ADMINISTRATOR = [
@@ -54,6 +58,26 @@ const ADMINISTRATOR = [
   'delete_users',
   'promote_users',
   'edit_dashboard',
+  // The rest of WordPress's administrator: the site has no plugins, themes, files or updates to
+  // manage, so nothing here checks these; users' edit context lists them as WordPress does.
+  'switch_themes',
+  'edit_themes',
+  'activate_plugins',
+  'edit_plugins',
+  'edit_files',
+  'import',
+  'export',
+  'unfiltered_upload',
+  'update_plugins',
+  'delete_plugins',
+  'install_plugins',
+  'update_themes',
+  'install_themes',
+  'delete_themes',
+  'update_core',
+  'remove_users',
+  'level_8',
+  'level_9',
   'level_10',
 ];
 

@@ -5,6 +5,8 @@ export interface SiteUser {
   id: number;
   username: string;
   role: SiteRole;
+  /** The uuid of the application password the request authenticated with, if it did (introspect). */
+  appPassword?: string;
 }
 
 /** Whether the user holds a primitive capability (edit_posts, manage_options, ...). */

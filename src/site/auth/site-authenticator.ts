@@ -1,9 +1,10 @@
 import { beginAttempt, settleAttempt } from '../../accounts/attempt-limiter.js';
 import { authenticateSecret } from '../../accounts/credentials.js';
 import { signInKeys } from '../../accounts/sign-in-throttle.js';
+import { EMAIL_PATTERN } from '../../accounts/users.js';
 import type { Db } from '../../db/db.js';
 import { verifyAppPassword } from '../../content/app-passwords.js';
-import { findSiteAccount, findSiteAccountByName } from '../../content/site-users.js';
+import { findSiteAccount, findSiteAccountByLogin } from '../../content/site-users.js';
 import type { SiteUser } from '../../content/site-user.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestNonces } from './rest-nonce.js';
@@ -94,15 +95,23 @@ export class SiteAuthenticator {
         ),
       };
     }
-    const account = await findSiteAccountByName(this.db, username);
+    // The user name may be the e-mail address (wp_authenticate_application_password).
+    const account = await findSiteAccountByLogin(this.db, username);
     if (!account) {
+      const byEmail = EMAIL_PATTERN.test(username);
       return {
         user: null,
-        error: new RestError(
-          'invalid_username',
-          'Unknown username. Check again or try your email address.',
-          401,
-        ),
+        error: byEmail
+          ? new RestError(
+              'invalid_email',
+              'Unknown email address. Check again or try your username.',
+              401,
+            )
+          : new RestError(
+              'invalid_username',
+              'Unknown username. Check again or try your email address.',
+              401,
+            ),
       };
     }
     const app = await verifyAppPassword(this.db, account.id, password, ip);
@@ -124,7 +133,12 @@ export class SiteAuthenticator {
       };
     }
     return {
-      user: { id: account.id, username: account.username, role: account.role },
+      user: {
+        id: account.id,
+        username: account.username,
+        role: account.role,
+        appPassword: app.uuid,
+      },
       via: 'application-password',
     };
   }

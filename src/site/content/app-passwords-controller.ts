@@ -209,16 +209,36 @@ export function registerAppPasswordRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: permission(
-        'rest_cannot_introspect_app_password_for_non_authenticated_user',
-        'The authenticated application password can only be introspected for the current user.',
-      ),
-      callback: () => {
-        throw new RestError(
-          'application_password_not_found',
-          'The authenticated application password could not be found.',
-          404,
-        );
+      // get_current_item_permissions_check: the caller's own passwords only, whoever asks.
+      permission: async (r) => {
+        if ((await userOf(r)) !== r.user?.id) {
+          throw denied(
+            r,
+            'rest_cannot_introspect_app_password_for_non_authenticated_user',
+            'The authenticated application password can only be introspected for the current user.',
+          );
+        }
+        return true;
+      },
+      callback: async (r) => {
+        const uuid = r.user?.appPassword;
+        if (!uuid) {
+          throw new RestError(
+            'rest_no_authenticated_app_password',
+            'Cannot introspect application password.',
+            404,
+          );
+        }
+        const item = await findAppPassword(kit.db, await userOf(r), uuid);
+        if (!item) {
+          // Deleted since the request authenticated (WordPress answers 500 here; nothing failed).
+          throw new RestError(
+            'rest_application_password_not_found',
+            'Application password not found.',
+            404,
+          );
+        }
+        return present(item, r.get<Context>('context'));
       },
     },
     { schema: () => SCHEMA },

@@ -5,17 +5,20 @@ import { ROLE_CAPABILITIES, SITE_ROLES } from '../../content/site-roles.js';
 import { gmtDate } from '../../content/site-dates.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
+import { registerUserWriteEndpoints } from './user-writes-controller.js';
+import { SITE_LOCALE, USER_SCHEMA } from './user-schema.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
+import type { SiteUrls } from '../site-urls.js';
 import {
+  buildPhpQuery,
   collectionArgs,
   collectionResponse,
   type Context,
   contextArg,
   denied,
   filterByContext,
-  resourceSchema,
 } from './rest-helpers.js';
 
 /** The REST post types with authors (WordPress's `who=authors` looks at these). */
@@ -25,71 +28,40 @@ const AUTHOR_ROLES = SITE_ROLES.filter((role) =>
   AUTHORED_TYPES.some((t) => ROLE_CAPABILITIES[role].has(t.caps.edit)),
 );
 
-const VEE = ['embed', 'view', 'edit'] as const;
-const E = ['edit'] as const;
+/** The request as if it asked for `page` (its parameters copied; the request itself unchanged). */
+function withPage(request: RestRequest, page: number): RestRequest {
+  const copy = Object.create(request) as RestRequest;
+  copy.params = { ...request.params, page };
+  return copy;
+}
 
-const USER_SCHEMA = resourceSchema('user', {
-  id: {
-    description: 'Unique identifier for the user.',
-    type: 'integer',
-    context: VEE,
-    readonly: true,
-  },
-  username: { description: 'Login name for the user.', type: 'string', context: E },
-  name: { description: 'Display name for the user.', type: 'string', context: VEE },
-  first_name: { description: 'First name for the user.', type: 'string', context: E },
-  last_name: { description: 'Last name for the user.', type: 'string', context: E },
-  email: {
-    description: 'The email address for the user.',
-    type: 'string',
-    format: 'email',
-    context: E,
-  },
-  url: { description: 'URL of the user.', type: 'string', format: 'uri', context: VEE },
-  description: { description: 'Description of the user.', type: 'string', context: VEE },
-  link: {
-    description: 'Author URL of the user.',
-    type: 'string',
-    format: 'uri',
-    context: VEE,
-    readonly: true,
-  },
-  locale: { description: 'Locale for the user.', type: 'string', context: E },
-  nickname: { description: 'The nickname for the user.', type: 'string', context: E },
-  slug: { description: 'An alphanumeric identifier for the user.', type: 'string', context: VEE },
-  registered_date: {
-    description: 'Registration date for the user.',
-    type: 'string',
-    format: 'date-time',
-    context: E,
-    readonly: true,
-  },
-  roles: {
-    description: 'Roles assigned to the user.',
-    type: 'array',
-    items: { type: 'string' },
-    context: E,
-  },
-  capabilities: {
-    description: 'All capabilities assigned to the user.',
-    type: 'object',
-    context: E,
-    readonly: true,
-  },
-  extra_capabilities: {
-    description: 'Any extra capabilities assigned to the user.',
-    type: 'object',
-    context: E,
-    readonly: true,
-  },
-  avatar_urls: {
-    description: 'Avatar URLs for the user.',
-    type: 'object',
-    context: VEE,
-    readonly: true,
-  },
-  meta: { description: 'Meta fields.', type: 'object', context: ['view', 'edit'] },
-});
+/**
+ * The roles a list keeps: `who=authors`'s and those holding one of `capabilities` (a role's
+ * capabilities, or its own name, as WordPress's capability__in reads them); undefined = any.
+ */
+function holdingRoles(
+  authors: readonly string[] | undefined,
+  capabilities: string[] | undefined,
+): readonly string[] | undefined {
+  if (!capabilities?.length) return authors;
+  const holding = SITE_ROLES.filter(
+    (role) =>
+      (authors === undefined || authors.includes(role)) &&
+      capabilities.some((cap) => cap === role || ROLE_CAPABILITIES[role].has(cap)),
+  );
+  return holding;
+}
+
+/** The URL of `page` of the list `request` asked for, its query as sanitised (as collectionResponse). */
+function pageUrl(request: RestRequest, urls: SiteUrls, page: number): string {
+  const query: Record<string, unknown> = { ...request.query };
+  for (const key of Object.keys(query)) {
+    const value = request.params[key];
+    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
+  }
+  delete query.rest_route;
+  return `${urls.rest(request.path)}?${buildPhpQuery({ ...query, page })}`;
+}
 
 /**
  * WP_REST_Users_Controller, read side: /users (anonymous callers see authors of published
@@ -98,20 +70,22 @@ const USER_SCHEMA = resourceSchema('user', {
  */
 export function registerUsersRoutes(kit: SiteKit): void {
   const present = (a: SiteAccount, context: Context): Record<string, unknown> => {
-    const hash = createHash('md5').update(a.username.toLowerCase()).digest('hex');
+    const hash = createHash('md5')
+      .update((a.email ?? a.username).trim().toLowerCase())
+      .digest('hex');
     const data = {
       id: a.id,
       username: a.username,
-      name: a.username,
-      first_name: '',
-      last_name: '',
-      email: '',
-      url: '',
-      description: '',
+      name: a.profile.displayName,
+      first_name: a.profile.firstName,
+      last_name: a.profile.lastName,
+      email: a.email ?? '',
+      url: a.profile.url,
+      description: a.profile.description,
       // get_author_posts_url with pretty permalinks.
       link: kit.urls.page(`/author/${encodeURIComponent(a.username.toLowerCase())}/`),
-      locale: 'zh_CN',
-      nickname: a.username,
+      locale: a.profile.locale || SITE_LOCALE,
+      nickname: a.profile.nickname,
       slug: a.username.toLowerCase(),
       registered_date: `${gmtDate(a.registeredAt)}+00:00`,
       roles: [a.role],
@@ -126,7 +100,7 @@ export function registerUsersRoutes(kit: SiteKit): void {
           `https://secure.gravatar.com/avatar/${hash}?s=${s}&d=mm&r=g`,
         ]),
       ),
-      meta: [],
+      meta: { persisted_preferences: a.profile.meta.persisted_preferences ?? {} },
     };
     const out = filterByContext(data, USER_SCHEMA, context);
     out._links = {
@@ -184,6 +158,12 @@ export function registerUsersRoutes(kit: SiteKit): void {
       type: 'array',
       items: { type: 'string' },
     },
+    capabilities: {
+      description:
+        'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.',
+      type: 'array',
+      items: { type: 'string' },
+    },
     who: {
       description: 'Limit result set to users who are considered authors.',
       type: 'string',
@@ -208,6 +188,13 @@ export function registerUsersRoutes(kit: SiteKit): void {
             r,
             'rest_user_cannot_view',
             'Sorry, you are not allowed to filter users by role.',
+          );
+        }
+        if (r.has('capabilities') && !r.can('list_users')) {
+          throw denied(
+            r,
+            'rest_user_cannot_view',
+            'Sorry, you are not allowed to filter users by capability.',
           );
         }
         if (r.get('context') === 'edit' && !r.can('list_users')) {
@@ -243,7 +230,10 @@ export function registerUsersRoutes(kit: SiteKit): void {
           exclude: r.get<number[]>('exclude'),
           search: r.get<string | undefined>('search') || undefined,
           roles: r.get<string[] | undefined>('roles'),
-          anyRoleOf: r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
+          anyRoleOf: holdingRoles(
+            r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,
+            r.get<string[] | undefined>('capabilities'),
+          ),
           // In the query, so that the total counts what is listed.
           slugs: r.get<string[] | undefined>('slug'),
           // who=authors replaces the published-posts limit (its permission check comes first).
@@ -263,17 +253,36 @@ export function registerUsersRoutes(kit: SiteKit): void {
           // WP_User_Query: a given offset replaces the page's start.
           offset: r.get<number | undefined>('offset') ?? (page - 1) * perPage,
         });
-        return collectionResponse(
-          r,
-          kit.urls,
-          items.map((a) => present(a, r.get<Context>('context'))),
-          total,
-          perPage,
-          'rest_user_invalid_page_number',
-        );
+        const data = items.map((a) => present(a, r.get<Context>('context')));
+        const offset = r.get<number | undefined>('offset');
+        if (!offset) {
+          return collectionResponse(
+            r,
+            kit.urls,
+            data,
+            total,
+            perPage,
+            'rest_user_invalid_page_number',
+          );
+        }
+        // WordPress counts the page from a given offset (ceil(offset / per_page) + 1) for its
+        // prev/next links, and refuses no page past the end then.
+        const response = collectionResponse(withPage(r, 1), kit.urls, data, total, perPage);
+        delete response.headers.Link;
+        const offsetPage = Math.ceil(offset / perPage + 1);
+        const maxPages = Math.ceil(total / perPage);
+        const links: string[] = [];
+        if (offsetPage > 1) {
+          links.push(`<${pageUrl(r, kit.urls, Math.min(offsetPage - 1, maxPages))}>; rel="prev"`);
+        }
+        if (maxPages > offsetPage) {
+          links.push(`<${pageUrl(r, kit.urls, offsetPage + 1)}>; rel="next"`);
+        }
+        if (links.length > 0) response.headers.Link = links.join(', ');
+        return response;
       },
     },
-    { schema: () => USER_SCHEMA, allowBatch: true },
+    { schema: () => USER_SCHEMA },
   );
   kit.rest.register(
     'wp/v2',
@@ -287,7 +296,7 @@ export function registerUsersRoutes(kit: SiteKit): void {
       permission: async (r) => itemPermission(r, await accountOf(r)),
       callback: async (r) => present(await accountOf(r), r.get<Context>('context')),
     },
-    { schema: () => USER_SCHEMA, allowBatch: true },
+    { schema: () => USER_SCHEMA },
   );
   kit.rest.register(
     'wp/v2',
@@ -305,4 +314,5 @@ export function registerUsersRoutes(kit: SiteKit): void {
     },
     { schema: () => USER_SCHEMA },
   );
+  registerUserWriteEndpoints(kit, USER_SCHEMA, present);
 }

@@ -57,4 +57,24 @@ describe('users controller: who may list whom, and how', () => {
     expect(r.body.map((u: { slug: string }) => u.slug)).toEqual(['author']);
     expect(r.headers['x-wp-total']).toBe('1');
   });
+
+  it('GET /wp/v2/users?offset=N counts the page from the offset for its Link rels (WordPress)', async () => {
+    // rel and page of the prev/next links (the API root's link left out).
+    const links = (r: { headers: Record<string, unknown> }) =>
+      [r.headers.link ?? []]
+        .flat()
+        .flatMap((l) => String(l).split(/,\s*(?=<)/))
+        .filter((l) => /rel="(prev|next)"/.test(l))
+        .map((l) => `${/rel="(\w+)"/.exec(l)![1]}:${/[?&]page=(\d+)/.exec(l)![1]}`);
+    const anon = await site.call('GET', '/wp-json/wp/v2/users?offset=1');
+    expect([anon.status, links(anon)]).toEqual([200, ['prev:1']]);
+    const mid = await site.call('GET', '/wp-json/wp/v2/users?per_page=1&offset=1', { auth: admin });
+    expect(mid.headers['x-wp-total']).toBe('4');
+    expect(links(mid)).toEqual(['prev:1', 'next:3']);
+    // Past the end: no refusal, prev names the last page.
+    const past = await site.call('GET', '/wp-json/wp/v2/users?per_page=2&offset=9', {
+      auth: admin,
+    });
+    expect([past.status, past.body, links(past)]).toEqual([200, [], ['prev:2']]);
+  });
 });

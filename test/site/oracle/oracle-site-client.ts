@@ -16,14 +16,15 @@ export async function createOracleUsers(db: Db): Promise<OracleUsers> {
   const users = {} as OracleUsers;
   for (const role of ORACLE_ROLES) {
     const username = usernameOf(role);
+    const email = `${username}@oracle.test`;
     const r = await db.query<{ id: string }>(
-      `INSERT INTO users (username, password_hash) VALUES ($1, 'not-a-hash') RETURNING id`,
-      [username],
+      `INSERT INTO users (username, email, password_hash) VALUES ($1, $2, 'not-a-hash') RETURNING id`,
+      [username, email],
     );
     const id = Number(r.rows[0]!.id);
     await setSiteRole(db, id, role);
     const { password } = await createAppPassword(db, { userId: id, name: 'oracle' });
-    users[role] = { username, email: `${username}@oracle.test`, password };
+    users[role] = { username, email, password };
   }
   return users;
 }

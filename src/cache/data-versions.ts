@@ -76,10 +76,12 @@ export async function readDataVersions(
     names.push(tag.slice(0, at));
     keys.push(Number(tag.slice(at + 1)));
   }
+  // Names times keys: a superset of the pairs asked for (a few rows), found by the primary key
+  // with the simplest plan; pairs not asked for are read and not used.
   const r = await db.query<{ name: string; key: string; version: string }>(
-    `SELECT name, key, v.version FROM unnest($1::text[], $2::bigint[]) AS w (name, key)
-       JOIN data_versions v USING (name, key)`,
-    [names, keys],
+    `SELECT name, key, version FROM data_versions
+      WHERE name = ANY ($1::text[]) AND key = ANY ($2::bigint[])`,
+    [[...new Set(names)], [...new Set(keys)]],
   );
   const versions = new Map<string, number>();
   for (const row of r.rows) versions.set(`${row.name}:${row.key}`, Number(row.version));

@@ -186,7 +186,10 @@ export const historySuite: BenchSuite = {
           name: `station timetable, ${HUB_TRAINS} trains, board read again each time`,
           paths: boardPages,
           items: () => limit,
-          before: () => bench.db.query('UPDATE timetable_changes SET version = version + 1'),
+          before: () =>
+            bench.db.query(
+              `UPDATE data_versions SET version = version + 1 WHERE name = 'timetables'`,
+            ),
         },
       );
 

@@ -10,8 +10,9 @@ import type { Logger } from '../log/logger.js';
 import { createQuotaStore } from '../quota/create-quota-store.js';
 import { quotaCostsFromConfig } from '../quota/quota-costs.js';
 import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-store.js';
-import { pageCacheOf } from '../records/page-cache.js';
-import { PreparedAnswers } from './prepared-answers.js';
+import { ByteCache } from '../cache/byte-cache.js';
+import { DataVersionReader } from '../cache/data-versions.js';
+import { PageCache } from './page-cache.js';
 import { errorEnvelopeOf } from './envelope.js';
 import { registerCors } from './cors.js';
 import { accountPages } from '../account-pages/account-pages.js';
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
     clock,
+    // One version reader and one bounded byte cache for every cached route of this app.
+    pages: new PageCache(new DataVersionReader(db), new ByteCache()),
     circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
   };
 
@@ -142,19 +145,16 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await registerCors(app);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
-  const pages = pageCacheOf(db);
   // Who calls and what it may do, for every /api/v2 route registered after it (v2-edge.ts).
   await app.register(v2Edge, {
     config,
     store,
     clock,
     credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
-    prepared: new PreparedAnswers(pages),
   });
-  // Leases go back to the shared buckets; the version feed's listener closes.
+  // Leases go back to the shared buckets.
   app.addHook('onClose', async () => {
     await store.close?.();
-    await pages.closeFeed();
   });
   app.setErrorHandler(answerError);
 

@@ -95,8 +95,8 @@ function corsOptionsOf(url: string): FastifyCorsOptions {
 
 /**
  * Registers @fastify/cors on the whole app (its onRequest hook answers preflights before any
- * authentication). Register it before the v2 edge, so that its headers are set when the edge
- * answers a request in its own first hook (prepared answers).
+ * authentication). Register it before the v2 edge, so that its headers are set on every answer
+ * the edge gives, refusals included.
  */
 export async function registerCors(app: ApiApp): Promise<void> {
   await app.register(fastifyCors, {

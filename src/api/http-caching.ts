@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 /**
  * HTTP caching of v2 reads (docs/stale-days-and-caching.md).
  *
- * - ETag: strong, a digest of the answer's `data` as served (a kept page's bytes: page-cache.ts
- *   renders a page once per version of what it shows, so the tag follows those versions; the
- *   CSV's own SHA-256 for an export). The meta (quota) is not part of it: it is the request's,
+ * - ETag: strong, a digest of the answer's `data` as served (for a kept page, of its key and the
+ *   data version of what it shows: page-cache.ts, so the tag follows those versions; the CSV's
+ *   own SHA-256 for an export). The meta (quota) is not part of it: it is the request's,
  *   not the resource's. So a rebuild that changes a day changes the tag of every page showing
  *   it in every API process as soon as the page is rendered at the new version, and a rebuild
  *   that changes nothing keeps it.

@@ -7,8 +7,8 @@ const NONE: readonly ReferenceModel[] = Object.freeze([]);
 
 /**
  * Trains' reference models (readReferenceModels) kept while train_reference_models does not
- * change: the caller passes the version it read first (`reference_model_changes`, bumped by a
- * statement trigger in the refresh's own transaction, migration 016), and a new version drops
+ * change: the caller passes the version it read first (data version 'reference_models', moved
+ * by a trigger in the refresh's own transaction, migration 028), and a new version drops
  * everything kept. So models are never older than the version the request read, as with the
  * station boards they are served beside (station-board-cache.ts). Bounded: the least recently
  * used numbers go first past `maxCodes` (default 50,000: every number of the network, twice).

@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { QuotaCosts } from '../quota/quota-costs.js';
 import type { Clock } from '../quota/quota-store.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
+import type { PageCache } from './page-cache.js';
 import type { TimetableSummaryCache } from './timetable-summary-cache.js';
 import type { TrainCirculationProvider } from './train-circulation-schema.js';
 
@@ -20,6 +21,8 @@ export interface ApiServices {
   emuCodes: EmuCodeCache;
   timetables: TimetableSummaryCache;
   clock: Clock;
+  /** Rendered pages kept under the data version they show (page-cache.ts). */
+  pages: PageCache;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
 }

@@ -28,12 +28,6 @@ import {
   type ApiMeta,
   type ErrorEnvelope,
 } from './envelope.js';
-import {
-  answerPrepared,
-  type PreparedAnswerContext,
-  type PreparedAnswers,
-} from './prepared-answers.js';
-import type { PageVersionKey } from '../records/page-versions.js';
 import { RequestQuota, type RequestQuotaRules } from './request-quota.js';
 import {
   cacheControl,
@@ -144,8 +138,6 @@ export interface V2EdgeOptions {
   store: QuotaStore;
   credentials: CredentialCache;
   clock: Clock;
-  /** URLs answered from kept pages, answered again in the first hook (prepared-answers.ts). */
-  prepared?: PreparedAnswers;
 }
 
 /** One v2 operation's route: method, URL pattern and its config. */
@@ -336,9 +328,7 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
  * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
  * sends the success envelope around it. The data must match the route's 200 data schema. Bytes are
- * sent as one buffer copied from the page's own (no text is encoded per request). A page of the
- * page cache (`prepared`) is remembered for the request's URL, so that the next request of that
- * URL can be answered by the edge straight from the cache (prepared-answers.ts).
+ * sent as one buffer copied from the page's own (no text is encoded per request).
  */
 export async function sendDataJson(
   request: FastifyRequest,
@@ -346,7 +336,6 @@ export async function sendDataJson(
   data: string | Buffer,
   options: {
     records?: number;
-    prepared?: { pageKey: string; depends: PageVersionKey };
     /** The data's strong entity tag, when known (a kept page's): not digested again. */
     etag?: string;
   } = {},
@@ -356,22 +345,6 @@ export async function sendDataJson(
   const meta = await quotaOf(request).meta();
   reply.header('content-type', 'application/json; charset=utf-8');
   if (typeof data === 'string') return reply.send(dataEnvelopeJson(meta, data));
-  const rule = request.routeOptions.config.v2?.cost;
-  if (options.prepared && rule && request.method === 'GET') {
-    const records = options.records ?? 0;
-    const least = quotaOf(request).minCost;
-    const costs =
-      'perRecord' in rule
-        ? {
-            reserve: Math.max(least, rule.perRecord.of(rule.reserveRecords(request))),
-            cost: Math.max(least, rule.perRecord.of(records)),
-          }
-        : 'fixed' in rule
-          ? { reserve: Math.max(least, rule.fixed.of()), cost: Math.max(least, rule.fixed.of()) }
-          : undefined;
-    if (costs)
-      optionsOf(request).prepared?.remember(request.url, { ...options.prepared, ...costs });
-  }
   return reply.send(dataEnvelopeBytes(meta, data));
 }
 
@@ -536,26 +509,11 @@ async function edge(app: FastifyInstance, options: V2EdgeOptions): Promise<void>
     }
   });
 
-  const prepared: PreparedAnswerContext | undefined = options.prepared && {
-    prepared: options.prepared,
-    credentials,
-    store: options.store,
-    bucketOf: (caller) => bucketOf(caller, options.config, options.clock),
-    callerNow(request) {
-      const sent = secretOf(request);
-      if (!sent) return anonymousCaller(clientAddress(request));
-      const result = credentials.peek(sent.secret, request.raw.socket);
-      return result?.ok ? credentialCaller(request, result, sent.via) : undefined;
-    },
-  };
-
   // A callback, not a promise: most requests carry no credential and leave at once.
   app.addHook('onRequest', (request, reply, done) => {
     if (!isV2(request)) return done();
     const v2 = request.routeOptions.config.v2;
     if (v2?.auth === 'none') return done();
-    // Answered from a kept page at once: the hook chain ends here (no done()).
-    if (prepared && answerPrepared(request, reply, prepared)) return;
     const sent = secretOf(request);
     if (!sent) return done();
     credentials.authenticate(sent.secret, request.raw.socket).then((result) => {

@@ -7,8 +7,7 @@
  * transaction that had committed when it asked, in this process or any other: what makes a
  * version read per request exact while costing far less than one query per request.
  *
- * Used by the API's page versions (src/records/page-versions.ts) and the site's content version
- * (src/site/cache/site-content-version.ts).
+ * Used by the one reader of data versions (src/cache/data-versions.ts), for the API and the site.
  */
 export class ReadsBegunAfter<Key, Result> {
   private waiting: Batch<Key, Result> | undefined;

@@ -3,8 +3,6 @@ import { assertServiceDay } from '../time/service-day.js';
 import { coverageInForceSql } from '../timetables/timetable-lookup.js';
 import { dayBuildInputs, saveDayBuildState } from './day-build-inputs.js';
 import { daySightingsSql, movedSightings } from './day-sightings.js';
-import { ChangeNotice } from './page-version-notices.js';
-import { recordsVersionKey } from './page-versions.js';
 import { clearStaleDay, readStaleMark } from './stale-days.js';
 
 /**
@@ -73,7 +71,7 @@ export interface BuildResult {
   /**
    * Milliseconds spent in each phase, in order: lock, moved, inputs, then for a day that had
    * records wanted, delete, update, insert, and for one that had none wanted+insert (one
-   * statement), then save and announce. A skipped build stops after inputs.
+   * statement), then save. A skipped build stops after inputs.
    */
   phases: Record<string, number>;
 }
@@ -255,15 +253,7 @@ export async function buildDailyRecords(
 ): Promise<BuildResult> {
   assertServiceDay(serviceDay);
   const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
-  // The change is announced before it can commit, so that API processes never serve a page of
-  // the day older than it (page-version-notices.ts); withdrawn if the build fails.
-  let notice: ChangeNotice | undefined;
-  try {
-    return await db.transaction((tx) => build(tx));
-  } catch (err) {
-    await notice?.withdraw();
-    throw err;
-  }
+  return db.transaction((tx) => build(tx));
 
   async function build(tx: Queryable): Promise<BuildResult> {
     const phases: Record<string, number> = {};
@@ -314,7 +304,6 @@ export async function buildDailyRecords(
         phases,
       };
     }
-    notice = ChangeNotice.announce(db, recordsVersionKey(serviceDay));
     // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
     // that runs in a fraction of the compile time; a day's candidates sort in memory.
     await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
@@ -345,9 +334,6 @@ export async function buildDailyRecords(
     );
     const staleCleared = await clearStale();
     phase('save');
-    // Waits, if need be, until the announcement has been out for its lead.
-    await notice.commitIn(tx, version, changed);
-    phase('announce');
     return { serviceDay, ...written, observations, skipped: false, version, staleCleared, phases };
   }
 }

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/db.js';
+import { readDataVersions } from '../cache/data-versions.js';
 import type { EmuEntry, SearchEntries, StationEntry, TrainEntry } from './search-index.js';
 
 /**
@@ -10,8 +11,8 @@ import type { EmuEntry, SearchEntries, StationEntry, TrainEntry } from './search
  * - stations: every station a timetable stops at; its bureau is the bureau most of the trains
  *   starting there belong to (timetables carry the train's bureau, not the station's), '' when
  *   no train starts there.
- * The versions are the existing ones: `timetable_changes` (bumped with every coverage change,
- * and new timetables always come with coverage) and `page_versions` 'emus' (migration 022).
+ * The versions are the data versions 'timetables' (moved with every coverage change, and new
+ * timetables always come with coverage) and 'emus' (migration 028).
  * Everything is read in one transaction, so the versions name exactly the rows read.
  */
 
@@ -22,12 +23,8 @@ export interface SearchVersions {
 
 /** The versions alone (one small statement): compared to decide whether to rebuild. */
 export async function readSearchVersions(db: Queryable): Promise<SearchVersions> {
-  const r = await db.query<{ timetables: string; emus: string | null }>(
-    `SELECT (SELECT version FROM timetable_changes) AS timetables,
-            (SELECT version FROM page_versions WHERE name = 'emus') AS emus`,
-  );
-  const row = r.rows[0];
-  return { timetables: Number(row?.timetables ?? 0), emus: Number(row?.emus ?? 0) };
+  const v = await readDataVersions(db, ['timetables:0', 'emus:0']);
+  return { timetables: v.get('timetables:0') ?? 0, emus: v.get('emus:0') ?? 0 };
 }
 
 export function sameVersions(a: SearchVersions, b: SearchVersions): boolean {

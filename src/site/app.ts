@@ -11,6 +11,9 @@ import { RestNonces } from './auth/rest-nonce.js';
 import { SiteAuthenticator } from './auth/site-authenticator.js';
 import { INVALID_JSON, registerRestEdge } from './http/rest-edge.js';
 import { SiteResponseCache } from './cache/site-response-cache.js';
+import { SiteContentVersionReader } from './cache/site-content-version.js';
+import { ByteCache } from '../cache/byte-cache.js';
+import { DataVersionReader } from '../cache/data-versions.js';
 import { registerBatchRoute } from './rest/batch-route.js';
 import { registerIndexRoutes } from './rest/index-routes.js';
 import { registerInputLimits, parseFormBody, parseJsonBody } from './http/input-limits.js';
@@ -100,7 +103,11 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     http,
     theme,
     auth,
-    responses: new SiteResponseCache(db, { logger }),
+    // One version reader and one bounded byte cache, made here and handed to the REST edge.
+    responses: new SiteResponseCache(
+      new SiteContentVersionReader(db, new DataVersionReader(db)),
+      new ByteCache(),
+    ),
   } as unknown as SiteKit;
   kit.pages = new SitePages(kit);
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { readDataVersion, readDataVersions } from '../cache/data-versions.js';
 import { EmutrackError } from '../errors/emutrack-error.js';
 
 /**
@@ -196,30 +197,28 @@ async function stationCallTime(
 }
 
 /**
- * A number that changes whenever timetable coverage does (timetable_changes, kept by a
- * statement trigger on timetable_coverage, migration 004): a board built while it read N is
+ * A number that changes whenever timetable coverage does (data version 'timetables', moved by
+ * the trigger on timetable_coverage, migration 028): a board built while it read N is
  * still right while it reads N. New timetables always come with coverage, and contents never
  * change, so coverage is all a board depends on.
  */
 export async function timetableChangeVersion(db: Queryable): Promise<number> {
-  const r = await db.query<{ version: number }>('SELECT version FROM timetable_changes');
-  return Number(r.rows[0]?.version ?? 0);
+  return readDataVersion(db, { name: 'timetables' });
 }
 
 /**
  * What a board page shows depends on two versions: timetableChangeVersion (the coverage) and
- * that of trains' reference models (reference_model_changes, bumped by a statement trigger on
- * train_reference_models, migration 016). Both read in one statement.
+ * that of trains' reference models (data version 'reference_models', moved by the trigger on
+ * train_reference_models, migration 028). Both read in one statement.
  */
 export async function stationBoardVersions(
   db: Queryable,
 ): Promise<{ timetables: number; referenceModels: number }> {
-  const r = await db.query<{ timetables: string; models: string }>(
-    `SELECT t.version AS timetables, m.version AS models
-       FROM timetable_changes t CROSS JOIN reference_model_changes m`,
-  );
-  const row = r.rows[0];
-  return { timetables: Number(row?.timetables ?? 0), referenceModels: Number(row?.models ?? 0) };
+  const v = await readDataVersions(db, ['timetables:0', 'reference_models:0']);
+  return {
+    timetables: v.get('timetables:0') ?? 0,
+    referenceModels: v.get('reference_models:0') ?? 0,
+  };
 }
 
 /** Whether any timetable, of any day, stops at the station. */

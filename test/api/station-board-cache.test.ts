@@ -92,7 +92,7 @@ describe('StationBoardCache', () => {
     const cache = new StationBoardCache(counted, { maxCalls: 1 });
     await cache.board('东站', DAY);
     await cache.board('西站', DAY);
-    await db.query('UPDATE timetable_changes SET version = version + 1');
+    await db.query(`UPDATE data_versions SET version = version + 1 WHERE name = 'timetables'`);
     await cache.board('东站', DAY);
     expect(seen.calls).toHaveLength(3);
     expect((await cache.board('东站', DAY)).map((e) => e.trainCode)).toEqual(['D1']);

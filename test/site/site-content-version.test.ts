@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DataVersionReader } from '../../src/cache/data-versions.js';
 import type { Queryable, QueryResult } from '../../src/db/db.js';
 import {
   SiteContentVersionReader,
@@ -20,7 +21,11 @@ class HeldDb implements Queryable {
     const seen = this.committed;
     return new Promise((resolve) => {
       this.held.push(() =>
-        resolve({ rows: [{ base: String(seen), pending: '0', next: null }] as R[], rowCount: 1 }),
+        resolve({
+          // What both queries read: the data version's row, and the version with the schedule.
+          rows: [{ name: 'site_content', key: '0', version: String(seen), next: null }] as R[],
+          rowCount: 1,
+        }),
       );
     });
   }
@@ -51,7 +56,10 @@ async function answerAll(db: HeldDb): Promise<void> {
 describe('site content version reader', () => {
   it('answers a request that arrived after a commit from a read begun after it, never from the read already running', async () => {
     const db = new HeldDb();
-    const reader = new SiteContentVersionReader(db, { maxConcurrentReads: 1 });
+    const reader = new SiteContentVersionReader(
+      db,
+      new DataVersionReader(db, { maxConcurrentReads: 1 }),
+    );
     const warm = reader.read();
     await answerAll(db);
     expect((await warm).version).toBe(0);
@@ -77,7 +85,7 @@ describe('site content version reader', () => {
 
   it('starts a second read for a request that arrived after a commit while one read runs (default: 4 in flight)', async () => {
     const db = new HeldDb();
-    const reader = new SiteContentVersionReader(db);
+    const reader = new SiteContentVersionReader(db, new DataVersionReader(db));
     const warm = reader.read();
     await answerAll(db);
     await warm;
@@ -94,7 +102,7 @@ describe('site content version reader', () => {
 
   it('lets every request of one turn share one query', async () => {
     const db = new HeldDb();
-    const reader = new SiteContentVersionReader(db);
+    const reader = new SiteContentVersionReader(db, new DataVersionReader(db));
     const reads = Array.from({ length: 10 }, () => reader.read());
     await answerAll(db);
     const states = await Promise.all(reads);

@@ -3,7 +3,6 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Queryable } from '../../db/db.js';
 import { dailyExportIndex } from '../../exports/daily-export-csv.js';
-import { pageCacheOf } from '../../records/page-cache.js';
 import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { cacheControl, CACHE_SECONDS, etagMatches, NOT_MODIFIED_COST } from '../http-caching.js';
@@ -103,10 +102,10 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           `${missing} is required when ${missing === 'year' ? 'month' : 'year'} is given (or omit both for the latest month)`,
         );
       }
-      // Rendered once per change of the days listed (page_versions 'exports', page-cache.ts).
-      const page = await pageCacheOf(db).page(
+      // Rendered once per change of the days listed (data version 'exports', page-cache.ts).
+      const page = await services.pages.page(
         `exports-index:${year ?? ''}:${month ?? ''}`,
-        'exports',
+        { name: 'exports' },
         async () => {
           const index = await dailyExportIndex(db, year, month);
           const data = {

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { pageCacheOf } from '../../records/page-cache.js';
-import { recordsVersionKey } from '../../records/page-versions.js';
-import { serviceDayFromYmd, ymdOfServiceDay } from '../../time/service-day.js';
+import { recordsVersion } from '../../cache/data-versions.js';
+import { ymdOfServiceDay } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { dailyRecordsDataJson, recordItems } from '../daily-records-json.js';
 import { dailyRecordsPage } from '../daily-records-page.js';
@@ -12,27 +10,12 @@ import { dailyRecordsDataSchema } from '../schemas.js';
 import type { RouteOptions } from '../services.js';
 import { queryLimit, sendDataJson } from '../v2-edge.js';
 
-/** Version reads begun before validation, by request (see preValidation below). */
-const versionReads = new WeakMap<FastifyRequest, { day: number; version: Promise<number> }>();
-
-/** The service day the raw query names, or undefined (validation will say what is wrong). */
-function rawServiceDay(query: unknown): number | undefined {
-  const date = (query as { date?: unknown } | undefined)?.date;
-  if (typeof date !== 'string' || !/^\d{8}$/.test(date)) return undefined;
-  try {
-    return serviceDayFromYmd(date);
-  } catch {
-    return undefined;
-  }
-}
-
 /** GET /api/v2/records/daily: one page of a service day's records. */
 export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
-  const { config, db, costs, emuCodes, timetables } = services;
-  const pages = pageCacheOf(db);
+  const { config, db, costs, emuCodes, timetables, pages } = services;
   app.get(
     '/api/v2/records/daily',
     {
@@ -46,12 +29,6 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           cost: { perRecord: costs.recordsDaily, reserveRecords: queryLimit },
           cache: 'days',
         },
-      },
-      // The day's version is read while the edge checks the quota (preHandler), not after it.
-      preValidation: async (request) => {
-        const day = rawServiceDay(request.query);
-        if (day !== undefined)
-          versionReads.set(request, { day, version: pages.version(recordsVersionKey(day)) });
       },
       schema: {
         querystring: z.object({
@@ -70,40 +47,33 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           `cursor ${JSON.stringify(cursor.text)} belongs to service day ${cursor.serviceDay}, not to date ${ymdOfServiceDay(serviceDay)} (service day ${serviceDay})`,
         );
       }
-      // A page is rendered once per version of its day (page-cache.ts): the build bumps it in
+      // A page is rendered once per version of its day (page-cache.ts): the build moves it in
       // the transaction that changes the day, so a kept page is never stale.
-      const early = versionReads.get(request);
       const pageKey = `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`;
-      const page = await pages.page(
-        pageKey,
-        recordsVersionKey(serviceDay),
-        async () => {
-          const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
-          const items = recordItems(serviceDay, lines);
-          await emuCodes.load(items.map((item) => item.emuId));
-          const timetableIds = items.flatMap((item) =>
-            item.timetableId === null ? [] : [item.timetableId],
-          );
-          if (timetableIds.length > 0) await timetables.load(timetableIds);
-          const last = items[items.length - 1];
-          const json = dailyRecordsDataJson(
-            {
-              serviceDay,
-              cursor: cursor?.text ?? '',
-              limit,
-              nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
-              items,
-            },
-            { emuCodes, timetables },
-          );
-          return { body: json, records: items.length };
-        },
-        early?.day === serviceDay ? early.version : undefined,
-      );
+      const page = await pages.page(pageKey, recordsVersion(serviceDay), async () => {
+        const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
+        const items = recordItems(serviceDay, lines);
+        await emuCodes.load(items.map((item) => item.emuId));
+        const timetableIds = items.flatMap((item) =>
+          item.timetableId === null ? [] : [item.timetableId],
+        );
+        if (timetableIds.length > 0) await timetables.load(timetableIds);
+        const last = items[items.length - 1];
+        const json = dailyRecordsDataJson(
+          {
+            serviceDay,
+            cursor: cursor?.text ?? '',
+            limit,
+            nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
+            items,
+          },
+          { emuCodes, timetables },
+        );
+        return { body: json, records: items.length };
+      });
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
       return sendDataJson(request, reply, page.bytes, {
         records: page.records,
-        prepared: { pageKey, depends: recordsVersionKey(serviceDay) },
         etag: page.etag,
       });
     },

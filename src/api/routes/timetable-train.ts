@@ -4,7 +4,6 @@ import {
   readReferenceModels,
   referenceModelsOfTrain,
 } from '../../records/read-reference-models.js';
-import { pageCacheOf } from '../../records/page-cache.js';
 import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../time/service-day.js';
 import {
   readTimetableCoverage,
@@ -245,10 +244,10 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
     },
     async (request, reply) => {
       const { trainCode } = request.params;
-      // Rendered once per change of timetable coverage (timetable_changes, page-cache.ts).
-      const page = await pageCacheOf(db).page(
+      // Rendered once per change of timetable coverage (data version 'timetables', page-cache.ts).
+      const page = await services.pages.page(
         `timetable-history:${trainCode}`,
-        'timetables',
+        { name: 'timetables' },
         async () => {
           const coverage = await readTimetableCoverage(db, trainCode);
           if (coverage.length === 0) {

@@ -1,13 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import type { Queryable } from '../../db/db.js';
-import type { Logger } from '../../log/logger.js';
-import { SiteContentVersionReader, type SiteContentState } from './site-content-version.js';
-
-export interface SiteResponseCacheOptions {
-  /** Size of response bodies kept (UTF-16 code units); least recently used go first. Default 32 MiB. */
-  maxBytes?: number;
-  logger?: Logger;
-}
+import type { ByteCache } from '../../cache/byte-cache.js';
+import type { SiteContentState, SiteContentVersionReader } from './site-content-version.js';
 
 /**
  * A REST response as sent: status, the headers the endpoint set, every header sent (the edge's
@@ -21,29 +13,19 @@ export interface PreparedResponse {
   body: string;
 }
 
-interface Entry extends PreparedResponse {
-  version: number;
-}
-
 /**
  * Prepared REST responses of the site, kept by what they show (the caller's identity class,
- * path and query) and served while the site content version they were rendered under is still
- * the current one and no scheduled item has come due since. The state is read per request
- * (coalesced, SiteContentVersionReader) before the response is rendered, so a kept response is
- * never older than the version it is kept under: after a writing transaction commits, the next
- * request renders afresh, in this process or any other.
+ * path and query) in the app's ByteCache under the site content version they were rendered at,
+ * served while that version is current and no scheduled item has come due since. The state is
+ * read per request (SiteContentVersionReader) before the response is rendered, so a kept
+ * response is never older than a commit that finished before its request began: after a writing
+ * transaction commits, the next request renders afresh, in this process or any other.
  */
 export class SiteResponseCache {
-  private readonly entries: LRUCache<string, Entry>;
-  private readonly reader: SiteContentVersionReader;
-
-  constructor(db: Queryable, options: SiteResponseCacheOptions = {}) {
-    this.reader = new SiteContentVersionReader(db, { logger: options.logger });
-    this.entries = new LRUCache<string, Entry>({
-      maxSize: options.maxBytes ?? 32 * 1024 * 1024,
-      sizeCalculation: (e) => Math.max(1, e.body.length + 2 * headerBytes(e.headers)),
-    });
-  }
+  constructor(
+    private readonly reader: SiteContentVersionReader,
+    private readonly cache: ByteCache,
+  ) {}
 
   /** The site's content state, read by a query that begins now. */
   state(): Promise<SiteContentState> {
@@ -57,21 +39,24 @@ export class SiteResponseCache {
 
   /** The response kept for `key` at `state`, if any. */
   get(key: string, state: SiteContentState): PreparedResponse | undefined {
-    const kept = this.entries.get(key);
-    return kept && kept.version === state.version ? kept : undefined;
+    return this.cache.get<PreparedResponse>(key, versionOf(state));
   }
 
-  /** Keeps a response rendered after `state` was read (never over one of a later version). */
+  /** Keeps a response rendered after `state` was read. */
   set(key: string, state: SiteContentState, response: PreparedResponse): void {
-    const now = this.entries.peek(key);
-    if (now && now.version > state.version) return;
-    this.entries.set(key, { ...response, version: state.version });
+    const bytes = Buffer.byteLength(response.body) + headerBytes(response.headers);
+    this.cache.set(key, versionOf(state), response, bytes);
   }
 
   /** Responses kept, and their size. */
   stats(): { responses: number; bytes: number } {
-    return { responses: this.entries.size, bytes: this.entries.calculatedSize };
+    const { entries, bytes } = this.cache.stats();
+    return { responses: entries, bytes };
   }
+}
+
+function versionOf(state: SiteContentState): string {
+  return `site_content:0@${state.version}`;
 }
 
 function headerBytes(headers: Record<string, string>): number {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createPostgresDb } from '../../src/db/postgres-db.js';
 import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
 import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { PageCache } from '../../src/records/page-cache.js';
-import { PageVersionReader, recordsVersionKey } from '../../src/records/page-versions.js';
+import { PageCache } from '../../src/api/page-cache.js';
+import { DataVersionReader, recordsVersion } from '../../src/cache/data-versions.js';
 import { serviceDayFromYmd } from '../../src/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
@@ -30,12 +30,12 @@ describe('page cache: kept pages follow the version the build bumps', () => {
     // A second "process": its own pool, its own cache.
     const other = createPostgresDb({ connectionString: t.current.url, max: 2 });
     try {
-      const here = new PageCache(t.current.db);
-      const there = new PageCache(other);
+      const here = new PageCache(new DataVersionReader(t.current.db));
+      const there = new PageCache(new DataVersionReader(other));
       let renders = 0;
       // The page as text, and whether it came from the cache.
       const get = async (cache: PageCache, db: typeof other) => {
-        const page = await cache.page(`records:${day}:first`, recordsVersionKey(day), () => {
+        const page = await cache.page(`records:${day}:first`, recordsVersion(day), () => {
           renders++;
           return renderDay(db, day).then((body) => ({ body, records: 1 }));
         });
@@ -73,22 +73,22 @@ describe('page cache: kept pages follow the version the build bumps', () => {
   });
 
   it('reads the export index and timetable versions, bumped in the writers’ transactions', async () => {
-    const reader = new PageVersionReader(t.current.db);
-    const exports0 = await reader.read('exports');
-    const timetables0 = await reader.read('timetables');
+    const reader = new DataVersionReader(t.current.db);
+    const exports0 = await reader.read({ name: 'exports' });
+    const timetables0 = await reader.read({ name: 'timetables' });
     const day = serviceDayFromYmd('20260801');
     await renderDailyExport(t.current.db, day);
-    expect(await reader.read('exports')).toBe(exports0 + 1);
+    expect(await reader.read({ name: 'exports' })).toBe(exports0 + 1);
     // The same day rendered again: its bytes may change, the index (the days listed) does not.
     await renderDailyExport(t.current.db, day);
-    expect(await reader.read('exports')).toBe(exports0 + 1);
+    expect(await reader.read({ name: 'exports' })).toBe(exports0 + 1);
     await ingestTimetableLines(t.current.db, [
       timetable('G90', '20260801', [
         ['Beijingnan', undefined, '08:00'],
         ['Tianjin', '08:30'],
       ]),
     ]);
-    expect(await reader.read('timetables')).toBeGreaterThan(timetables0);
+    expect(await reader.read({ name: 'timetables' })).toBeGreaterThan(timetables0);
   });
 
   it('coalesces concurrent reads into few queries, each begun after its request', async () => {
@@ -100,16 +100,16 @@ describe('page cache: kept pages follow the version the build bumps', () => {
       }) as typeof t.current.db.query,
       copyFrom: t.current.db.copyFrom.bind(t.current.db),
     };
-    const reader = new PageVersionReader(counting);
+    const reader = new DataVersionReader(counting, { maxConcurrentReads: 1 });
     const days = Array.from({ length: 50 }, (_, i) => serviceDayFromYmd('20260801') + (i % 5));
-    const versions = await Promise.all(days.map((d) => reader.read(recordsVersionKey(d))));
+    const versions = await Promise.all(days.map((d) => reader.read(recordsVersion(d))));
     expect(versions.every((v) => Number.isInteger(v))).toBe(true);
     // Asked for in one event-loop turn: one read, begun at the end of that turn, serves all 50.
     expect(queries).toBe(1);
     // A request that arrives while a read runs waits for the next read, begun after it arrived.
-    const first = reader.read(recordsVersionKey(days[0]!));
+    const first = reader.read(recordsVersion(days[0]!));
     await new Promise((resolve) => setImmediate(resolve));
-    const second = reader.read(recordsVersionKey(days[1]!));
+    const second = reader.read(recordsVersion(days[1]!));
     await Promise.all([first, second]);
     expect(queries).toBe(3);
   });

@@ -73,7 +73,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const { db, costs } = services;
 
   app.get(
-    '/api/v2/exports/daily',
+    '/exports/daily',
     {
       config: {
         v2: {
@@ -124,7 +124,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   );
 
   app.get(
-    '/api/v2/exports/daily/:date',
+    '/exports/daily/:date',
     {
       config: {
         v2: {

@@ -34,7 +34,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const { config, db, costs, emuCodes, timetables } = services;
   const pages = pageCacheOf(db);
   app.get(
-    '/api/v2/records/daily',
+    '/records/daily',
     {
       config: {
         v2: {

@@ -165,7 +165,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const params = z.object({ trainCode: trainCodePathParam() });
 
   app.get(
-    '/api/v2/timetable/train/:trainCode/current',
+    '/timetable/train/:trainCode/current',
     {
       config: {
         v2: {
@@ -227,7 +227,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   );
 
   app.get(
-    '/api/v2/timetable/train/:trainCode/history',
+    '/timetable/train/:trainCode/history',
     {
       config: {
         v2: {

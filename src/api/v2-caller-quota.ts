@@ -195,6 +195,19 @@ function authenticationError(result: Exclude<AuthenticationResult, { ok: true }>
   }
 }
 
+/**
+ * Sets the request's caller from the credential it sends: undefined (at once) when it sends
+ * none, else a promise that rejects with the refusal (401 invalid_api_key, 403 account_banned).
+ */
+export function identifyCaller(request: FastifyRequest, edge: V2Edge): Promise<void> | undefined {
+  const sent = secretOf(request, edge.config);
+  if (!sent) return undefined;
+  return edge.credentials.authenticate(sent.secret, request.raw.socket).then((result) => {
+    if (!result.ok) throw authenticationError(result);
+    request.emutrackCaller = credentialCaller(request, result, sent.via);
+  });
+}
+
 /** The scope, credential and issuer checks of an operation (preHandler, after validation). */
 function authorize(request: FastifyRequest): void {
   const v2 = request.routeOptions.config.v2!;
@@ -251,13 +264,9 @@ async function callerQuota(app: FastifyInstance, edge: V2Edge): Promise<void> {
   const authenticate: onRequestHookHandler = (request, reply: FastifyReply, done) => {
     // Answered from a kept page at once: the hook chain ends here (no done()).
     if (keptPages?.answered(request, reply)) return;
-    const sent = secretOf(request, config);
-    if (!sent) return done();
-    credentials.authenticate(sent.secret, request.raw.socket).then((result) => {
-      if (!result.ok) return done(authenticationError(result));
-      request.emutrackCaller = credentialCaller(request, result, sent.via);
-      done();
-    }, done);
+    const identifying = identifyCaller(request, edge);
+    if (!identifying) return done();
+    identifying.then(() => done(), done);
   };
 
   app.addHook('onRoute', (route) => {

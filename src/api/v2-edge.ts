@@ -6,7 +6,7 @@ import type { CredentialCache } from './caller.js';
 import { CallerBuckets, v2CallerQuota } from './v2-caller-quota.js';
 import { v2Operations, type V2Route } from './v2-operations.js';
 import type { PreparedAnswers } from './v2-prepared-answers-link.js';
-import { answerError, answerV2NotFound, v2Sending } from './v2-sending.js';
+import { answerV2Error, answerV2NotFound, v2Sending } from './v2-sending.js';
 
 /**
  * The API edge: the one place that decides who calls an /api/v2 operation, what it may do and
@@ -100,7 +100,7 @@ export interface V2ApiOptions {
  */
 export async function v2Api(scope: FastifyInstance, options: V2ApiOptions): Promise<void> {
   await scope.register(v2Edge, options.edge);
-  scope.setErrorHandler(answerError);
+  scope.setErrorHandler(answerV2Error);
   scope.setNotFoundHandler(answerV2NotFound);
   await options.operations(scope);
 }

@@ -29,7 +29,7 @@ import {
   strongEtag,
   type CacheClass,
 } from './http-caching.js';
-import { callerOf, edgeOf, quotaOf } from './v2-caller-quota.js';
+import { callerOf, edgeOf, identifyCaller, quotaOf } from './v2-caller-quota.js';
 import { prependRouteHook } from './v2-operations.js';
 import { rememberKeptPage, type KeptPageRef } from './v2-prepared-answers-link.js';
 
@@ -41,9 +41,11 @@ import { rememberKeptPage, type KeptPageRef } from './v2-prepared-answers-link.j
  *   in `{meta, data}`.
  * - onSend: `x-api-remain`, `x-api-cost` and `Retry-After` on every answer, 304s and binary
  *   bodies included; a cached read's ETag and Cache-Control, and its 304.
- * - answerError (the error handler): give back what a failed request held, answer `{meta, error}`
- *   with the quota headers; a request outside the v2 operations gets `{error}`.
- * - answerV2NotFound: an unknown operation under /api/v2, in the envelope, charged the minimum.
+ * - answerV2Error (the scope's error handler): give back what a failed request held, answer
+ *   `{meta, error}` with the quota headers (answerError: the same for a v2 operation, `{error}`
+ *   for any other route; answerFrameworkError: before routing, by URL).
+ * - answerV2NotFound: an unknown path under /api/v2, in the envelope, charged the minimum to
+ *   the caller its credential names.
  */
 
 /** Retry-After of a 503 `unavailable`: about how long a database restart or failover takes. */
@@ -205,6 +207,15 @@ export function answerError(
   return answer(error, request, reply, request.routeOptions.config?.v2 !== undefined);
 }
 
+/** The /api/v2 scope's error handler: every request there is a v2 one (its 404s included). */
+export function answerV2Error(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  return answer(error, request, reply, true);
+}
+
 /**
  * A failure before routing (Fastify's frameworkErrors: a malformed URL, an over-long path
  * parameter): there is no route to go by, so the URL decides whether it is a v2 request.
@@ -223,11 +234,15 @@ export function notFoundError(request: FastifyRequest): { code: string; message:
   return { code: 'not_found', message: `no operation ${request.method} ${path}` };
 }
 
-/** The /api/v2 scope's not-found handler: the envelope, with the quota. */
+/**
+ * The /api/v2 scope's not-found handler: the envelope, with the quota of the caller its
+ * credential names (a credential that does not hold is refused first, as on any operation).
+ */
 export async function answerV2NotFound(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  await identifyCaller(request, edgeOf(request));
   const quota = quotaOf(request);
   await quota.release(); // an unknown operation costs the minimum too (QUOTA_MIN_COST)
   const meta = await quota.meta();

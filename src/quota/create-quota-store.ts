@@ -47,7 +47,7 @@ export interface QuotaStoreDeps {
  *
  * The leases stay because the bench says so (`--only api`, issue 25, docs/performance.md): with
  * a Redis script for every take, the records route fell to 0.06-0.22x of the bare route from
- * 0.33-0.65x in the runs with them, since a request that cannot be decided at once waits for its
+ * 0.28-0.65x in the runs with them, since a request that cannot be decided at once waits for its
  * script (and the prepared answers, which need a store that decides at once, stop); without
  * the prepared answers the leases still double the rate (0.17x against 0.09x). The bearer key's
  * ratio to anonymous swung as much without leases (0.65-1.70x) as with them (0.29-1.48x) on the

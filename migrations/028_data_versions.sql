@@ -92,6 +92,8 @@ DROP TRIGGER site_terms_content_truncated ON site_terms;
 DROP TRIGGER site_terms_content_changed ON site_terms;
 DROP TRIGGER site_posts_content_truncated ON site_posts;
 DROP TRIGGER site_posts_content_changed ON site_posts;
+DROP TRIGGER site_user_profiles_content_truncated ON site_user_profiles;
+DROP TRIGGER site_user_profiles_content_changed ON site_user_profiles;
 DROP FUNCTION site_content_changed();
 DROP TABLE site_content_changes;
 DROP TABLE site_content_version;
@@ -150,8 +152,15 @@ CREATE CONSTRAINT TRIGGER site_content_version AFTER INSERT OR UPDATE OR DELETE 
 CREATE TRIGGER site_content_version_truncated AFTER TRUNCATE ON users
   FOR EACH STATEMENT EXECUTE FUNCTION bump_data_version('site_content');
 
+CREATE CONSTRAINT TRIGGER site_content_version AFTER INSERT OR UPDATE OR DELETE ON site_user_profiles
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_data_version('site_content');
+CREATE TRIGGER site_content_version_truncated AFTER TRUNCATE ON site_user_profiles
+  FOR EACH STATEMENT EXECUTE FUNCTION bump_data_version('site_content');
+
 -- Down Migration
 -- The old counters are not rebuilt: migrate down past 028 from a fresh database only.
+DROP TRIGGER site_content_version_truncated ON site_user_profiles;
+DROP TRIGGER site_content_version ON site_user_profiles;
 DROP TRIGGER site_content_version_truncated ON users;
 DROP TRIGGER site_content_version ON users;
 DROP TRIGGER site_content_version_truncated ON site_options;

@@ -13,7 +13,6 @@ import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-stor
 import { ByteCache } from '../cache/byte-cache.js';
 import { DataVersionReader } from '../cache/data-versions.js';
 import { PageCache } from './page-cache.js';
-import { errorEnvelopeOf } from './envelope.js';
 import { registerCors } from './cors.js';
 import { accountPages } from '../account-pages/account-pages.js';
 import { AccountPanels } from '../account-pages/account-panels.js';
@@ -46,10 +45,17 @@ import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
 import type { ApiApp, ApiServices } from './services.js';
-import { answerError, isV2, quotaOf, v2Edge } from './v2-edge.js';
+import {
+  answerError,
+  answerFrameworkError,
+  notFoundError,
+  V2Edge,
+  v2Api,
+  type V2ApiOptions,
+} from './v2-edge.js';
 import type { TrainCirculationProvider } from './train-circulation-schema.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
-import { registerOAuth } from './oauth/register-oauth.js';
+import { oauthOperations, registerOAuth } from './oauth/register-oauth.js';
 
 export type { ApiApp } from './services.js';
 
@@ -101,6 +107,13 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
   };
 
+  // Who calls and what it may do (v2-edge.ts): its state is this app's, made here.
+  const edge = new V2Edge({
+    config,
+    store,
+    clock,
+    credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
+  });
   const app = Fastify({
     // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
     loggerInstance: withRedactedRequestUrls(deps.logger),
@@ -113,14 +126,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     // Malformed URLs and over-long path parameters are refused before routing: same envelope.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      void answerError(error, request as FastifyRequest, reply as FastifyReply);
+      void answerFrameworkError(error, request as FastifyRequest, reply as FastifyReply);
     },
   });
   // CSP, frame refusal and nosniff for every page and answer (before any route: see the module).
   registerSecurityHeaders(app as unknown as FastifyInstance);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createFastSerializerCompiler());
-  // First: every answer carries it, those the edge gives from kept pages in its first hook too.
+  // First: every answer carries it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -145,55 +158,53 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await registerCors(app);
   // The account page's Development tab: other parts add panels (OAuth clients) when registered.
   app.decorate('accountPanels', new AccountPanels());
-  // Who calls and what it may do, for every /api/v2 route registered after it (v2-edge.ts).
-  await app.register(v2Edge, {
-    config,
-    store,
-    clock,
-    credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
-  });
+  // The app's edge, for what runs outside the /api/v2 scope: framework errors, OAuth's
+  // credentialsChanged, tests.
+  app.decorate('emutrackEdge', edge);
+  app.decorate('emutrackV2Routes', edge.routes);
   // Leases go back to the shared buckets.
   app.addHook('onClose', async () => {
     await store.close?.();
   });
   app.setErrorHandler(answerError);
 
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0]!.slice(0, 200);
-    const error = { code: 'not_found', message: `no operation ${request.method} ${path}` };
-    if (!isV2(request)) return reply.code(404).send({ error });
-    const quota = quotaOf(request);
-    await quota.release(); // an unknown operation costs the minimum too (QUOTA_MIN_COST)
-    return reply.code(404).send(errorEnvelopeOf(await quota.meta(), error));
-  });
+  // Outside /api/v2 (whose scope answers its own unknown paths in the envelope).
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send({ error: notFoundError(request) }),
+  );
 
   await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });
   await registerOpenApi(app);
   registerHealth(app, { db, redis: deps.redis });
   const routes = { services };
-  await app.register(recordsDailyRoutes, routes);
-  await app.register(recordChangesRoutes, routes);
-  await app.register(exportsDailyRoutes, routes);
-  await app.register(timetableTrainRoutes, routes);
-  await app.register(timetableStationRoutes, routes);
-  await app.register(historyRoutes, routes);
-  await app.register(allocationEmuRoutes, routes);
-  await app.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
-  await app.register(predictionRoutes, routes);
-  await app.register(searchRoutes, routes);
-  await app.register(authRoutes, routes);
-  await app.register(apiKeyRoutes, routes);
-  await app.register(adminCorrectionsRoutes, routes);
-  await app.register(webhookRoutes, routes);
   app.accountPanels.add(webhooksAccountPanel(db));
   await registerWebhookAccountForms(app, db, config);
   await app.register(accountPages, routes);
-  await registerOAuth(app, {
+  const oauth = await registerOAuth(app, {
     db,
     config,
     logger: deps.logger,
     clock: deps.clock,
     redis: deps.redis,
   });
+  // The v2 operations, in their own scope under /api/v2 with the edge (v2-edge.ts).
+  const operations: V2ApiOptions['operations'] = async (v2) => {
+    await v2.register(recordsDailyRoutes, routes);
+    await v2.register(recordChangesRoutes, routes);
+    await v2.register(exportsDailyRoutes, routes);
+    await v2.register(timetableTrainRoutes, routes);
+    await v2.register(timetableStationRoutes, routes);
+    await v2.register(historyRoutes, routes);
+    await v2.register(allocationEmuRoutes, routes);
+    await v2.register(circulationImageRoutes, { services, renderer: deps.pictureRenderer });
+    await v2.register(predictionRoutes, routes);
+    await v2.register(searchRoutes, routes);
+    await v2.register(authRoutes, routes);
+    await v2.register(apiKeyRoutes, routes);
+    await v2.register(adminCorrectionsRoutes, routes);
+    await v2.register(webhookRoutes, routes);
+    await oauthOperations(v2, oauth);
+  };
+  await app.register(v2Api, { prefix: '/api/v2', edge, operations });
   return app;
 }

@@ -9,7 +9,7 @@ import { OAUTH_PATHS } from '../oauth/discovery.js';
  * on every v2 answer; PKCE public clients are mostly single-page apps). Open to any origin, and
  * never with credentials: no `Access-Control-Allow-Credentials`, so a browser never sends or
  * exposes cookies through it, and the edge ignores the `token` cookie of a cross-origin request
- * anyway (isCrossOrigin, used by v2-edge.ts): a page on another origin acts with a bearer token
+ * anyway (isCrossOrigin, used by v2-caller-quota.ts): a page on another origin acts with a bearer token
  * or not at all. The HTML pages (account, consent, sign-in, admin review) get no CORS headers
  * and their preflights are 404s.
  */

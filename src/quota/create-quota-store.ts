@@ -44,6 +44,14 @@ export interface QuotaStoreDeps {
 /**
  * Redis buckets with the in-process fallback and leases for busy callers
  * (leasing-quota-store.ts), or in-process buckets alone when there is no Redis.
+ *
+ * The leases stay because the bench says so (`--only api`, issue 25, docs/performance.md): with
+ * a Redis script for every take, the records route fell to 0.06-0.22x of the bare route from
+ * 0.28-0.65x in the runs with them, since a request that cannot be decided at once waits for its
+ * script (and the prepared answers, which need a store that decides at once, stop); without
+ * the prepared answers the leases still double the rate (0.17x against 0.09x). The bearer key's
+ * ratio to anonymous swung as much without leases (0.65-1.70x) as with them (0.29-1.48x) on the
+ * shared 2-core machine: the leases are not what it depends on.
  */
 export function createQuotaStore(deps: QuotaStoreDeps): ImmediateQuotaStore {
   const refill = refillFromConfig(deps.config);

@@ -62,7 +62,7 @@ export const adminOAuthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = 
   const { db } = edge;
 
   app.get(
-    '/api/v2/admin/oauth/clients',
+    '/admin/oauth/clients',
     {
       config: adminOperation(
         'ListOAuthClientsForReview',
@@ -82,7 +82,7 @@ export const adminOAuthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = 
   );
 
   app.patch(
-    '/api/v2/admin/oauth/clients/:clientId',
+    '/admin/oauth/clients/:clientId',
     {
       config: adminOperation(
         'ReviewOAuthClient',
@@ -113,7 +113,7 @@ export const adminOAuthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = 
   );
 
   app.post(
-    '/api/v2/admin/oauth/clients/:clientId/revoke-tokens',
+    '/admin/oauth/clients/:clientId/revoke-tokens',
     {
       config: adminOperation(
         'RevokeOAuthClientTokens',

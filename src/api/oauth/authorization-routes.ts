@@ -35,7 +35,7 @@ export const authorizationRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = asy
   { edge },
 ) => {
   app.get(
-    '/api/v2/auth/authorizations',
+    '/auth/authorizations',
     {
       config: operation(
         'ListAuthorizations',
@@ -52,7 +52,7 @@ export const authorizationRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = asy
   );
 
   app.delete(
-    '/api/v2/auth/authorizations/:clientId',
+    '/auth/authorizations/:clientId',
     {
       config: operation(
         'RevokeAuthorization',

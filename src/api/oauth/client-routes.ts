@@ -58,7 +58,7 @@ export const oauthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async
   };
 
   app.post(
-    '/api/v2/oauth/clients',
+    '/oauth/clients',
     {
       config: ownClientsOperation(
         'CreateOAuthClient',
@@ -74,7 +74,7 @@ export const oauthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async
   );
 
   app.get(
-    '/api/v2/oauth/clients',
+    '/oauth/clients',
     {
       config: ownClientsOperation('ListOAuthClients', 'Your OAuth clients', 'Oldest first.'),
       schema: { response: { 200: z.object({ items: z.array(oauthClientSchema) }) } },
@@ -85,7 +85,7 @@ export const oauthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async
   );
 
   app.get(
-    '/api/v2/oauth/clients/:clientId',
+    '/oauth/clients/:clientId',
     {
       config: ownClientsOperation(
         'GetOAuthClient',
@@ -103,7 +103,7 @@ export const oauthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async
   );
 
   app.patch(
-    '/api/v2/oauth/clients/:clientId',
+    '/oauth/clients/:clientId',
     {
       config: ownClientsOperation(
         'UpdateOAuthClient',
@@ -130,7 +130,7 @@ export const oauthClientRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async
   );
 
   app.delete(
-    '/api/v2/oauth/clients/:clientId',
+    '/oauth/clients/:clientId',
     {
       config: ownClientsOperation(
         'DeleteOAuthClient',

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { ApiApp } from '../services.js';
 import { webPageSession } from '../web-session.js';
 import { oauthAccountPanels, registerAccountOAuthForms } from './account-oauth-panel.js';
@@ -19,11 +20,11 @@ export interface RegisterOAuthDeps extends OAuthEdgeDeps {
 }
 
 /**
- * The OAuth 2.0 authorization server on the API app (after the v2 edge and the cookie plugin):
+ * The OAuth 2.0 authorization server on the API app (after the cookie plugin):
  * /oauth/authorize (and its consent page), /oauth/token, /oauth/userinfo, discovery and JWKS;
- * the v2 operations on clients (/api/v2/oauth/clients, /api/v2/admin/oauth/clients) and
- * authorizations (/api/v2/auth/authorizations); the admin review page; the account page's
- * OAuth panels; the clean-up of expired rows. Returns the edge (issuer, keys).
+ * the admin review page; the account page's OAuth panels; the clean-up of expired rows. Returns
+ * the edge (issuer, keys), which the v2 operations on clients and authorizations take
+ * (oauthOperations, in the /api/v2 scope).
  */
 export async function registerOAuth(app: ApiApp, deps: RegisterOAuthDeps): Promise<OAuthEdge> {
   const edge = createOAuthEdge(deps);
@@ -31,9 +32,6 @@ export async function registerOAuth(app: ApiApp, deps: RegisterOAuthDeps): Promi
   await registerTokenEndpoint(app, edge);
   await registerUserInfoEndpoint(app, edge);
   await registerAuthorizeEndpoint(app, edge, deps.session ?? webPageSession);
-  await app.register(oauthClientRoutes, { edge });
-  await app.register(adminOAuthClientRoutes, { edge });
-  await app.register(authorizationRoutes, { edge });
   await registerAdminReviewPage(app, edge);
   await registerAccountOAuthForms(app, edge);
   for (const panel of oauthAccountPanels(edge)) app.accountPanels.add(panel);
@@ -51,4 +49,14 @@ export async function registerOAuth(app: ApiApp, deps: RegisterOAuthDeps): Promi
     });
   }
   return edge;
+}
+
+/**
+ * The v2 operations on OAuth clients (/oauth/clients, /admin/oauth/clients) and authorizations
+ * (/auth/authorizations), on the /api/v2 scope.
+ */
+export async function oauthOperations(scope: FastifyInstance, edge: OAuthEdge): Promise<void> {
+  await scope.register(oauthClientRoutes, { edge });
+  await scope.register(adminOAuthClientRoutes, { edge });
+  await scope.register(authorizationRoutes, { edge });
 }

@@ -131,7 +131,7 @@ export const adminCorrectionsRoutes: FastifyPluginAsyncZod<RouteOptions> = async
   const { db } = services;
 
   app.get(
-    '/api/v2/admin/corrections',
+    '/admin/corrections',
     {
       config: adminOperation(
         'ListCorrections',
@@ -154,7 +154,7 @@ export const adminCorrectionsRoutes: FastifyPluginAsyncZod<RouteOptions> = async
   );
 
   app.post(
-    '/api/v2/admin/corrections',
+    '/admin/corrections',
     {
       config: adminOperation(
         'CreateCorrection',
@@ -196,7 +196,7 @@ export const adminCorrectionsRoutes: FastifyPluginAsyncZod<RouteOptions> = async
   );
 
   app.post(
-    '/api/v2/admin/corrections/:correctionId/undo',
+    '/admin/corrections/:correctionId/undo',
     {
       config: adminOperation(
         'UndoCorrection',

@@ -62,7 +62,7 @@ export const allocationEmuRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const { db, costs } = services;
   const emus = new EmuAliasCache(db);
   app.get(
-    '/api/v2/allocation/emu/:emuCode',
+    '/allocation/emu/:emuCode',
     {
       config: {
         v2: {

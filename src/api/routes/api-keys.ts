@@ -54,7 +54,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
   };
 
   app.get(
-    '/api/v2/auth/api-keys',
+    '/auth/api-keys',
     {
       config: {
         v2: {
@@ -83,7 +83,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
   );
 
   app.post(
-    '/api/v2/auth/api-keys',
+    '/auth/api-keys',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -134,7 +134,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
   );
 
   app.delete(
-    '/api/v2/auth/api-keys/:revokeId',
+    '/auth/api-keys/:revokeId',
     {
       config: {
         v2: {

@@ -40,7 +40,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
   const credentials = app.emutrackEdge.credentials;
 
   app.post(
-    '/api/v2/auth/register',
+    '/auth/register',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -70,7 +70,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
   );
 
   app.post(
-    '/api/v2/auth/login',
+    '/auth/login',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -105,7 +105,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
   );
 
   app.post(
-    '/api/v2/auth/logout',
+    '/auth/logout',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -145,7 +145,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
   );
 
   app.patch(
-    '/api/v2/auth/password',
+    '/auth/password',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -193,7 +193,7 @@ export const authRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { ser
   );
 
   app.get(
-    '/api/v2/auth/me',
+    '/auth/me',
     {
       config: {
         v2: {

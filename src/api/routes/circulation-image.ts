@@ -89,7 +89,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
     })));
 
   app.get(
-    '/api/v2/timetable/train/:trainCode/circulation/image',
+    '/timetable/train/:trainCode/circulation/image',
     {
       config: {
         v2: {
@@ -174,7 +174,7 @@ export const circulationImageRoutes: FastifyPluginAsyncZod<CirculationImageOptio
   );
 
   app.get(
-    '/api/v2/circulation-images/:file',
+    '/circulation-images/:file',
     {
       config: {
         v2: {

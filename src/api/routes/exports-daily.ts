@@ -72,7 +72,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const { db, costs } = services;
 
   app.get(
-    '/api/v2/exports/daily',
+    '/exports/daily',
     {
       config: {
         v2: {
@@ -123,7 +123,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   );
 
   app.get(
-    '/api/v2/exports/daily/:date',
+    '/exports/daily/:date',
     {
       config: {
         v2: {

@@ -155,7 +155,7 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(
-    '/api/v2/history/train/:trainCode',
+    '/history/train/:trainCode',
     {
       config: {
         v2: {
@@ -194,7 +194,7 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   );
 
   app.get(
-    '/api/v2/history/emu/:emuCode',
+    '/history/emu/:emuCode',
     {
       config: {
         v2: {

@@ -52,7 +52,7 @@ export const trainPredictionDataSchema = z
 export const predictionRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
   const { db, costs, clock, config } = services;
   app.get(
-    '/api/v2/prediction/train/:trainCode',
+    '/prediction/train/:trainCode',
     {
       config: {
         v2: {

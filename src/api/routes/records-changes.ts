@@ -72,7 +72,7 @@ export const recordChangesRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
 ) => {
   const { config, db, costs, emuCodes } = services;
   app.get(
-    '/api/v2/records/changes',
+    '/records/changes',
     {
       config: {
         v2: {

@@ -17,7 +17,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
 ) => {
   const { config, db, costs, emuCodes, timetables, pages } = services;
   app.get(
-    '/api/v2/records/daily',
+    '/records/daily',
     {
       config: {
         v2: {

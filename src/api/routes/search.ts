@@ -58,7 +58,7 @@ export const searchRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
   const { db, costs, config } = services;
   const search = new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS });
   app.get(
-    '/api/v2/search',
+    '/search',
     {
       config: {
         v2: {

@@ -64,7 +64,7 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
   const boards = new StationBoardCache(db);
   const referenceModels = new ReferenceModelCache(db);
   app.get(
-    '/api/v2/timetable/station/:stationName',
+    '/timetable/station/:stationName',
     {
       config: {
         v2: {

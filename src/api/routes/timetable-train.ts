@@ -164,7 +164,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   const params = z.object({ trainCode: trainCodePathParam() });
 
   app.get(
-    '/api/v2/timetable/train/:trainCode/current',
+    '/timetable/train/:trainCode/current',
     {
       config: {
         v2: {
@@ -226,7 +226,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   );
 
   app.get(
-    '/api/v2/timetable/train/:trainCode/history',
+    '/timetable/train/:trainCode/history',
     {
       config: {
         v2: {

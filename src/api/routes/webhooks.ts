@@ -124,7 +124,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   };
 
   app.post(
-    '/api/v2/webhooks',
+    '/webhooks',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
       config: {
@@ -175,7 +175,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   );
 
   app.get(
-    '/api/v2/webhooks',
+    '/webhooks',
     {
       config: {
         v2: {
@@ -193,7 +193,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   );
 
   app.get(
-    '/api/v2/webhooks/:id/deliveries',
+    '/webhooks/:id/deliveries',
     {
       config: {
         v2: {
@@ -227,7 +227,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   );
 
   app.delete(
-    '/api/v2/webhooks/:id',
+    '/webhooks/:id',
     {
       config: {
         v2: {
@@ -251,7 +251,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   );
 
   app.post(
-    '/api/v2/webhooks/:id/rotate-secret',
+    '/webhooks/:id/rotate-secret',
     {
       config: {
         v2: {

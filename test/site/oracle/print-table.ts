@@ -3,13 +3,18 @@
  *   npm run -s oracle:table                 # the markdown table
  *   npm run -s oracle:table -- --differences # and each differing request: reason, difference
  *   npm run -s oracle:table -- --show=<text> # both answers (JSON) of the requests whose id has <text>
+ *   npm run -s oracle:table -- --rules       # how many requests each compare-time rule touches
  * Our site on a fresh test database (copied from the migrated template, dropped at the end),
  * seeded and replayed as in the CI check (oracle.test.ts), compared with the golden files.
  */
+import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { createPostgresDb } from '../../../src/db/postgres-db.js';
 import { ensureTemplate, testDatabaseName } from '../../helpers/template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../../helpers/test-env.js';
+import { COMPARE_RULES } from './oracle-compare.js';
+import { buildCorpus, CATEGORIES } from './oracle-corpus.js';
+import type { NormalisedAnswer } from './oracle-normalise.js';
 import {
   compareWithGolden,
   formatTable,
@@ -43,6 +48,23 @@ try {
         console.log(`\n${id}\n  ${known[id] ?? 'not listed'}\n    ${difference}`);
       }
     }
+  }
+  if (process.argv.includes('--rules')) {
+    const corpus = buildCorpus();
+    const golden = new Map<string, NormalisedAnswer>();
+    for (const category of CATEGORIES) {
+      for (const [id, a] of Object.entries(await readGolden(category))) golden.set(id, a);
+    }
+    for (const rule of COMPARE_RULES) {
+      const touched = corpus.filter((r) =>
+        [golden.get(r.id)!, answers.get(r.id)!].some(
+          (a) => !isDeepStrictEqual(rule.apply(r, a), a),
+        ),
+      );
+      console.log(`${rule.name}: ${touched.length} requests`);
+    }
+    const beyond = corpus.filter((r) => r.beyond61);
+    console.log(`marked beyond 6.1 (a filter 6.1 ignores): ${beyond.length} requests`);
   }
   const show = process.argv.find((a) => a.startsWith('--show='))?.slice('--show='.length);
   if (show) {

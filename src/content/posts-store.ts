@@ -400,8 +400,26 @@ export async function revisionSummary(
 }
 
 /**
+ * WordPress's normalize_whitespace, with which wp_save_post_revision compares: trimmed, CR as
+ * LF, runs of LF as one, runs of spaces and tabs as one space.
+ */
+export function normalizeWhitespace(text: string): string {
+  // PHP's trim() strips these six only (JavaScript's trim() also strips no-break spaces).
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- NUL and vertical tab are among them
+      .replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '')
+      .replace(/\r/g, '\n')
+      .replace(/\n+/g, '\n')
+      .replace(/[ \t]+/g, ' ')
+  );
+}
+
+/**
  * wp_save_post_revision: stores the item's title, content and excerpt as a revision when they
- * differ from its latest revision (or it has none). Returns the revision, or undefined.
+ * differ from its latest revision (or it has none), compared as WordPress compares them
+ * (normalize_whitespace: a change of whitespace alone writes no revision; what is stored is the
+ * text as it is). Returns the revision, or undefined.
  */
 export async function saveRevision(
   db: Queryable,
@@ -415,11 +433,12 @@ export async function saveRevision(
     [post.id],
   );
   const prev = last.rows[0] ? sitePostOf(last.rows[0]) : undefined;
+  const same = (a: string, b: string) => normalizeWhitespace(a) === normalizeWhitespace(b);
   if (
     prev &&
-    prev.title === post.title &&
-    prev.content === post.content &&
-    prev.excerpt === post.excerpt
+    same(prev.title, post.title) &&
+    same(prev.content, post.content) &&
+    same(prev.excerpt, post.excerpt)
   ) {
     return undefined;
   }

@@ -33,7 +33,16 @@ import {
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 
-function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
+/**
+ * WP_REST_Revisions_Controller::get_item_schema: its own properties, and `title`, `content`,
+ * `excerpt` as the parent type's schema has them (a block's title and content with `raw` in the
+ * view context and no `rendered`, no excerpt); the autosaves controller adds `preview_link`.
+ */
+function revisionSchema(
+  parent: ResourceSchema,
+  typeName: string,
+  autosave: boolean,
+): ResourceSchema {
   const props: Record<string, ArgSchema> = {
     author: {
       description: 'The ID for the author of the revision.',
@@ -95,38 +104,11 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
       type: 'string',
       context: VEE,
     },
-    title: {
-      description: 'The title for the post.',
-      type: 'object',
-      context: VEE,
-      properties: {
-        raw: { type: 'string', context: ['edit'] },
-        rendered: { type: 'string', context: VEE },
-      },
-    },
-    content: {
-      description: 'The content for the post.',
-      type: 'object',
-      context: VE,
-      // The parent's schema (6.1 shows block_version and protected, and sends neither).
-      properties: {
-        raw: { type: 'string', context: ['edit'] },
-        rendered: { type: 'string', context: VE },
-        block_version: { type: 'integer', context: ['edit'] },
-        protected: { type: 'boolean', context: VEE },
-      },
-    },
-    excerpt: {
-      description: 'The excerpt for the post.',
-      type: 'object',
-      context: VEE,
-      properties: {
-        raw: { type: 'string', context: ['edit'] },
-        rendered: { type: 'string', context: VEE },
-        protected: { type: 'boolean', context: VEE },
-      },
-    },
   };
+  for (const key of ['title', 'content', 'excerpt'] as const) {
+    const fromParent = parent.properties[key];
+    if (fromParent) props[key] = fromParent;
+  }
   if (autosave) {
     props.preview_link = {
       description: 'Preview link for the post.',
@@ -153,8 +135,8 @@ export class RevisionsController {
     private readonly kit: SiteKit,
     private readonly posts: PostsController,
   ) {
-    this.revisionSchema = revisionSchema(posts.type.type, false);
-    this.autosaveSchema = revisionSchema(posts.type.type, true);
+    this.revisionSchema = revisionSchema(posts.schema, posts.type.type, false);
+    this.autosaveSchema = revisionSchema(posts.schema, posts.type.type, true);
   }
 
   register(): void {
@@ -374,11 +356,14 @@ export class RevisionsController {
       title: { raw: revision.title, rendered: texturize(revision.title) },
       // WP_REST_Revisions_Controller 6.1: raw and rendered only (no protected, no block_version).
       content: { raw: revision.content, rendered },
-      excerpt: {
+    };
+    // Only the schema's fields (get_fields_for_response): a block's revision has no excerpt.
+    if ((autosave ? this.autosaveSchema : this.revisionSchema).properties.excerpt) {
+      data.excerpt = {
         raw: revision.excerpt,
         rendered: revision.excerpt ? texturize(revision.excerpt) : '',
-      },
-    };
+      };
+    }
     if (autosave) {
       // get_preview_post_link: the parent's permalink (pretty when it has one) with the
       // preview arguments added (add_query_arg).
@@ -405,8 +390,10 @@ export class RevisionsController {
     const perPage = request.get<number | undefined>('per_page');
     const page = request.get<number>('page');
     const limit = perPage ?? 1000;
-    const offsetGiven = request.get<number | undefined>('offset') !== undefined;
-    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * (perPage ?? 0);
+    const requestedOffset = request.get<number | undefined>('offset');
+    // Without per_page WordPress's query is unpaged (posts_per_page -1): WP_Query then ignores
+    // offset and page, and every revision comes back (the offset is still checked below).
+    const offset = perPage === undefined ? 0 : (requestedOffset ?? (page - 1) * perPage);
     const { total, items } = await listPosts(this.kit.db, {
       types: ['revision'],
       parents: [parent.id],
@@ -419,7 +406,7 @@ export class RevisionsController {
       limit,
       offset,
     });
-    if (total > 0 && offset >= total && offsetGiven) {
+    if (total > 0 && requestedOffset !== undefined && requestedOffset >= total) {
       throw new RestError(
         'rest_revision_invalid_offset_number',
         'The offset number requested is larger than or equal to the number of available revisions.',

@@ -1,6 +1,6 @@
 import { RestError } from './rest-error.js';
 import { RestRequest } from './rest-request.js';
-import { RestResponse } from './rest-response.js';
+import { envelopeOf, RestResponse } from './rest-response.js';
 import type { RestMatch, RestServer } from './rest-server.js';
 import { parsePhpQuery } from './php-query.js';
 
@@ -12,14 +12,6 @@ interface BatchItem {
   path: string;
   body?: Record<string, unknown>;
   headers?: Record<string, string | string[]>;
-}
-
-function envelope(response: RestResponse): {
-  body: unknown;
-  status: number;
-  headers: Record<string, string>;
-} {
-  return { body: response.data, status: response.status, headers: response.headers };
 }
 
 /**
@@ -93,7 +85,7 @@ export function registerBatchRoute(server: RestServer): void {
             failed: 'validation',
             responses: prepared.map((p) =>
               p.match instanceof RestError
-                ? envelope(server.errorResponse(p.match, p.request))
+                ? envelopeOf(server.errorResponse(p.match, p.request))
                 : null,
             ),
           },
@@ -111,7 +103,7 @@ export function registerBatchRoute(server: RestServer): void {
           const allow = await server.allowedMethods(p.request, p.match.route);
           if (allow) response.headers.Allow = allow;
         }
-        responses.push(envelope(response));
+        responses.push(envelopeOf(response));
       }
       return new RestResponse({ responses }, 207);
     },

@@ -29,3 +29,33 @@ export function filterFields(item: unknown, fields: readonly string[]): unknown 
   }
   return out;
 }
+
+/**
+ * rest_is_field_included: `field` is asked for when named, when one of its sub-fields is named
+ * (`_embedded.author` asks for `_embedded`), or when a field it belongs to is named.
+ */
+export function isFieldIncluded(field: string, fields: readonly string[]): boolean {
+  return fields.some((f) => f === field || f.startsWith(`${field}.`) || field.startsWith(`${f}.`));
+}
+
+/**
+ * `_fields` on one answer. A collection's items carry their links in their data
+ * (prepare_response_for_collection), so `_fields` cuts them like any key. A single item's links
+ * belong to WordPress's response, not its data: `_fields` leaves them whole, and the controllers
+ * add them whenever `_links` or `_embedded` is asked for, so `_embed&_fields=id,_embedded.author`
+ * keeps every link and `_embed` embeds them all.
+ */
+export function filterResponseFields(data: unknown, fields: readonly string[]): unknown {
+  if (Array.isArray(data)) return data.map((item) => filterFields(item, fields));
+  const out = filterFields(data, fields);
+  const links = (data as { _links?: unknown } | null)?._links;
+  if (
+    links !== undefined &&
+    out &&
+    typeof out === 'object' &&
+    (isFieldIncluded('_links', fields) || isFieldIncluded('_embedded', fields))
+  ) {
+    (out as Record<string, unknown>)._links = links;
+  }
+  return out;
+}

@@ -3,8 +3,8 @@ import type { SiteUrls } from '../site-urls.js';
 import { ArgInvalid, argForIndex, coerceArg, parseList } from './arg-schema.js';
 import { authorizationStatus, RestError } from './rest-error.js';
 import { RestRequest } from './rest-request.js';
-import { RestResponse, type RestLink } from './rest-response.js';
-import { filterFields } from './response-fields.js';
+import { envelopeOf, RestResponse, type RestLink } from './rest-response.js';
+import { filterResponseFields } from './response-fields.js';
 import type {
   RegisteredEndpoint,
   RegisteredRoute,
@@ -168,9 +168,7 @@ export class RestServer {
     if (fields === undefined || response.status >= 400) return response;
     const list = parseList(fields).map(String);
     if (list.length === 0) return response;
-    response.data = Array.isArray(response.data)
-      ? response.data.map((item) => filterFields(item, list))
-      : filterFields(response.data, list);
+    response.data = filterResponseFields(response.data, list);
     return response;
   }
 
@@ -200,11 +198,7 @@ export class RestServer {
     }
     const headers: Record<string, string> = { ...response.headers };
     if ('_envelope' in request.query) {
-      return {
-        status: 200,
-        headers: {},
-        body: { body: response.data, status: response.status, headers },
-      };
+      return { status: 200, headers: {}, body: envelopeOf(response, headers) };
     }
     return { status: response.status, headers, body: response.data };
   }

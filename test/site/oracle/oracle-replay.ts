@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { OracleClient } from './oracle-client.js';
+import { comparable } from './oracle-compare.js';
 import { buildCorpus, CATEGORIES, type CorpusRequest } from './oracle-corpus.js';
 import { IdNames, normaliseAnswer, type NormalisedAnswer } from './oracle-normalise.js';
 import { collectIds, seedSite } from './oracle-seed.js';
@@ -68,8 +69,14 @@ export interface CategoryResult {
   category: string;
   requests: number;
   differing: string[];
+  /** For each differing request, where the compared answers differ (describeDifference). */
+  differences: Record<string, string[]>;
 }
 
+/**
+ * Each category's requests whose answer differs from WordPress's golden one, both compared
+ * after the compare-time rules (oracle-compare.ts).
+ */
 export async function compareWithGolden(
   answers: Map<string, NormalisedAnswer>,
 ): Promise<CategoryResult[]> {
@@ -78,30 +85,70 @@ export async function compareWithGolden(
   for (const category of CATEGORIES) {
     const golden = await readGolden(category);
     const requests = corpus.filter((r) => r.category === category);
+    const differences: Record<string, string[]> = {};
+    for (const r of requests) {
+      const expected = comparable(r, golden[r.id]!);
+      const actual = comparable(r, answers.get(r.id)!);
+      if (!isDeepStrictEqual(expected, actual)) {
+        differences[r.id] = describeDifference(expected, actual);
+      }
+    }
     results.push({
       category,
       requests: requests.length,
-      differing: requests
-        .filter((r) => !isDeepStrictEqual(golden[r.id], answers.get(r.id)))
-        .map((r) => r.id),
+      differing: Object.keys(differences),
+      differences,
     });
   }
   return results;
 }
 
-export function formatTable(results: CategoryResult[]): string {
-  const rows = results.map((r) => [r.category, String(r.requests), String(r.differing.length)]);
-  const total = results.reduce((n, r) => n + r.requests, 0);
-  const differing = results.reduce((n, r) => n + r.differing.length, 0);
-  rows.push([
-    '**total**',
-    String(total),
-    `${differing} (${((100 * differing) / Math.max(total, 1)).toFixed(1)}%)`,
-  ]);
+/** How a differing request is counted in the table, by the reason the allow-list gives it. */
+export type DifferenceKind = 'deliberate' | 'beyond 6.1' | 'open';
+
+/**
+ * `choice: ...` and `oracle: ...` are deliberate, `beyond 6.1: ...` is the spec asking for what
+ * a WordPress after 6.1 does, anything else (`open: ...`, or a request not listed) is open.
+ */
+export function kindOfReason(reason: string | undefined): DifferenceKind {
+  if (reason === undefined) return 'open';
+  if (/^beyond 6\.1\b/.test(reason)) return 'beyond 6.1';
+  if (/^(choice|oracle)\b/.test(reason)) return 'deliberate';
+  return 'open';
+}
+
+/**
+ * The differential's table (markdown): per category the requests, those differing and, of
+ * these, how many are deliberate, beyond 6.1 or open (by their reason in `known`).
+ */
+export function formatTable(results: CategoryResult[], known: Record<string, string> = {}): string {
+  const percent = (n: number, of: number) => `${((100 * n) / Math.max(of, 1)).toFixed(1)}%`;
+  const count = (ids: string[], kind: DifferenceKind) =>
+    ids.filter((id) => kindOfReason(known[id]) === kind).length;
+  const row = (name: string, requests: number, differing: string[], total = false) => {
+    const cells = [
+      String(requests),
+      total
+        ? `${differing.length} (${percent(differing.length, requests)})`
+        : String(differing.length),
+      String(count(differing, 'deliberate')),
+      String(count(differing, 'beyond 6.1')),
+      String(count(differing, 'open')),
+    ];
+    return total
+      ? `| **${name}** | ${cells.map((c) => `**${c}**`).join(' | ')} |`
+      : `| ${name} | ${cells.join(' | ')} |`;
+  };
   return [
-    '| category | requests | differing |',
-    '| --- | ---: | ---: |',
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '| category | requests | differing | deliberate | beyond 6.1 | open |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...results.map((r) => row(r.category, r.requests, r.differing)),
+    row(
+      'total',
+      results.reduce((n, r) => n + r.requests, 0),
+      results.flatMap((r) => r.differing),
+      true,
+    ),
   ].join('\n');
 }
 

@@ -14,10 +14,6 @@ PATH = 'test/site/oracle/known-differences.json'
 
 RULES = [
     # (regex on the request id, regex on the recorded difference, reason)
-    (r'as (bad-password|unknown-user|malformed-basic)$', r'.',
-     'choice: a failed application password is refused with WordPress\'s own codes '
-     '(invalid_username, incorrect_password); WordPress 6.1 answers it as an anonymous request '
-     '(compatibility.md: a quirk of its authentication order)'),
     (r'^(posts|blocks|app-passwords):.*(context=edit|status=any|status=draft).* as (author|contributor|email-username)',
      r'headers\.total',
      'choice (docs/site-permissions.md): totals count what the caller may list (edit context: '
@@ -25,16 +21,6 @@ RULES = [
     (r'^blocks:.* as (anonymous|subscriber)', r'headers\.total',
      'choice (docs/site-permissions.md): a block list the caller may not read is empty with '
      'X-WP-Total 0; WordPress drops the items and still counts them'),
-    (r'^options:OPTIONS /wp/v2/media as', r'allow_batch',
-     'choice: media stay batchable (allow_batch on /wp/v2/media): an earlier issue asked for media '
-     'through /batch/v1 (test/site/media/media-routes.test.ts, \'works through /batch/v1\'); '
-     'WordPress 6.1\'s attachments controller has no allow_batch'),
-    (r'^options:OPTIONS /wp/v2/templates as', r'allow_batch|author_text|original_source|modified',
-     'choice: templates stay batchable (an earlier issue\'s test, '
-     'test/site/templates/templates-routes.test.ts, \'works through /batch/v1\') and keep the fields '
-     'of the later WordPress the spec\'s templates follow (modified, 6.3; author_text and '
-     'original_source, 6.5; that test reads original_source); WordPress 6.1\'s templates '
-     'controller has neither'),
     (r'^index:', r'menu-items/\{(id|parent)\}/autosaves',
      'open: the spec\'s menu-item autosaves routes (/wp/v2/menu-items/{id}/autosaves, '
      '/wp/v2/menu-items/{parent}/autosaves/{id}) are not registered'),

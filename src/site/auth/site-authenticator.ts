@@ -1,7 +1,6 @@
 import { beginAttempt, settleAttempt } from '../../accounts/attempt-limiter.js';
 import { authenticateSecret } from '../../accounts/credentials.js';
 import { signInKeys } from '../../accounts/sign-in-throttle.js';
-import { EMAIL_PATTERN } from '../../accounts/users.js';
 import type { Db } from '../../db/db.js';
 import { verifyAppPassword } from '../../content/app-passwords.js';
 import { findSiteAccount, findSiteAccountByLogin } from '../../content/site-users.js';
@@ -95,36 +94,17 @@ export class SiteAuthenticator {
         ),
       };
     }
-    // The user name may be the e-mail address (wp_authenticate_application_password).
+    // The user name may be the e-mail address (wp_authenticate_application_password). A failed
+    // application password (unknown user name or address, wrong password, a header that is no
+    // Basic credential) leaves the request anonymous, as WordPress 6.1 answers it
+    // (compatibility.md: its codes invalid_username / invalid_email / incorrect_password never
+    // reach a REST answer; a route the anonymous caller may not use answers rest_not_logged_in
+    // or rest_forbidden_context). No privilege comes of it, and the failure still counts
+    // against the attempt limits above (past them: 429).
     const account = await findSiteAccountByLogin(this.db, username);
-    if (!account) {
-      const byEmail = EMAIL_PATTERN.test(username);
-      return {
-        user: null,
-        error: byEmail
-          ? new RestError(
-              'invalid_email',
-              'Unknown email address. Check again or try your username.',
-              401,
-            )
-          : new RestError(
-              'invalid_username',
-              'Unknown username. Check again or try your email address.',
-              401,
-            ),
-      };
-    }
+    if (!account) return { user: null };
     const app = await verifyAppPassword(this.db, account.id, password, ip);
-    if (!app) {
-      return {
-        user: null,
-        error: new RestError(
-          'incorrect_password',
-          'The provided password is an invalid application password.',
-          401,
-        ),
-      };
-    }
+    if (!app) return { user: null };
     await settleAttempt(this.db, keys);
     if (account.bannedAt !== null) {
       return {

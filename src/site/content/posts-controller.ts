@@ -571,9 +571,11 @@ export class PostsController {
     query.taxExclude = taxExclude;
     query.taxRelation = request.get<'AND' | 'OR' | undefined>('tax_relation') ?? 'AND';
     const context = request.get<Context>('context');
-    // What the caller may read (in the edit context: may edit) bounds the rows and the totals
-    // alike: a total counted before that filter tells what the caller may not see.
-    query.access = listAccess(request.user, this.type, context === 'edit' ? 'edit' : 'read');
+    // What the caller may read bounds the rows and the totals alike (a total counted before that
+    // filter tells what the caller may not see). In the edit context the page then drops what
+    // the caller may not edit, as WordPress's get_items does, and the total still counts those
+    // readable rows, as WordPress's found_posts does: nothing the caller may not read is counted.
+    query.access = listAccess(request.user, this.type, 'read');
     query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
     const listed = await listPosts(this.db, query);
     const items = listed.items;

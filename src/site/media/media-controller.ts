@@ -121,7 +121,7 @@ export class MediaController {
           args: MEDIA_WRITE_ARGS,
         },
       ],
-      { schema, allowBatch: true },
+      { schema },
     );
     rest.register(
       'wp/v2',
@@ -143,7 +143,7 @@ export class MediaController {
           args: { id: { type: 'integer' }, force: { type: 'boolean', default: false } },
         },
       ],
-      { schema, allowBatch: true },
+      { schema },
     );
     rest.register('wp/v2', `/media/${ID}/post-process`, {
       methods: CREATABLE,

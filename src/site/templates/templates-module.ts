@@ -152,7 +152,7 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
             },
           },
         ],
-        { schema, allowBatch: true },
+        { schema },
       );
 
       // Revisions and autosaves before the item route: its id pattern would swallow their paths.
@@ -333,7 +333,7 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
             },
           },
         ],
-        { schema, allowBatch: true },
+        { schema },
       );
     },
   };

@@ -144,6 +144,22 @@ function blockOptionsWithout63Args(body: Record<string, unknown>): Record<string
   };
 }
 
+/** Template fields from WordPress 6.3 (`modified`) and 6.5 (`author_text`, `original_source`). */
+const TEMPLATE_FIELDS_BEYOND_6_1 = ['modified', 'author_text', 'original_source'];
+
+/**
+ * OPTIONS of the templates' routes: the fields the spec's templates have from WordPress 6.3 and
+ * 6.5 on, left out of the schema on both sides (6.1 cannot have them).
+ */
+function templateOptionsWithoutLaterFields(body: Record<string, unknown>): Record<string, unknown> {
+  const schema = body.schema as
+    { title?: unknown; properties?: Record<string, unknown> } | undefined;
+  if (schema?.title !== 'wp_template' || !schema.properties) return body;
+  const properties = { ...schema.properties };
+  for (const field of TEMPLATE_FIELDS_BEYOND_6_1) delete properties[field];
+  return { ...body, schema: { ...schema, properties } };
+}
+
 /** The `orderby` values whose sort key the seed's posts share (WordPress has no tie-breaker). */
 const TIED_KEYS: Record<string, string> = { author: 'author', parent: 'parent' };
 
@@ -203,6 +219,10 @@ export const COMPARE_RULES: ReadonlyArray<{ name: string; apply: Rule }> = [
   {
     name: "the blocks' 6.3 arguments, meta and links left out of OPTIONS",
     apply: onObjectBody((r) => r.method === 'OPTIONS', blockOptionsWithout63Args),
+  },
+  {
+    name: "the templates' 6.3/6.5 fields left out of OPTIONS",
+    apply: onObjectBody((r) => r.method === 'OPTIONS', templateOptionsWithoutLaterFields),
   },
 ];
 

@@ -10,7 +10,7 @@ import {
 import { createPostgresDb } from '../../src/db/postgres-db.js';
 import type { Queryable } from '../../src/db/db.js';
 import {
-  EMU_HISTORY_SQL,
+  MERGED_EMU_HISTORY_SQL,
   TRAIN_HISTORY_SQL,
   historyQueryParams,
 } from '../../src/history/read-history.js';
@@ -153,7 +153,7 @@ export const freshPagesSuite: BenchSuite = {
           PAGES,
           2,
         ),
-        sql: (p) => ({ text: EMU_HISTORY_SQL, params: historyParams(p) }),
+        sql: (p) => ({ text: MERGED_EMU_HISTORY_SQL, params: historyParams(p) }),
       },
       {
         name: 'history by train',

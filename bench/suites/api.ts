@@ -64,7 +64,7 @@ interface ServerChild {
   stop(): Promise<void>;
 }
 
-async function startServer(args: string[]): Promise<ServerChild> {
+export async function startServer(args: string[]): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('../api-server-child.js', import.meta.url));
   // The app runs with the flags of `npm start` (README, Performance); the bare route with none.
   const flags = args[0] === 'app' ? API_NODE_FLAGS : [];

@@ -2,6 +2,7 @@ import type { BenchSuite } from '../bench-types.js';
 import { apiSuite } from './api.js';
 import { circulationSuite } from './circulation.js';
 import { feedSuite } from './feed.js';
+import { freshPagesSuite } from './fresh-pages.js';
 import { historySuite } from './history.js';
 import { pipelineSuite } from './pipeline.js';
 import { searchSuite } from './search.js';
@@ -13,6 +14,7 @@ import { uploadsSuite } from './uploads.js';
 export const suites: readonly BenchSuite[] = [
   pipelineSuite,
   apiSuite,
+  freshPagesSuite,
   circulationSuite,
   historySuite,
   searchSuite,

@@ -31,7 +31,8 @@ const MEMO_LIMIT = 200_000;
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
 const trainCodeJson = new Map<string, string>();
 
-function trainCodeMember(code: string): string {
+/** `,"trainCode":{"prefix":..,"number":..}` of a stored train code, '' when it does not parse. */
+export function trainCodeMember(code: string): string {
   let json = trainCodeJson.get(code);
   if (json === undefined) {
     try {

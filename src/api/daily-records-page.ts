@@ -12,7 +12,7 @@ import type { Queryable } from '../db/db.js';
  * (or the primary key, for a day that holds most of the table): a range scan that stops after
  * limit + 1 rows.
  */
-const PAGE_SQL = `SELECT array_to_string(ARRAY(
+export const DAILY_RECORDS_PAGE_SQL = `SELECT array_to_string(ARRAY(
     SELECT concat_ws(',', id, emu_id, status, coalesce(timetable_id::text, ''), train_code)
       FROM daily_records
      WHERE service_day = $1 AND id < $2
@@ -22,6 +22,15 @@ const PAGE_SQL = `SELECT array_to_string(ARRAY(
 /** Larger than any record id: "before this" means the first page. */
 const FIRST_PAGE = Number.MAX_SAFE_INTEGER;
 
+/** The parameters of DAILY_RECORDS_PAGE_SQL for one page (limit + 1 rows: is there more). */
+export function dailyRecordsPageParams(
+  serviceDay: number,
+  limit: number,
+  beforeId?: number,
+): unknown[] {
+  return [serviceDay, beforeId ?? FIRST_PAGE, limit + 1];
+}
+
 export interface DailyRecordRow {
   id: number;
   emuId: number;
@@ -30,7 +39,7 @@ export interface DailyRecordRow {
   trainCode: string;
 }
 
-/** One line of a page (see PAGE_SQL) as a record. */
+/** One line of a page (see DAILY_RECORDS_PAGE_SQL) as a record. */
 export function parseRecordLine(line: string): DailyRecordRow {
   const a = line.indexOf(',');
   const b = line.indexOf(',', a + 1);
@@ -56,11 +65,10 @@ export async function dailyRecordsPage(
   limit: number,
   beforeId?: number,
 ): Promise<{ lines: string[]; more: boolean }> {
-  const r = await db.query<{ page: string | null }>(PAGE_SQL, [
-    serviceDay,
-    beforeId ?? FIRST_PAGE,
-    limit + 1,
-  ]);
+  const r = await db.query<{ page: string | null }>(
+    DAILY_RECORDS_PAGE_SQL,
+    dailyRecordsPageParams(serviceDay, limit, beforeId),
+  );
   const page = r.rows[0]?.page;
   if (!page) return { lines: [], more: false };
   const lines = page.split('\n', limit + 1);

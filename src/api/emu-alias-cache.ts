@@ -18,6 +18,15 @@ export class EmuAliasCache {
   ) {}
 
   async find(written: string): Promise<number | undefined> {
+    const id = await this.findUnmerged(written);
+    return id === undefined ? undefined : followMerge(this.db, id);
+  }
+
+  /**
+   * The unit the code names before any merge is followed: for a query that follows the merge
+   * itself (mergedEmuHistoryPage), saving a query per request.
+   */
+  async findUnmerged(written: string): Promise<number | undefined> {
     let id = this.ids.get(written);
     if (id === undefined) {
       id = await findEmuId(this.db, written);
@@ -25,6 +34,6 @@ export class EmuAliasCache {
       if (this.ids.size >= this.maxEntries) this.ids.clear();
       this.ids.set(written, id);
     }
-    return followMerge(this.db, id);
+    return id;
   }
 }

@@ -36,6 +36,15 @@ const RANGE_AND_KEY = `service_day BETWEEN $2 AND $3 AND (service_day, id) < ($4
 export const TRAIN_HISTORY_SQL = `SELECT ${COLUMNS} FROM daily_records WHERE train_code = $1 AND ${RANGE_AND_KEY}`;
 export const EMU_HISTORY_SQL = `SELECT ${COLUMNS} FROM daily_records WHERE emu_id = $1 AND ${RANGE_AND_KEY}`;
 
+/**
+ * EMU_HISTORY_SQL for the unit $1 was merged into (src/corrections), or $1 itself: the unit
+ * comes first in every row (one row of nulls besides it on an empty page), so a page costs one
+ * query whether or not the unit was merged.
+ */
+export const MERGED_EMU_HISTORY_SQL = `SELECT m.unit, r.* FROM
+  (SELECT coalesce((SELECT target_emu_id FROM emu_merges WHERE from_emu_id = $1), $1::int) AS unit) m
+  LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM daily_records WHERE emu_id = m.unit AND ${RANGE_AND_KEY}) r ON true`;
+
 // Wider than any service day an API range or cursor can name (uint32 days fit in int).
 const NO_LOWER_DAY = -2_147_483_648;
 const NO_UPPER_DAY = 2_147_483_647;
@@ -61,15 +70,12 @@ interface Row {
   timetable_id: number | null;
 }
 
-async function page(
-  db: Queryable,
-  sql: string,
-  key: string | number,
+function pageOf(
+  found: readonly Row[],
   options: HistoryPageOptions,
-): Promise<{ records: HistoryRecord[]; more: boolean }> {
-  const r = await db.query<Row>(sql, historyQueryParams(key, options));
-  const more = r.rows.length > options.limit;
-  const rows = more ? r.rows.slice(0, options.limit) : r.rows;
+): { records: HistoryRecord[]; more: boolean } {
+  const more = found.length > options.limit;
+  const rows = more ? found.slice(0, options.limit) : found;
   return {
     more,
     records: rows.map((row) => ({
@@ -83,6 +89,16 @@ async function page(
   };
 }
 
+async function page(
+  db: Queryable,
+  sql: string,
+  key: string | number,
+  options: HistoryPageOptions,
+): Promise<{ records: HistoryRecord[]; more: boolean }> {
+  const r = await db.query<Row>(sql, historyQueryParams(key, options));
+  return pageOf(r.rows, options);
+}
+
 /** One page of a train number's records (the number as stored: normalised, e.g. G4337). */
 export function trainHistoryPage(
   db: Queryable,
@@ -92,11 +108,20 @@ export function trainHistoryPage(
   return page(db, TRAIN_HISTORY_SQL, trainCode, options);
 }
 
-/** One page of an EMU's records. */
-export function emuHistoryPage(
+/**
+ * One page of the records of the unit `emuId` names: itself, or the unit a correction merged it
+ * into (followMerge), found in the same query; `emuId` is the unit the page is of.
+ */
+export async function mergedEmuHistoryPage(
   db: Queryable,
   emuId: number,
   options: HistoryPageOptions,
-): Promise<{ records: HistoryRecord[]; more: boolean }> {
-  return page(db, EMU_HISTORY_SQL, emuId, options);
+): Promise<{ emuId: number; records: HistoryRecord[]; more: boolean }> {
+  const r = await db.query<Row & { unit: number }>(
+    MERGED_EMU_HISTORY_SQL,
+    historyQueryParams(emuId, options),
+  );
+  const unit = r.rows[0]!.unit;
+  const found = r.rows[0]!.id === null ? [] : r.rows;
+  return { emuId: unit, ...pageOf(found, options) };
 }

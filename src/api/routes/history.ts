@@ -1,26 +1,24 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import {
-  emuHistoryPage,
+  mergedEmuHistoryPage,
   trainHistoryPage,
   type HistoryPageOptions,
-  type HistoryRecord,
 } from '../../history/read-history.js';
 import { serviceDayOf } from '../../time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../emu-alias-cache.js';
-import { listingMappings } from '../history-mappings.js';
+import { emuHistoryDataJson, trainHistoryDataJson } from '../history-json.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
 import { isKnownTrain } from '../../trains/known-train.js';
 import type { ApiServices, RouteOptions } from '../services.js';
-import { trainCodeOf } from '../train-codes.js';
 import {
   historicalTimetableSummarySchema,
   recordStatusSchema as statusSchema,
   trainCodeSchema,
 } from '../schemas.js';
-import { queryLimit } from '../v2-edge.js';
+import { queryLimit, sendDataJson } from '../v2-edge.js';
 
 const trainHistoryRecordSchema = z
   .object({
@@ -110,44 +108,6 @@ function pageOptions(query: {
   };
 }
 
-/** The fields every history page carries besides its items and key. */
-function pageData(
-  query: { start?: number; end?: number; limit: number; cursor?: PageCursor },
-  records: readonly HistoryRecord[],
-  more: boolean,
-) {
-  const last = records[records.length - 1];
-  return {
-    ...(query.start !== undefined ? { start: query.start } : {}),
-    ...(query.end !== undefined ? { end: query.end } : {}),
-    cursor: query.cursor?.text ?? '',
-    limit: query.limit,
-    nextCursor: more && last ? `${last.serviceDay}:${last.id}` : '',
-  };
-}
-
-type TrainHistoryRecord = z.output<typeof trainHistoryRecordSchema>;
-type EmuHistoryRecord = z.output<typeof emuHistoryRecordSchema>;
-
-function trainHistoryItem(r: HistoryRecord): TrainHistoryRecord {
-  const item: TrainHistoryRecord = {
-    id: r.id,
-    serviceDay: r.serviceDay,
-    emuId: r.emuId,
-    status: r.status,
-  };
-  if (r.timetableId !== null) item.timetableId = r.timetableId;
-  return item;
-}
-
-function emuHistoryItem(r: HistoryRecord): EmuHistoryRecord {
-  const item: EmuHistoryRecord = { id: r.id, serviceDay: r.serviceDay, status: r.status };
-  if (r.timetableId !== null) item.timetableId = r.timetableId;
-  const code = trainCodeOf(r.trainCode);
-  if (code) item.trainCode = code;
-  return item;
-}
-
 /** GET /history/train/{trainCode} and /history/emu/{emuCode}. */
 export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
   const { config, db, costs } = services;
@@ -174,22 +134,20 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
         response: { 200: trainHistoryDataSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { trainCode } = request.params;
       const options = pageOptions(request.query);
       const { records, more } = await trainHistoryPage(db, trainCode, options);
       if (records.length === 0 && !(await isKnownTrain(db, trainCode))) {
         throw new ApiError('not_found', `no record and no timetable of ${trainCode} is known`);
       }
-      const mappings = await listingMappings(services, records);
-      const requested = trainCodeOf(trainCode);
-      const data = {
-        ...(requested ? { trainCode: requested } : {}),
-        ...pageData(request.query, records, more),
-        items: records.map(trainHistoryItem),
-        ...mappings,
-      };
-      return data;
+      // Written as JSON directly (history-json.ts: the 200 schema's bytes), sent as it is.
+      const json = await trainHistoryDataJson(
+        services,
+        { trainCode, records, more },
+        request.query,
+      );
+      return sendDataJson(request, reply, json, { records: records.length });
     },
   );
 
@@ -213,20 +171,15 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
         response: { 200: emuHistoryDataSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { emuCode } = request.params;
       const options = pageOptions(request.query);
-      const emuId = await emus.find(emuCode);
-      if (emuId === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
-      const { records, more } = await emuHistoryPage(db, emuId, options);
-      const mappings = await listingMappings(services, records, [emuId]);
-      const data = {
-        emuId,
-        ...pageData(request.query, records, more),
-        items: records.map(emuHistoryItem),
-        ...mappings,
-      };
-      return data;
+      // The page's query follows a merge itself: one query per page.
+      const named = await emus.findUnmerged(emuCode);
+      if (named === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
+      const page = await mergedEmuHistoryPage(db, named, options);
+      const json = await emuHistoryDataJson(services, page, request.query);
+      return sendDataJson(request, reply, json, { records: page.records.length });
     },
   );
 };

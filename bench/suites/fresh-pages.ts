@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import {
+  DAILY_RECORDS_PAGE_SQL,
+  dailyRecordsPageParams,
+} from '../../src/api/daily-records-page.js';
+import { createPostgresDb } from '../../src/db/postgres-db.js';
+import type { Queryable } from '../../src/db/db.js';
+import {
+  MERGED_EMU_HISTORY_SQL,
+  TRAIN_HISTORY_SQL,
+  historyQueryParams,
+} from '../../src/history/read-history.js';
+import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
+import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { benchApiConfig } from '../bench-api-config.js';
+import type { BenchRow, BenchSuite } from '../bench-types.js';
+import {
+  DAY_RECORDS,
+  HISTORY_DAYS,
+  freshPages,
+  loadFreshPagesDataset,
+  type FreshPage,
+} from '../fresh-pages-data.js';
+import { median } from '../repeat.js';
+import { startServer } from './api.js';
+
+const DATE = '20260810';
+const CONNECTIONS = 10;
+/** Distinct pages drawn per scenario: more than a run can ask for, so none is asked twice. */
+const PAGES = 300_000;
+const RATIO_TARGET = 0.6;
+
+interface Scenario {
+  name: string;
+  pages: FreshPage[];
+  /** The page's own SQL with the page's parameters. */
+  sql(page: FreshPage): { text: string; params: unknown[] };
+}
+
+/**
+ * autocannon's worker takes the per-request hook as a CommonJS file: this one hands out the
+ * scenario's pages from `start` on, each once.
+ */
+function pageHook(urlsFile: string, start: number): string {
+  return `const urls = require(${JSON.stringify(urlsFile)});
+let next = ${start};
+module.exports = (request) => {
+  if (next >= urls.length) throw new Error('fresh-pages: out of pages');
+  request.path = urls[next++];
+  return request;
+};
+`;
+}
+
+interface Load {
+  perSecond: number;
+  p99Ms: number;
+  sent: number;
+  failures: number;
+}
+
+/** CONNECTIONS connections asking for pages never asked for before, for `seconds`. */
+async function loadApp(url: string, hookFile: string, seconds: number): Promise<Load> {
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    workers: 1,
+    requests: [{ method: 'GET', setupRequest: hookFile }],
+  });
+  return {
+    perSecond: r.requests.average,
+    p99Ms: r.latency.p99,
+    sent: r.requests.sent,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+/** The floor: the pages' SQL, CONNECTIONS at a time through a pool like the app's, for `seconds`. */
+async function loadSql(
+  db: Queryable,
+  scenario: Scenario,
+  seconds: number,
+  start: number,
+): Promise<Load> {
+  let next = start;
+  let done = 0;
+  const latencies: number[] = [];
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < until) {
+        const page = scenario.pages[next++ % scenario.pages.length]!;
+        const { text, params } = scenario.sql(page);
+        const started = performance.now();
+        const r = await db.query(text, params);
+        latencies.push(performance.now() - started);
+        if (r.rows.length === 0) throw new Error(`no rows for ${page.url}`);
+        done++;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: done / seconds,
+    p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+    sent: done,
+    failures: 0,
+  };
+}
+
+/**
+ * Pages never served before, as a client paging from a random cursor with a random limit
+ * (150-200) asks for them: every request a new (key, cursor, limit), so no cache of answers can
+ * help, only the render. GET /records/daily over a day of 12,000 records, and the EMU and train
+ * histories (100 of each, 1,000 records each), through the whole app in a process of its own
+ * (as the api suite runs it: Postgres pool of PG_POOL_MAX, quota in Redis, envelope), against
+ * their floor measured in the same run: the page's own SQL with the same parameters, run
+ * CONNECTIONS at a time through a pool of the same size in this process (no HTTP, no render).
+ * Alternating rounds; each ratio is the median of the rounds' ratios.
+ */
+export const freshPagesSuite: BenchSuite = {
+  name: 'fresh-pages',
+  async run(ctx) {
+    const seconds = ctx.quick ? 2 : 5;
+    const rounds = ctx.quick ? 1 : 5;
+    const bench = await ctx.createDatabase();
+    const serviceDay = serviceDayFromYmd(DATE);
+    ctx.log(`fresh-pages: a day of ${DAY_RECORDS} records, histories of ${HISTORY_DAYS}`);
+    const data = await loadFreshPagesDataset(bench.db, serviceDay);
+    const dayCursors = data.dayIds.map((id) => `${serviceDay}:${id}`).reverse();
+    const scenarios: Scenario[] = [
+      {
+        name: 'records/daily',
+        pages: freshPages(
+          [{ path: `/api/v2/records/daily?date=${DATE}`, key: serviceDay, cursors: dayCursors }],
+          PAGES,
+          1,
+        ),
+        sql: (p) => ({
+          text: DAILY_RECORDS_PAGE_SQL,
+          params: dailyRecordsPageParams(serviceDay, p.limit, Number(p.cursor.split(':')[1])),
+        }),
+      },
+      {
+        name: 'history by EMU',
+        pages: freshPages(
+          data.emus.map((e) => ({ path: `/api/v2/history/emu/${e.code}`, ...e, key: e.id })),
+          PAGES,
+          2,
+        ),
+        sql: (p) => ({ text: MERGED_EMU_HISTORY_SQL, params: historyParams(p) }),
+      },
+      {
+        name: 'history by train',
+        pages: freshPages(
+          data.trains.map((t) => ({ path: `/api/v2/history/train/${t.code}`, ...t, key: t.code })),
+          PAGES,
+          3,
+        ),
+        sql: (p) => ({ text: TRAIN_HISTORY_SQL, params: historyParams(p) }),
+      },
+    ];
+
+    const quotaPrefix = `emutrack-bench:${randomBytes(4).toString('hex')}:quota:`;
+    const config = benchApiConfig(bench.url, ctx.redisUrl);
+    const redis = createQuotaRedis(ctx.redisUrl, config);
+    const pool = createPostgresDb({ connectionString: bench.url, max: config.PG_POOL_MAX });
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'emutrack-bench-fresh-'));
+    const app = await startServer(['app', bench.url, ctx.redisUrl, quotaPrefix]);
+    const rows: BenchRow[] = [];
+    try {
+      for (const [i, s] of scenarios.entries()) {
+        for (const page of s.pages.slice(0, 5)) {
+          const res = await fetch(app.url + page.url);
+          const body = (await res.json()) as { data?: { items: unknown[] } };
+          if (res.status !== 200 || body.data?.items.length !== page.limit) {
+            throw new Error(`GET ${page.url}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+          }
+        }
+        const urlsFile = path.join(tmp, `urls-${i}.json`);
+        await writeFile(urlsFile, JSON.stringify(s.pages.map((p) => p.url)));
+        let served = 5;
+        const hook = async () => {
+          const file = path.join(tmp, `hook-${i}-${served}.cjs`);
+          await writeFile(file, pageHook(urlsFile, served));
+          return file;
+        };
+        const appLoad = async (secs: number) => {
+          const l = await loadApp(app.url, await hook(), secs);
+          served += l.sent + CONNECTIONS;
+          if (l.failures > 0) throw new Error(`${s.name}: ${l.failures} failures under load`);
+          return l;
+        };
+        ctx.log(`fresh-pages: ${s.name}: warming up, then ${rounds} x ${seconds} s alternating`);
+        await appLoad(2);
+        await loadSql(pool, s, 2, 0);
+        const appRounds: Load[] = [];
+        const sqlRounds: Load[] = [];
+        for (let round = 0; round < rounds; round++) {
+          const sqlLoad = () => loadSql(pool, s, seconds, round * 50_000);
+          if (round % 2 === 0) {
+            sqlRounds.push(await sqlLoad());
+            appRounds.push(await appLoad(seconds));
+          } else {
+            appRounds.push(await appLoad(seconds));
+            sqlRounds.push(await sqlLoad());
+          }
+        }
+        const appRate = median(appRounds.map((l) => l.perSecond));
+        const sqlRate = median(sqlRounds.map((l) => l.perSecond));
+        const ratio = median(appRounds.map((l, r) => l.perSecond / sqlRounds[r]!.perSecond));
+        const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
+        rows.push(
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages (random cursor, limit 150-200): throughput (${of}; reference: its SQL alone)`,
+            value: Math.round(appRate),
+            unit: 'req/s',
+            reference: Math.round(sqlRate),
+            ratio,
+            target: `>= ${RATIO_TARGET}x its SQL`,
+            pass: ratio >= RATIO_TARGET,
+          },
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages: p99 latency (median of ${rounds}; reference: its SQL alone)`,
+            value: median(appRounds.map((l) => l.p99Ms)),
+            unit: 'ms',
+            reference: Math.round(median(sqlRounds.map((l) => l.p99Ms)) * 100) / 100,
+          },
+        );
+      }
+      return rows;
+    } finally {
+      await app.stop();
+      const left = await redis.keys(`${quotaPrefix}*`).catch(() => []);
+      if (left.length > 0) await redis.del(...left);
+      redis.disconnect();
+      await pool.close();
+      await rm(tmp, { recursive: true, force: true });
+      await bench.drop();
+    }
+  },
+};
+
+function historyParams(page: FreshPage): unknown[] {
+  const [day, id] = page.cursor.split(':').map(Number) as [number, number];
+  return historyQueryParams(page.key, {
+    limit: page.limit,
+    before: { serviceDay: day, id },
+  });
+}

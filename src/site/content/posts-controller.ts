@@ -11,7 +11,6 @@ import {
   getPost,
   insertPost,
   listPosts,
-  publishDuePosts,
   saveRevision,
   updatePost,
   type PostListQuery,
@@ -348,14 +347,9 @@ export class PostsController {
     const key = `${this.type.type}:${String(request.get(param))}`;
     const cached = itemCache.get(request);
     if (cached?.key === key) return cached.post;
-    let post = await getPost(this.db, Number(request.get(param)));
+    const post = await getPost(this.db, Number(request.get(param)));
     if (!post || post.type !== this.type.type) {
       throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
-    }
-    const now = new Date(this.kit.clock());
-    if (post.status === 'future' && post.dateGmt && post.dateGmt <= now) {
-      await publishDuePosts(this.db, this.type.type, now);
-      post = { ...post, status: 'publish' };
     }
     itemCache.set(request, { key, post });
     return post;
@@ -491,21 +485,7 @@ export class PostsController {
     return true;
   }
 
-  /**
-   * Scheduled items whose time has come are published before lists show them: checked at most
-   * every 250 ms per type and process (an item read publishes its own item at once).
-   */
-  private async publishDue(): Promise<void> {
-    const now = this.kit.clock();
-    if (now - this.lastDueCheck < 250 && now >= this.lastDueCheck) return;
-    this.lastDueCheck = now;
-    await publishDuePosts(this.db, this.type.type, new Date(now));
-  }
-
-  private lastDueCheck = 0;
-
   async list(request: RestRequest): Promise<RestResponse> {
-    await this.publishDue();
     itemCache.delete(request);
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
@@ -755,6 +735,7 @@ export class PostsController {
       // returns for a new post), so a new post's version-history count is 0.
       return created;
     });
+    this.scheduled(post);
     const data = await this.presenter.prepareOne(post, request, 'edit');
     return new RestResponse(data, 201, {
       Location: this.kit.urls.rest(`/wp/v2/${this.type.restBase}/${post.id}`),
@@ -786,7 +767,13 @@ export class PostsController {
       if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
       return updated;
     });
+    this.scheduled(post);
     return this.presenter.prepareOne(post, request, 'edit');
+  }
+
+  /** Tells the scheduled publishing job of an item now scheduled. */
+  private scheduled(post: SitePost): void {
+    if (post.status === 'future') this.kit.publisher.scheduled(post.dateGmt?.getTime());
   }
 
   private async checkTerms(request: RestRequest): Promise<void> {

@@ -17,6 +17,14 @@ import {
   type PostOrderBy,
   type TaxFilter,
 } from '../../content/posts-store.js';
+import {
+  newPostFields,
+  settlePostFields,
+  slugAfterInsert,
+  trashFields,
+  untrashFields,
+  writePublishes,
+} from '../../content/insert-post-rules.js';
 import { InvalidSiteDateError, parseSiteDate } from '../../content/site-dates.js';
 import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
@@ -667,69 +675,35 @@ export class PostsController {
     return f;
   }
 
-  /**
-   * The status and date rules of wp_insert_post: publishing needs the publish capability;
-   * publish with a future date becomes future and future with a past date publish; publishing
-   * fixes a floating date to now; a published item gets a slug from its title.
-   */
-  async settle(
+  /** wp_insert_post's rules (insert-post-rules.ts), after the publish capability check. */
+  private settle(
     request: RestRequest,
     f: SitePostFields,
     existing: SitePost | undefined,
     now: Date,
-  ): Promise<void> {
-    const status = f.status ?? existing?.status ?? 'draft';
-    const wasPublic = existing ? ['publish', 'future', 'private'].includes(existing.status) : false;
-    if (
-      ['publish', 'future', 'private'].includes(status) &&
-      (!wasPublic || f.status !== undefined)
-    ) {
-      if (!request.can(this.type.caps.publish) && !(existing && existing.status === status)) {
-        throw denied(
-          request,
-          'rest_cannot_publish',
-          'Sorry, you are not allowed to publish posts in this post type.',
-        );
-      }
+  ): SitePostFields {
+    const canPublish = request.can(this.type.caps.publish);
+    if (writePublishes(f, existing) && !canPublish) {
+      throw denied(
+        request,
+        'rest_cannot_publish',
+        'Sorry, you are not allowed to publish posts in this post type.',
+      );
     }
-    let date = f.dateGmt !== undefined ? f.dateGmt : (existing?.dateGmt ?? null);
-    let finalStatus = status;
-    if (finalStatus === 'publish' && date && date.getTime() > now.getTime()) finalStatus = 'future';
-    else if (finalStatus === 'future' && (!date || date.getTime() <= now.getTime()))
-      finalStatus = 'publish';
-    if (['publish', 'future', 'private'].includes(finalStatus) && date === null) date = now;
-    if (finalStatus !== status || f.status !== undefined) f.status = finalStatus;
-    if (date !== (existing?.dateGmt ?? null)) f.dateGmt = date;
-    const title = f.title ?? existing?.title ?? '';
-    const slug = f.slug ?? existing?.slug ?? '';
-    if (slug === '' && ['publish', 'future', 'private'].includes(finalStatus)) {
-      f.slug = sanitizeSlug(title) || (existing ? String(existing.id) : '');
-    }
+    return settlePostFields(f, existing, now, { canPublish });
   }
 
   async create(request: RestRequest): Promise<RestResponse> {
     const now = new Date(this.kit.clock());
-    const f = await this.fieldsOf(request);
-    f.author ??= userIdOf(request);
-    f.status ??= 'draft';
-    await this.settle(request, f, undefined, now);
-    // wp_insert_post: "Don't allow contributors to set the post slug for pending review posts."
-    if (f.status === 'pending' && !request.can(this.type.caps.publish)) f.slug = '';
+    const asked = await this.fieldsOf(request);
+    asked.author ??= userIdOf(request);
+    asked.status ??= 'draft';
+    const f = this.settle(request, asked, undefined, now);
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
-      let created = await insertPost(tx, {
-        ...f,
-        type: this.type.type,
-        // wp_insert_post: a new post's modified date is its date when it has one.
-        modifiedGmt: f.dateGmt ?? now,
-        // get_default_comment_status: open for posts (default_comment_status and
-        // default_ping_status are "open" on a new site), closed for pages and other types.
-        commentStatus: f.commentStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
-        pingStatus: f.pingStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
-      });
-      if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
-        created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
-      }
+      let created = await insertPost(tx, newPostFields(f, this.type.type, now));
+      const slug = slugAfterInsert(created);
+      if (slug) created = (await updatePost(tx, created.id, { slug }, now))!;
       await this.writeTerms(tx, request, created.id, true);
       // No revision on create: WordPress saves one on update only (wp_save_post_revision_on_insert
       // returns for a new post), so a new post's version-history count is 0.
@@ -745,21 +719,8 @@ export class PostsController {
   async update(request: RestRequest): Promise<unknown> {
     const existing = await this.itemOf(request);
     const now = new Date(this.kit.clock());
-    const f = await this.fieldsOf(request, existing);
-    // Out of the trash: the slug it had before (wp_insert_post's _wp_desired_post_slug).
-    const desiredSlug = existing.extra.desiredSlug;
-    if (
-      existing.status === 'trash' &&
-      f.status !== undefined &&
-      f.status !== 'trash' &&
-      typeof desiredSlug === 'string'
-    ) {
-      f.slug ??= desiredSlug;
-      const { desiredSlug: _restored, ...extra } = existing.extra;
-      void _restored;
-      f.extra = { ...extra, ...(f.extra ?? {}) };
-    }
-    await this.settle(request, f, existing, now);
+    const asked = untrashFields(await this.fieldsOf(request, existing), existing);
+    const f = this.settle(request, asked, existing, now);
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
       const updated = (await updatePost(tx, existing.id, f, now))!;
@@ -835,24 +796,10 @@ export class PostsController {
     if (post.status === 'trash') {
       throw new RestError('rest_already_trashed', 'The post has already been deleted.', 410);
     }
-    // wp_trash_post goes through wp_update_post: the slug takes `__trashed` (freeing it for
-    // others; the desired one kept for a restore, wp_add_trashed_suffix_to_post_name_for_post)
-    // and the update saves a revision when the item has none yet (wp_save_post_revision).
+    // wp_trash_post goes through wp_update_post, which saves a revision (wp_save_post_revision).
     const now = new Date(this.kit.clock());
-    const keepsSlug = post.slug === '' || post.slug.endsWith('__trashed');
     const trashed = await this.kit.db.transaction(async (tx) => {
-      const updated = (await updatePost(
-        tx,
-        post.id,
-        {
-          status: 'trash',
-          trashedFrom: post.status,
-          ...(keepsSlug
-            ? {}
-            : { slug: `${post.slug}__trashed`, extra: { ...post.extra, desiredSlug: post.slug } }),
-        },
-        now,
-      ))!;
+      const updated = (await updatePost(tx, post.id, trashFields(post), now))!;
       if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
       return updated;
     });

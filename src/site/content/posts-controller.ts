@@ -41,13 +41,12 @@ import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { POST_FORMATS, postSchema, writeArgs, WRITABLE_STATUSES } from './post-schema.js';
 import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
 import {
   collectionArgs,
-  collectionResponse,
   type Context,
   contextArg,
   denied,
@@ -260,89 +259,61 @@ type TaxParam =
  * WP_REST_Posts_Controller for one post type: list, create, read, update (POST/PUT/PATCH),
  * delete (trash or force), with WordPress's capability checks and error codes.
  */
-export class PostsController {
+export class PostsController extends RestController {
   readonly schema: ResourceSchema;
   readonly presenter: PostPresenter;
   private readonly db: Db;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     readonly type: PostTypeInfo,
     presenter: (schema: ResourceSchema) => PostPresenter,
   ) {
+    super(kit);
     this.db = kit.db;
     this.schema = postSchema(type);
     this.presenter = presenter(this.schema);
   }
 
   register(): void {
-    const base = `/${this.type.restBase}`;
-    const schema = () => this.schema;
-    const itemArgs: Record<string, ArgSchema> = {
-      id: { description: 'Unique identifier for the post.', type: 'integer' },
-      context: contextArg(),
-    };
-    if (this.type.supports.excerpt || this.type.supports.editor) {
-      itemArgs.excerpt_length = {
-        description: 'Override the default excerpt length.',
-        type: 'integer',
-      };
-      itemArgs.password = {
-        description: 'The password for the post if it is password protected.',
-        type: 'string',
-      };
-    }
-    this.kit.rest.register(
-      'wp/v2',
-      base,
-      [
-        {
-          methods: READABLE,
-          args: postCollectionArgs(this.type),
-          permission: (r) => this.listPermission(r),
-          callback: (r) => this.list(r),
-        },
-        {
-          methods: CREATABLE,
-          args: writeArgs(this.schema, true),
-          permission: (r) => this.createPermission(r),
-          callback: (r) => this.create(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
-    this.kit.rest.register(
-      'wp/v2',
-      `${base}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          args: itemArgs,
-          permission: (r) => this.readPermission(r),
-          callback: (r) => this.read(r),
-        },
-        {
-          methods: EDITABLE,
-          args: { id: itemArgs.id!, ...writeArgs(this.schema, false) },
-          permission: (r) => this.updatePermission(r),
-          callback: (r) => this.update(r),
-        },
-        {
-          methods: DELETABLE,
-          args: {
-            id: itemArgs.id!,
-            force: {
-              type: 'boolean',
-              default: false,
-              description: 'Whether to bypass Trash and force deletion.',
+    const excerptArgs: Record<string, ArgSchema> =
+      this.type.supports.excerpt || this.type.supports.editor
+        ? {
+            excerpt_length: {
+              description: 'Override the default excerpt length.',
+              type: 'integer',
             },
-          },
-          permission: (r) => this.deletePermission(r),
-          callback: (r) => this.remove(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
+            password: {
+              description: 'The password for the post if it is password protected.',
+              type: 'string',
+            },
+          }
+        : {};
+    this.resourceRoutes(`/${this.type.restBase}`, {
+      id: { description: 'Unique identifier for the post.', type: 'integer' },
+      forceDescription: 'Whether to bypass Trash and force deletion.',
+      list: {
+        args: postCollectionArgs(this.type),
+        permission: (r) => this.listPermission(r),
+        callback: (r) => this.list(r),
+      },
+      create: {
+        args: writeArgs(this.schema, true),
+        permission: (r) => this.createPermission(r),
+        callback: (r) => this.create(r),
+      },
+      read: {
+        args: { context: contextArg(), ...excerptArgs },
+        permission: (r) => this.readPermission(r),
+        callback: (r) => this.read(r),
+      },
+      update: {
+        args: writeArgs(this.schema, false),
+        permission: (r) => this.updatePermission(r),
+        callback: (r) => this.update(r),
+      },
+      remove: { permission: (r) => this.deletePermission(r), callback: (r) => this.remove(r) },
+    });
   }
 
   private plural(): string {
@@ -573,7 +544,7 @@ export class PostsController {
         : canReadPost(request.user, p, this.type),
     );
     const data = await this.presenter.prepareMany(visible, request, context);
-    return collectionResponse(request, this.kit.urls, data, total, perPage);
+    return this.collectionResponse(request, data, total, perPage);
   }
 
   private dateParam(request: RestRequest, name: string): Date | undefined {

@@ -15,6 +15,7 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { writeArgs } from './post-schema.js';
 import type { PostsController } from './posts-controller.js';
@@ -145,15 +146,19 @@ function revisionSchema(typeName: string, autosave: boolean): ResourceSchema {
  * listed newest first and deleted only with force; an autosave by the author of a draft updates
  * the draft, any other autosave is stored once per user with `parent` = the item.
  */
-export class RevisionsController {
+export class RevisionsController extends RestController {
+  /** The revisions' schema (the autosaves' routes show their own). */
+  readonly schema: ResourceSchema;
   private readonly revisionSchema: ResourceSchema;
   private readonly autosaveSchema: ResourceSchema;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     private readonly posts: PostsController,
   ) {
+    super(kit);
     this.revisionSchema = revisionSchema(posts.type.type, false);
+    this.schema = this.revisionSchema;
     this.autosaveSchema = revisionSchema(posts.type.type, true);
   }
 
@@ -164,8 +169,7 @@ export class RevisionsController {
       type: 'integer',
     };
     if (this.posts.type.revisions) {
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/revisions`,
         {
           methods: READABLE,
@@ -189,8 +193,7 @@ export class RevisionsController {
         },
         { schema: () => this.revisionSchema },
       );
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)`,
         [
           {
@@ -228,8 +231,7 @@ export class RevisionsController {
       );
     }
     if (this.posts.type.autosaves) {
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<id>[\\d]+)/autosaves`,
         [
           {
@@ -252,8 +254,7 @@ export class RevisionsController {
         ],
         { schema: () => this.autosaveSchema },
       );
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)`,
         {
           methods: READABLE,

@@ -93,8 +93,14 @@ export class ScheduledPublisher {
    */
   catchUp(knownNextDueMs?: number | null): Promise<void> | undefined {
     this.scheduled(knownNextDueMs);
-    if (this.nextDueMs === null || this.nextDueMs > this.clock()) return undefined;
-    return this.run();
+    if (!this.due()) return undefined;
+    // A run already in flight may have begun before the clock reached the due date: once it
+    // ends, one more run if the item is still due.
+    return this.run().then(() => (this.due() ? this.run() : undefined));
+  }
+
+  private due(): boolean {
+    return this.nextDueMs !== null && this.nextDueMs <= this.clock();
   }
 
   /** Publishes what is due, then reads the next due date and arms the timer for it. */

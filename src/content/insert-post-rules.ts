@@ -1,4 +1,5 @@
 import type { SitePost, SitePostFields } from './site-post.js';
+import { parseSiteDate } from './site-dates.js';
 import { sanitizeSlug } from './slugs.js';
 
 /**
@@ -13,6 +14,21 @@ const PUBLIC_STATUSES = ['publish', 'future', 'private'];
 /** publish, future or private: the statuses that need the publish capability and have a date. */
 export function isPublicStatus(status: string): boolean {
   return PUBLIC_STATUSES.includes(status);
+}
+
+/**
+ * The date a write asks for (undefined: none asked): `date_gmt` wins over `date` (the site's
+ * local time); an empty one is not given; null clears the date (a draft floats again). Throws
+ * InvalidSiteDateError naming the field.
+ */
+export function askedDateGmt(
+  date: string | null | undefined,
+  dateGmt: string | null | undefined,
+): Date | null | undefined {
+  if (dateGmt) return parseSiteDate(dateGmt, 'date_gmt', true);
+  if (date) return parseSiteDate(date, 'date', false);
+  if (date === null || dateGmt === null) return null;
+  return undefined;
 }
 
 /**

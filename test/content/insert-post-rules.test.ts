@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  askedDateGmt,
   newPostFields,
   settlePostFields,
   slugAfterInsert,
@@ -7,6 +8,7 @@ import {
   untrashFields,
   writePublishes,
 } from '../../src/content/insert-post-rules.js';
+import { InvalidSiteDateError } from '../../src/content/site-dates.js';
 import type { SitePost } from '../../src/content/site-post.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
@@ -145,5 +147,16 @@ describe("wp_insert_post's rules", () => {
     expect(untrashFields({ status: 'draft', slug: 'other' }, trashed).slug).toBe('other');
     // Without a status change it stays in the trash: nothing restored.
     expect(untrashFields({ title: 't' }, trashed)).toEqual({ title: 't' });
+  });
+
+  it('takes date_gmt over date (the site is UTC+8), null to float again, empty as not given', () => {
+    expect(askedDateGmt('2026-11-26T20:00:00', undefined)).toEqual(NOW);
+    expect(askedDateGmt('2000-01-01T00:00:00', '2026-11-26T12:00:00')).toEqual(NOW);
+    expect(askedDateGmt('2026-11-26T20:00:00', '')).toEqual(NOW);
+    expect(askedDateGmt(null, undefined)).toBeNull();
+    expect(askedDateGmt(undefined, null)).toBeNull();
+    expect(askedDateGmt('', undefined)).toBeUndefined();
+    expect(askedDateGmt(undefined, undefined)).toBeUndefined();
+    expect(() => askedDateGmt('2026-02-30T00:00:00', undefined)).toThrow(InvalidSiteDateError);
   });
 });

@@ -18,6 +18,7 @@ import {
   type TaxFilter,
 } from '../../content/posts-store.js';
 import {
+  askedDateGmt,
   newPostFields,
   settlePostFields,
   slugAfterInsert,
@@ -615,16 +616,11 @@ export class PostsController extends RestController {
       f.author = author;
     }
     try {
-      if (given('date_gmt') && request.get('date_gmt') !== null && request.get('date_gmt') !== '') {
-        f.dateGmt = parseSiteDate(request.get<string>('date_gmt'), 'date_gmt', true);
-      } else if (given('date') && request.get('date') !== null && request.get('date') !== '') {
-        f.dateGmt = parseSiteDate(request.get<string>('date'), 'date', false);
-      } else if (
-        (given('date') && request.get('date') === null) ||
-        (given('date_gmt') && request.get('date_gmt') === null)
-      ) {
-        f.dateGmt = null;
-      }
+      const dateGmt = askedDateGmt(
+        given('date') ? request.get<string | null>('date') : undefined,
+        given('date_gmt') ? request.get<string | null>('date_gmt') : undefined,
+      );
+      if (dateGmt !== undefined) f.dateGmt = dateGmt;
     } catch (err) {
       if (err instanceof InvalidSiteDateError)
         throw new RestError('rest_invalid_date', 'Invalid date.', 400);

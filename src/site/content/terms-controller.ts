@@ -202,9 +202,6 @@ export class TermsController extends RestController {
         items: { type: 'string' },
       },
     };
-    // get_collection_params: `offset` for flat taxonomies only (a hierarchical one is listed
-    // by page, its offset ignored).
-    if (this.tax.hierarchical) delete list.offset;
     if (this.tax.hierarchical)
       list.parent = {
         description: 'Limit result set to terms assigned to a specific parent.',

@@ -497,16 +497,3 @@ export async function saveAutosave(
     excerpt: fields.excerpt,
   });
 }
-
-/**
- * Publishes scheduled items whose date has come (WordPress's publish_future_post, run lazily by
- * readers instead of by cron). Returns how many were published.
- */
-export async function publishDuePosts(db: Queryable, type: string, now: Date): Promise<number> {
-  // (type, status, date_gmt) is the list index: finding none is one index probe.
-  const r = await db.query(
-    `UPDATE site_posts SET status = 'publish' WHERE type = $1 AND status = 'future' AND date_gmt <= $2`,
-    [type, now],
-  );
-  return r.rowCount;
-}

@@ -9,6 +9,7 @@ import type { SiteAuthenticator } from './auth/site-authenticator.js';
 import type { SiteResponseCache } from './cache/site-response-cache.js';
 import type { SiteTheme } from './theme/site-theme.js';
 import type { SitePages } from './theme/page-routes.js';
+import type { ScheduledPublisher } from '../content/scheduled-publishing.js';
 
 /**
  * What a site module gets to plug itself in: the REST route registry (register_rest_route),
@@ -33,6 +34,8 @@ export interface SiteKit {
   auth: SiteAuthenticator;
   /** Prepared REST responses for anonymous reads, kept while the site content is unchanged. */
   responses: SiteResponseCache;
+  /** The scheduled publishing job (tell it when an item is scheduled). */
+  publisher: ScheduledPublisher;
 }
 
 /** A piece of the site (content, media, templates, oEmbed, ...). */

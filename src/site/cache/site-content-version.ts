@@ -58,12 +58,3 @@ export class SiteContentVersionReader {
     };
   }
 }
-
-/** The types of scheduled items due at `now` (to publish them: their writer moves the version). */
-export async function dueScheduledTypes(db: Queryable, now: Date): Promise<string[]> {
-  const r = await db.query<{ type: string }>(
-    `SELECT DISTINCT type FROM site_posts WHERE status = 'future' AND date_gmt <= $1`,
-    [now],
-  );
-  return r.rows.map((row) => row.type);
-}

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { canReadPost } from '../../content/capabilities.js';
 import { POST_TYPES } from '../../content/post-types.js';
-import { findPostBySlug, getPost, listPosts, publishDuePosts } from '../../content/posts-store.js';
+import { findPostBySlug, getPost, listPosts } from '../../content/posts-store.js';
 import { localDate } from '../../content/site-dates.js';
 import type { SitePost } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
@@ -129,7 +129,6 @@ export function registerContentPages(
   pages.nav = async (): Promise<NavLink[]> => primaryMenuLinks(db, links);
 
   pages.home = async (request, reply) => {
-    await publishDuePosts(db, 'post', new Date(kit.clock()));
     const q = request.query as Record<string, unknown>;
     if (q.p !== undefined) return showSingle(request, reply, await getPost(db, Number(q.p)));
     if (q.page_id !== undefined)

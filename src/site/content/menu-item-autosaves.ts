@@ -12,6 +12,7 @@ import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { CREATABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import type { MenuItemsController } from './menu-items-controller.js';
@@ -19,7 +20,6 @@ import {
   type Context,
   contextArg,
   denied,
-  filterByContext,
   resourceSchema,
   type ResourceSchema,
   userIdOf,
@@ -100,57 +100,50 @@ export const MENU_ITEM_AUTOSAVE_SCHEMA: ResourceSchema = resourceSchema('nav_men
  * (edit_theme_options); an autosave by the author of a draft item updates the item itself,
  * any other is stored once per user.
  */
-export class MenuItemAutosavesController {
+export class MenuItemAutosavesController extends RestController {
+  readonly schema = MENU_ITEM_AUTOSAVE_SCHEMA;
+
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     private readonly items: MenuItemsController,
-  ) {}
+  ) {
+    super(kit);
+  }
 
   register(): void {
-    const schema = () => MENU_ITEM_AUTOSAVE_SCHEMA;
     const parentArg: ArgSchema = {
       description: 'The ID for the parent of the autosave.',
       type: 'integer',
     };
-    this.kit.rest.register(
-      'wp/v2',
-      '/menu-items/(?P<id>[\\d]+)/autosaves',
-      [
-        {
-          methods: READABLE,
-          args: { parent: parentArg, context: contextArg() },
-          permission: (r) => this.readPermission(r, 'id'),
-          callback: (r) => this.list(r),
-        },
-        {
-          methods: CREATABLE,
-          args: { parent: parentArg, ...menuItemWriteArgs(false) },
-          permission: async (r) => {
-            await this.items.itemOf(r);
-            if (!r.can('edit_theme_options'))
-              throw denied(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
-            return true;
-          },
-          callback: (r) => this.create(r),
-        },
-      ],
-      { schema },
-    );
-    this.kit.rest.register(
-      'wp/v2',
-      '/menu-items/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)',
+    this.route('/menu-items/(?P<id>[\\d]+)/autosaves', [
       {
         methods: READABLE,
-        args: {
-          parent: parentArg,
-          id: { description: 'The ID for the autosave.', type: 'integer' },
-          context: contextArg(),
-        },
-        permission: (r) => this.readPermission(r, 'parent'),
-        callback: async (r) => this.present(await this.autosaveOf(r), r.get<Context>('context')),
+        args: { parent: parentArg, context: contextArg() },
+        permission: (r) => this.readPermission(r, 'id'),
+        callback: (r) => this.list(r),
       },
-      { schema },
-    );
+      {
+        methods: CREATABLE,
+        args: { parent: parentArg, ...menuItemWriteArgs(false) },
+        permission: async (r) => {
+          await this.items.itemOf(r);
+          if (!r.can('edit_theme_options'))
+            throw denied(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+          return true;
+        },
+        callback: (r) => this.create(r),
+      },
+    ]);
+    this.route('/menu-items/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)', {
+      methods: READABLE,
+      args: {
+        parent: parentArg,
+        id: { description: 'The ID for the autosave.', type: 'integer' },
+        context: contextArg(),
+      },
+      permission: (r) => this.readPermission(r, 'parent'),
+      callback: async (r) => this.present(await this.autosaveOf(r), r.get<Context>('context')),
+    });
   }
 
   private async parentOf(request: RestRequest, param: string): Promise<SitePost> {
@@ -196,7 +189,7 @@ export class MenuItemAutosavesController {
   private present(post: SitePost, context: Context): Record<string, unknown> {
     const date = post.dateGmt ?? post.modifiedGmt;
     const parentId = post.type === 'revision' ? post.parent : post.id;
-    const data = filterByContext(
+    const data = this.filterByContext(
       {
         author: post.author,
         date: localDate(date),
@@ -214,7 +207,6 @@ export class MenuItemAutosavesController {
         // get_preview_post_link: a type one cannot view has no preview.
         preview_link: '',
       },
-      MENU_ITEM_AUTOSAVE_SCHEMA,
       context,
     );
     data._links = {

@@ -12,26 +12,17 @@ import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { getTerm, setPostTerms, termsOfPosts } from '../../content/terms-store.js';
 import { texturize } from '../../content/texturize.js';
 import { ksesPost, ksesTitle, safeUrl, sanitizeHtmlClass } from '../../content/kses.js';
-import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import { menuItemUrl } from './menu-navigation.js';
 import { termLinkOf, termRestBase } from './term-links.js';
 import type { PostLinks } from './post-presenter.js';
 import { postCollectionArgs } from './posts-controller.js';
-import {
-  collectionResponse,
-  contextArg,
-  CURIES,
-  denied,
-  filterByContext,
-  type Context,
-  deletedAnswer,
-} from './rest-helpers.js';
+import { CURIES, denied, type Context, deletedAnswer } from './rest-helpers.js';
 
 const TYPE = POST_TYPES.nav_menu_item!;
 
@@ -52,14 +43,17 @@ function typeLabel(item: SitePost): string {
 }
 
 /** WP_REST_Menu_Items_Controller: items of navigation menus (edit_theme_options for everything). */
-export class MenuItemsController {
+export class MenuItemsController extends RestController {
+  readonly schema = MENU_ITEM_SCHEMA;
+
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     private readonly links: PostLinks,
-  ) {}
+  ) {
+    super(kit);
+  }
 
   register(): void {
-    const schema = () => MENU_ITEM_SCHEMA;
     const listArgs = postCollectionArgs(TYPE);
     listArgs.order = { ...listArgs.order!, default: 'asc' };
     listArgs.orderby = {
@@ -71,73 +65,39 @@ export class MenuItemsController {
       description: 'Limit result set to posts with a specific menu_order value.',
       type: 'integer',
     };
-    const write = menuItemWriteArgs;
-    const id: ArgSchema = { description: 'Unique identifier for the post.', type: 'integer' };
-    this.kit.rest.register(
-      'wp/v2',
-      '/menu-items',
-      [
-        {
-          methods: READABLE,
-          args: listArgs,
-          permission: (r) => this.canRead(r),
-          callback: (r) => this.list(r),
+    this.resourceRoutes('/menu-items', {
+      id: { description: 'Unique identifier for the post.', type: 'integer' },
+      forceDescription: 'Whether to bypass Trash and force deletion.',
+      list: { args: listArgs, permission: (r) => this.canRead(r), callback: (r) => this.list(r) },
+      create: {
+        args: menuItemWriteArgs(true),
+        permission: (r) =>
+          this.can(
+            r,
+            'rest_cannot_create',
+            'Sorry, you are not allowed to create menu items as this user.',
+          ),
+        callback: (r) => this.save(r),
+      },
+      read: {
+        permission: async (r) => {
+          await this.itemOf(r);
+          return this.canRead(r);
         },
-        {
-          methods: CREATABLE,
-          args: write(true),
-          permission: (r) =>
-            this.can(
-              r,
-              'rest_cannot_create',
-              'Sorry, you are not allowed to create menu items as this user.',
-            ),
-          callback: (r) => this.save(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
-    this.kit.rest.register(
-      'wp/v2',
-      '/menu-items/(?P<id>[\\d]+)',
-      [
-        {
-          methods: READABLE,
-          args: { id, context: contextArg() },
-          permission: async (r) => {
-            await this.itemOf(r);
-            return this.canRead(r);
-          },
-          callback: async (r) => this.present(await this.itemOf(r), r, r.get<Context>('context')),
-        },
-        {
-          methods: EDITABLE,
-          args: { id, ...write(false) },
-          permission: (r) =>
-            this.itemCan(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.'),
-          callback: (r) => this.save(r, true),
-        },
-        {
-          methods: DELETABLE,
-          args: {
-            id,
-            force: {
-              type: 'boolean',
-              default: false,
-              description: 'Whether to bypass Trash and force deletion.',
-            },
-          },
-          permission: (r) =>
-            this.itemCan(
-              r,
-              'rest_cannot_delete',
-              'Sorry, you are not allowed to delete this post.',
-            ),
-          callback: (r) => this.remove(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
+        callback: async (r) => this.present(await this.itemOf(r), r, r.get<Context>('context')),
+      },
+      update: {
+        args: menuItemWriteArgs(false),
+        permission: (r) =>
+          this.itemCan(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.'),
+        callback: (r) => this.save(r, true),
+      },
+      remove: {
+        permission: (r) =>
+          this.itemCan(r, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this post.'),
+        callback: (r) => this.remove(r),
+      },
+    });
   }
 
   /**
@@ -194,7 +154,7 @@ export class MenuItemsController {
     const menu =
       menus ?? (await termsOfPosts(this.kit.db, [item.id])).get(item.id)?.get('nav_menu')?.[0] ?? 0;
     const title = item.title || object?.title || term?.name || '';
-    const data = filterByContext(
+    const data = this.filterByContext(
       {
         id: item.id,
         title: { raw: item.title, rendered: texturize(title) },
@@ -218,7 +178,6 @@ export class MenuItemsController {
         meta: {},
         menus: menu,
       },
-      MENU_ITEM_SCHEMA,
       context,
     );
     const self = [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${item.id}`) }];
@@ -300,7 +259,7 @@ export class MenuItemsController {
       data.push(
         await this.present(item, r, context, terms.get(item.id)?.get('nav_menu')?.[0] ?? 0),
       );
-    return collectionResponse(r, this.kit.urls, data, total, perPage);
+    return this.collectionResponse(r, data, total, perPage);
   }
 
   private async save(r: RestRequest, updating = false): Promise<unknown> {

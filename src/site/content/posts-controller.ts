@@ -11,13 +11,21 @@ import {
   getPost,
   insertPost,
   listPosts,
-  publishDuePosts,
   saveRevision,
   updatePost,
   type PostListQuery,
   type PostOrderBy,
   type TaxFilter,
 } from '../../content/posts-store.js';
+import {
+  askedDateGmt,
+  newPostFields,
+  settlePostFields,
+  slugAfterInsert,
+  trashFields,
+  untrashFields,
+  writePublishes,
+} from '../../content/insert-post-rules.js';
 import { InvalidSiteDateError, parseSiteDate } from '../../content/site-dates.js';
 import type { SitePost, SitePostFields } from '../../content/site-post.js';
 import { findSiteAccount } from '../../content/site-users.js';
@@ -34,13 +42,12 @@ import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { POST_FORMATS, postSchema, writeArgs, WRITABLE_STATUSES } from './post-schema.js';
 import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
 import {
   collectionArgs,
-  collectionResponse,
   type Context,
   contextArg,
   denied,
@@ -253,89 +260,61 @@ type TaxParam =
  * WP_REST_Posts_Controller for one post type: list, create, read, update (POST/PUT/PATCH),
  * delete (trash or force), with WordPress's capability checks and error codes.
  */
-export class PostsController {
+export class PostsController extends RestController {
   readonly schema: ResourceSchema;
   readonly presenter: PostPresenter;
   private readonly db: Db;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     readonly type: PostTypeInfo,
     presenter: (schema: ResourceSchema) => PostPresenter,
   ) {
+    super(kit);
     this.db = kit.db;
     this.schema = postSchema(type);
     this.presenter = presenter(this.schema);
   }
 
   register(): void {
-    const base = `/${this.type.restBase}`;
-    const schema = () => this.schema;
-    const itemArgs: Record<string, ArgSchema> = {
-      id: { description: 'Unique identifier for the post.', type: 'integer' },
-      context: contextArg(),
-    };
-    if (this.type.supports.excerpt || this.type.supports.editor) {
-      itemArgs.excerpt_length = {
-        description: 'Override the default excerpt length.',
-        type: 'integer',
-      };
-      itemArgs.password = {
-        description: 'The password for the post if it is password protected.',
-        type: 'string',
-      };
-    }
-    this.kit.rest.register(
-      'wp/v2',
-      base,
-      [
-        {
-          methods: READABLE,
-          args: postCollectionArgs(this.type),
-          permission: (r) => this.listPermission(r),
-          callback: (r) => this.list(r),
-        },
-        {
-          methods: CREATABLE,
-          args: writeArgs(this.schema, true),
-          permission: (r) => this.createPermission(r),
-          callback: (r) => this.create(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
-    this.kit.rest.register(
-      'wp/v2',
-      `${base}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          args: itemArgs,
-          permission: (r) => this.readPermission(r),
-          callback: (r) => this.read(r),
-        },
-        {
-          methods: EDITABLE,
-          args: { id: itemArgs.id!, ...writeArgs(this.schema, false) },
-          permission: (r) => this.updatePermission(r),
-          callback: (r) => this.update(r),
-        },
-        {
-          methods: DELETABLE,
-          args: {
-            id: itemArgs.id!,
-            force: {
-              type: 'boolean',
-              default: false,
-              description: 'Whether to bypass Trash and force deletion.',
+    const excerptArgs: Record<string, ArgSchema> =
+      this.type.supports.excerpt || this.type.supports.editor
+        ? {
+            excerpt_length: {
+              description: 'Override the default excerpt length.',
+              type: 'integer',
             },
-          },
-          permission: (r) => this.deletePermission(r),
-          callback: (r) => this.remove(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
+            password: {
+              description: 'The password for the post if it is password protected.',
+              type: 'string',
+            },
+          }
+        : {};
+    this.resourceRoutes(`/${this.type.restBase}`, {
+      id: { description: 'Unique identifier for the post.', type: 'integer' },
+      forceDescription: 'Whether to bypass Trash and force deletion.',
+      list: {
+        args: postCollectionArgs(this.type),
+        permission: (r) => this.listPermission(r),
+        callback: (r) => this.list(r),
+      },
+      create: {
+        args: writeArgs(this.schema, true),
+        permission: (r) => this.createPermission(r),
+        callback: (r) => this.create(r),
+      },
+      read: {
+        args: { context: contextArg(), ...excerptArgs },
+        permission: (r) => this.readPermission(r),
+        callback: (r) => this.read(r),
+      },
+      update: {
+        args: writeArgs(this.schema, false),
+        permission: (r) => this.updatePermission(r),
+        callback: (r) => this.update(r),
+      },
+      remove: { permission: (r) => this.deletePermission(r), callback: (r) => this.remove(r) },
+    });
   }
 
   private plural(): string {
@@ -348,14 +327,9 @@ export class PostsController {
     const key = `${this.type.type}:${String(request.get(param))}`;
     const cached = itemCache.get(request);
     if (cached?.key === key) return cached.post;
-    let post = await getPost(this.db, Number(request.get(param)));
+    const post = await getPost(this.db, Number(request.get(param)));
     if (!post || post.type !== this.type.type) {
       throw new RestError('rest_post_invalid_id', 'Invalid post ID.', 404);
-    }
-    const now = new Date(this.kit.clock());
-    if (post.status === 'future' && post.dateGmt && post.dateGmt <= now) {
-      await publishDuePosts(this.db, this.type.type, now);
-      post = { ...post, status: 'publish' };
     }
     itemCache.set(request, { key, post });
     return post;
@@ -491,21 +465,7 @@ export class PostsController {
     return true;
   }
 
-  /**
-   * Scheduled items whose time has come are published before lists show them: checked at most
-   * every 250 ms per type and process (an item read publishes its own item at once).
-   */
-  private async publishDue(): Promise<void> {
-    const now = this.kit.clock();
-    if (now - this.lastDueCheck < 250 && now >= this.lastDueCheck) return;
-    this.lastDueCheck = now;
-    await publishDuePosts(this.db, this.type.type, new Date(now));
-  }
-
-  private lastDueCheck = 0;
-
   async list(request: RestRequest): Promise<RestResponse> {
-    await this.publishDue();
     itemCache.delete(request);
     const perPage = request.get<number>('per_page');
     const page = request.get<number>('page');
@@ -587,7 +547,7 @@ export class PostsController {
         : canReadPost(request.user, p, this.type),
     );
     const data = await this.presenter.prepareMany(visible, request, context);
-    return collectionResponse(request, this.kit.urls, data, total, perPage);
+    return this.collectionResponse(request, data, total, perPage);
   }
 
   private dateParam(request: RestRequest, name: string): Date | undefined {
@@ -658,16 +618,11 @@ export class PostsController {
       f.author = author;
     }
     try {
-      if (given('date_gmt') && request.get('date_gmt') !== null && request.get('date_gmt') !== '') {
-        f.dateGmt = parseSiteDate(request.get<string>('date_gmt'), 'date_gmt', true);
-      } else if (given('date') && request.get('date') !== null && request.get('date') !== '') {
-        f.dateGmt = parseSiteDate(request.get<string>('date'), 'date', false);
-      } else if (
-        (given('date') && request.get('date') === null) ||
-        (given('date_gmt') && request.get('date_gmt') === null)
-      ) {
-        f.dateGmt = null;
-      }
+      const dateGmt = askedDateGmt(
+        given('date') ? request.get<string | null>('date') : undefined,
+        given('date_gmt') ? request.get<string | null>('date_gmt') : undefined,
+      );
+      if (dateGmt !== undefined) f.dateGmt = dateGmt;
     } catch (err) {
       if (err instanceof InvalidSiteDateError)
         throw new RestError('rest_invalid_date', 'Invalid date.', 400);
@@ -689,74 +644,41 @@ export class PostsController {
     return f;
   }
 
-  /**
-   * The status and date rules of wp_insert_post: publishing needs the publish capability;
-   * publish with a future date becomes future and future with a past date publish; publishing
-   * fixes a floating date to now; a published item gets a slug from its title.
-   */
-  async settle(
+  /** wp_insert_post's rules (insert-post-rules.ts), after the publish capability check. */
+  private settle(
     request: RestRequest,
     f: SitePostFields,
     existing: SitePost | undefined,
     now: Date,
-  ): Promise<void> {
-    const status = f.status ?? existing?.status ?? 'draft';
-    const wasPublic = existing ? ['publish', 'future', 'private'].includes(existing.status) : false;
-    if (
-      ['publish', 'future', 'private'].includes(status) &&
-      (!wasPublic || f.status !== undefined)
-    ) {
-      if (!request.can(this.type.caps.publish) && !(existing && existing.status === status)) {
-        throw denied(
-          request,
-          'rest_cannot_publish',
-          'Sorry, you are not allowed to publish posts in this post type.',
-        );
-      }
+  ): SitePostFields {
+    const canPublish = request.can(this.type.caps.publish);
+    if (writePublishes(f, existing) && !canPublish) {
+      throw denied(
+        request,
+        'rest_cannot_publish',
+        'Sorry, you are not allowed to publish posts in this post type.',
+      );
     }
-    let date = f.dateGmt !== undefined ? f.dateGmt : (existing?.dateGmt ?? null);
-    let finalStatus = status;
-    if (finalStatus === 'publish' && date && date.getTime() > now.getTime()) finalStatus = 'future';
-    else if (finalStatus === 'future' && (!date || date.getTime() <= now.getTime()))
-      finalStatus = 'publish';
-    if (['publish', 'future', 'private'].includes(finalStatus) && date === null) date = now;
-    if (finalStatus !== status || f.status !== undefined) f.status = finalStatus;
-    if (date !== (existing?.dateGmt ?? null)) f.dateGmt = date;
-    const title = f.title ?? existing?.title ?? '';
-    const slug = f.slug ?? existing?.slug ?? '';
-    if (slug === '' && ['publish', 'future', 'private'].includes(finalStatus)) {
-      f.slug = sanitizeSlug(title) || (existing ? String(existing.id) : '');
-    }
+    return settlePostFields(f, existing, now, { canPublish });
   }
 
   async create(request: RestRequest): Promise<RestResponse> {
     const now = new Date(this.kit.clock());
-    const f = await this.fieldsOf(request);
-    f.author ??= userIdOf(request);
-    f.status ??= 'draft';
-    await this.settle(request, f, undefined, now);
-    // wp_insert_post: "Don't allow contributors to set the post slug for pending review posts."
-    if (f.status === 'pending' && !request.can(this.type.caps.publish)) f.slug = '';
+    const asked = await this.fieldsOf(request);
+    asked.author ??= userIdOf(request);
+    asked.status ??= 'draft';
+    const f = this.settle(request, asked, undefined, now);
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
-      let created = await insertPost(tx, {
-        ...f,
-        type: this.type.type,
-        // wp_insert_post: a new post's modified date is its date when it has one.
-        modifiedGmt: f.dateGmt ?? now,
-        // get_default_comment_status: open for posts (default_comment_status and
-        // default_ping_status are "open" on a new site), closed for pages and other types.
-        commentStatus: f.commentStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
-        pingStatus: f.pingStatus ?? (this.type.type === 'post' ? 'open' : 'closed'),
-      });
-      if (!created.slug && ['publish', 'future', 'private'].includes(created.status)) {
-        created = (await updatePost(tx, created.id, { slug: String(created.id) }, now))!;
-      }
+      let created = await insertPost(tx, newPostFields(f, this.type.type, now));
+      const slug = slugAfterInsert(created);
+      if (slug) created = (await updatePost(tx, created.id, { slug }, now))!;
       await this.writeTerms(tx, request, created.id, true);
       // No revision on create: WordPress saves one on update only (wp_save_post_revision_on_insert
       // returns for a new post), so a new post's version-history count is 0.
       return created;
     });
+    this.scheduled(post);
     const data = await this.presenter.prepareOne(post, request, 'edit');
     return new RestResponse(data, 201, {
       Location: this.kit.urls.rest(`/wp/v2/${this.type.restBase}/${post.id}`),
@@ -766,21 +688,8 @@ export class PostsController {
   async update(request: RestRequest): Promise<unknown> {
     const existing = await this.itemOf(request);
     const now = new Date(this.kit.clock());
-    const f = await this.fieldsOf(request, existing);
-    // Out of the trash: the slug it had before (wp_insert_post's _wp_desired_post_slug).
-    const desiredSlug = existing.extra.desiredSlug;
-    if (
-      existing.status === 'trash' &&
-      f.status !== undefined &&
-      f.status !== 'trash' &&
-      typeof desiredSlug === 'string'
-    ) {
-      f.slug ??= desiredSlug;
-      const { desiredSlug: _restored, ...extra } = existing.extra;
-      void _restored;
-      f.extra = { ...extra, ...(f.extra ?? {}) };
-    }
-    await this.settle(request, f, existing, now);
+    const asked = untrashFields(await this.fieldsOf(request, existing), existing);
+    const f = this.settle(request, asked, existing, now);
     await this.checkTerms(request);
     const post = await this.kit.db.transaction(async (tx) => {
       const updated = (await updatePost(tx, existing.id, f, now))!;
@@ -788,7 +697,13 @@ export class PostsController {
       if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
       return updated;
     });
+    this.scheduled(post);
     return this.presenter.prepareOne(post, request, 'edit');
+  }
+
+  /** Tells the scheduled publishing job of an item now scheduled. */
+  private scheduled(post: SitePost): void {
+    if (post.status === 'future') this.kit.publisher.scheduled(post.dateGmt?.getTime());
   }
 
   private async checkTerms(request: RestRequest): Promise<void> {
@@ -850,24 +765,10 @@ export class PostsController {
     if (post.status === 'trash') {
       throw new RestError('rest_already_trashed', 'The post has already been deleted.', 410);
     }
-    // wp_trash_post goes through wp_update_post: the slug takes `__trashed` (freeing it for
-    // others; the desired one kept for a restore, wp_add_trashed_suffix_to_post_name_for_post)
-    // and the update saves a revision when the item has none yet (wp_save_post_revision).
+    // wp_trash_post goes through wp_update_post, which saves a revision (wp_save_post_revision).
     const now = new Date(this.kit.clock());
-    const keepsSlug = post.slug === '' || post.slug.endsWith('__trashed');
     const trashed = await this.kit.db.transaction(async (tx) => {
-      const updated = (await updatePost(
-        tx,
-        post.id,
-        {
-          status: 'trash',
-          trashedFrom: post.status,
-          ...(keepsSlug
-            ? {}
-            : { slug: `${post.slug}__trashed`, extra: { ...post.extra, desiredSlug: post.slug } }),
-        },
-        now,
-      ))!;
+      const updated = (await updatePost(tx, post.id, trashFields(post), now))!;
       if (this.type.revisions) await saveRevision(tx, updated, userIdOf(request), now);
       return updated;
     });

@@ -15,6 +15,7 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { writeArgs } from './post-schema.js';
 import type { PostsController } from './posts-controller.js';
@@ -127,15 +128,19 @@ function revisionSchema(
  * listed newest first and deleted only with force; an autosave by the author of a draft updates
  * the draft, any other autosave is stored once per user with `parent` = the item.
  */
-export class RevisionsController {
+export class RevisionsController extends RestController {
+  /** The revisions' schema (the autosaves' routes show their own). */
+  readonly schema: ResourceSchema;
   private readonly revisionSchema: ResourceSchema;
   private readonly autosaveSchema: ResourceSchema;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     private readonly posts: PostsController,
   ) {
+    super(kit);
     this.revisionSchema = revisionSchema(posts.schema, posts.type.type, false);
+    this.schema = this.revisionSchema;
     this.autosaveSchema = revisionSchema(posts.schema, posts.type.type, true);
   }
 
@@ -146,8 +151,7 @@ export class RevisionsController {
       type: 'integer',
     };
     if (this.posts.type.revisions) {
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/revisions`,
         {
           methods: READABLE,
@@ -171,8 +175,7 @@ export class RevisionsController {
         },
         { schema: () => this.revisionSchema },
       );
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)`,
         [
           {
@@ -210,8 +213,7 @@ export class RevisionsController {
       );
     }
     if (this.posts.type.autosaves) {
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<id>[\\d]+)/autosaves`,
         [
           {
@@ -234,8 +236,7 @@ export class RevisionsController {
         ],
         { schema: () => this.autosaveSchema },
       );
-      this.kit.rest.register(
-        'wp/v2',
+      this.route(
         `${base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)`,
         {
           methods: READABLE,

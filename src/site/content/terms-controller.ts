@@ -15,16 +15,13 @@ import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import {
   collectionArgs,
-  collectionResponse,
   type Context,
-  contextArg,
   CURIES,
   denied,
-  filterByContext,
   resourceSchema,
   type ResourceSchema,
   deletedAnswer,
@@ -155,19 +152,18 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
 }
 
 /** WP_REST_Terms_Controller (and the menus controller) for one taxonomy. */
-export class TermsController {
+export class TermsController extends RestController {
   readonly schema: ResourceSchema;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     readonly tax: TaxonomyInfo,
   ) {
+    super(kit);
     this.schema = termSchema(tax);
   }
 
   register(): void {
-    const base = `/${this.tax.restBase}`;
-    const schema = () => this.schema;
     const { offset, order, ...common } = collectionArgs({ order: 'asc' });
     const list: Record<string, ArgSchema> = {
       ...common,
@@ -206,9 +202,6 @@ export class TermsController {
         items: { type: 'string' },
       },
     };
-    // get_collection_params: `offset` for flat taxonomies only (a hierarchical one is listed
-    // by page, its offset ignored).
-    if (this.tax.hierarchical) delete list.offset;
     if (this.tax.hierarchical)
       list.parent = {
         description: 'Limit result set to terms assigned to a specific parent.',
@@ -226,73 +219,44 @@ export class TermsController {
     const updateArgs = Object.fromEntries(
       Object.entries(writable).map(([k, v]) => [k, { ...v, required: false }]),
     );
-    this.kit.rest.register(
-      'wp/v2',
-      base,
-      [
-        {
-          methods: READABLE,
-          args: list,
-          permission: (r) => this.listPermission(r),
-          callback: (r) => this.list(r),
-        },
-        {
-          methods: CREATABLE,
-          args: writable,
-          // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
-          // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
-          permission: (r) =>
-            this.tax.taxonomy !== 'post_tag'
-              ? this.managePermission(
-                  r,
-                  'rest_cannot_create',
-                  'Sorry, you are not allowed to create terms in this taxonomy.',
-                )
-              : this.createTagPermission(r),
-          callback: (r) => this.create(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
-    const id: ArgSchema = { description: 'Unique identifier for the term.', type: 'integer' };
-    this.kit.rest.register(
-      'wp/v2',
-      `${base}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          args: { id, context: contextArg() },
-          permission: (r) => this.readItemPermission(r),
-          callback: async (r) =>
-            await this.present(await this.termOf(r), r.get<Context>('context')),
-        },
-        {
-          methods: EDITABLE,
-          args: { id, ...updateArgs },
-          permission: (r) =>
-            this.itemManagePermission(
-              r,
-              'rest_cannot_update',
-              'Sorry, you are not allowed to edit this term.',
-            ),
-          callback: (r) => this.update(r),
-        },
-        {
-          methods: DELETABLE,
-          args: {
-            id,
-            force: {
-              type: 'boolean',
-              default: false,
-              description: 'Required to be true, as terms do not support trashing.',
-            },
-          },
-          permission: (r) => this.deletePermission(r),
-          callback: (r) => this.remove(r),
-        },
-      ],
-      { schema, allowBatch: true },
-    );
+    this.resourceRoutes(`/${this.tax.restBase}`, {
+      id: { description: 'Unique identifier for the term.', type: 'integer' },
+      forceDescription: 'Required to be true, as terms do not support trashing.',
+      list: {
+        args: list,
+        permission: (r) => this.listPermission(r),
+        callback: (r) => this.list(r),
+      },
+      create: {
+        args: writable,
+        // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
+        // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
+        permission: (r) =>
+          this.tax.taxonomy !== 'post_tag'
+            ? this.managePermission(
+                r,
+                'rest_cannot_create',
+                'Sorry, you are not allowed to create terms in this taxonomy.',
+              )
+            : this.createTagPermission(r),
+        callback: (r) => this.create(r),
+      },
+      read: {
+        permission: (r) => this.readItemPermission(r),
+        callback: async (r) => await this.present(await this.termOf(r), r.get<Context>('context')),
+      },
+      update: {
+        args: updateArgs,
+        permission: (r) =>
+          this.itemManagePermission(
+            r,
+            'rest_cannot_update',
+            'Sorry, you are not allowed to edit this term.',
+          ),
+        callback: (r) => this.update(r),
+      },
+      remove: { permission: (r) => this.deletePermission(r), callback: (r) => this.remove(r) },
+    });
   }
 
   private readPermission(request: RestRequest): boolean {
@@ -421,7 +385,7 @@ export class TermsController {
       data.locations = (term.extra.locations as string[] | undefined) ?? [];
       data.auto_add = Boolean(term.extra.auto_add);
     }
-    const out = filterByContext(data, this.schema, context);
+    const out = this.filterByContext(data, context);
     const base = `/wp/v2/${this.tax.restBase}`;
     const links: Record<string, unknown[]> = {
       self: [{ href: urls.rest(`${base}/${term.id}`) }],
@@ -464,9 +428,8 @@ export class TermsController {
       offset,
     });
     const context = request.get<Context>('context');
-    return collectionResponse(
+    return this.collectionResponse(
       request,
-      this.kit.urls,
       await Promise.all(items.map((t) => this.present(t, context))),
       total,
       perPage,

@@ -5,14 +5,13 @@ import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import { RestError } from '../rest/rest-error.js';
 import { RestRequest } from '../rest/rest-request.js';
 import type { RestReply, RestServer } from '../rest/rest-server.js';
-import { publishDuePosts } from '../../content/posts-store.js';
 import {
   anonymousResponseKey,
   SiteResponseCache,
   type PreparedResponse,
 } from '../cache/site-response-cache.js';
-import { dueScheduledTypes, type SiteContentState } from '../cache/site-content-version.js';
-import type { Db } from '../../db/db.js';
+import type { SiteContentState } from '../cache/site-content-version.js';
+import type { ScheduledPublisher } from '../../content/scheduled-publishing.js';
 
 const REST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const OVERRIDABLE = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -44,7 +43,8 @@ function bodyOf(request: FastifyRequest): {
 /** Where anonymous reads are answered from prepared responses (absent: every read renders). */
 export interface RestEdgeResponses {
   cache: SiteResponseCache;
-  db: Db;
+  /** The scheduled publishing job: run at once when the state read shows an item due. */
+  publisher: ScheduledPublisher;
   /** Milliseconds since the epoch. */
   clock: () => number;
 }
@@ -72,14 +72,14 @@ export function registerRestEdge(
     const query = request.query as Record<string, unknown>;
     let keep: Keep | undefined;
     if (responses && isAnonymousRead(request, query)) {
-      const { cache, db, clock } = responses;
+      const { cache, publisher, clock } = responses;
       const key = anonymousResponseKey(path, query);
       const state = await cache.state();
       const now = clock();
       if (SiteResponseCache.due(state, now)) {
-        // A scheduled item came due: publish it (its writer bumps the version) and render afresh.
-        for (const type of await dueScheduledTypes(db, new Date(now)))
-          await publishDuePosts(db, type, new Date(now));
+        // A scheduled item came due (perhaps scheduled by another process): the scheduled job
+        // publishes it (its write moves the version) and the answer is rendered afresh.
+        await publisher.catchUp(state.nextPublishMs);
       } else {
         const kept = cache.get(key, state);
         if (kept) return reply.code(kept.status).headers(kept.sendHeaders).send(kept.body);

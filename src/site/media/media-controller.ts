@@ -9,10 +9,10 @@ import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
+import { CREATABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import {
-  collectionResponse,
   contextArg,
   denied,
   ID_LIST,
@@ -96,88 +96,75 @@ const MODIFIER_ARG: ArgSchema = {
 const PERCENT: ArgSchema = { type: 'number', minimum: 0, maximum: 100 };
 
 /** WP_REST_Attachments_Controller: /wp/v2/media, its items, post-process and edit. */
-export class MediaController {
+export class MediaController extends RestController {
+  readonly schema = MEDIA_SCHEMA;
   readonly presenter: MediaPresenter;
 
   constructor(
-    private readonly kit: SiteKit,
+    kit: SiteKit,
     private readonly library: MediaLibrary,
   ) {
+    super(kit);
     this.presenter = new MediaPresenter(kit.urls);
   }
 
   register(): void {
-    const { rest } = this.kit;
-    const schema = () => MEDIA_SCHEMA as unknown as Record<string, unknown>;
-    rest.register(
-      'wp/v2',
-      '/media',
-      [
-        { methods: READABLE, callback: (r) => this.list(r), args: this.listArgs() },
-        {
-          methods: CREATABLE,
-          callback: (r) => this.create(r),
-          permission: (r) => this.createPermission(r),
-          args: MEDIA_WRITE_ARGS,
-        },
-      ],
-      { schema },
-    );
-    rest.register(
-      'wp/v2',
-      `/media/${ID}`,
-      [
-        {
-          methods: READABLE,
-          callback: (r) => this.read(r),
-          args: { id: { type: 'integer' }, context: contextArg() },
-        },
-        {
-          methods: EDITABLE,
-          callback: (r) => this.update(r),
-          args: { id: { type: 'integer' }, ...MEDIA_WRITE_ARGS },
-        },
-        {
-          methods: DELETABLE,
-          callback: (r) => this.remove(r),
-          args: { id: { type: 'integer' }, force: { type: 'boolean', default: false } },
-        },
-      ],
-      { schema },
-    );
-    rest.register('wp/v2', `/media/${ID}/post-process`, {
-      methods: CREATABLE,
-      callback: (r) => this.postProcess(r),
-      args: {
-        id: { type: 'integer' },
-        action: { type: 'string', enum: ['create-image-subsizes'], required: true },
+    this.resourceRoutes('/media', {
+      id: { type: 'integer' },
+      // WordPress's attachments controller sets $allow_batch false: /batch/v1 refuses media.
+      allowBatch: false,
+      list: { callback: (r) => this.list(r), args: this.listArgs() },
+      create: {
+        callback: (r) => this.create(r),
+        permission: (r) => this.createPermission(r),
+        args: MEDIA_WRITE_ARGS,
       },
+      read: { callback: (r) => this.read(r) },
+      update: { callback: (r) => this.update(r), args: MEDIA_WRITE_ARGS },
+      remove: { callback: (r) => this.remove(r) },
     });
-    rest.register('wp/v2', `/media/${ID}/edit`, {
-      methods: CREATABLE,
-      callback: (r) => this.edit(r),
-      args: {
-        id: { type: 'integer' },
-        src: { type: 'string', format: 'uri', required: true },
-        modifiers: { type: 'array', minItems: 1, items: MODIFIER_ARG },
-        rotation: {
-          type: 'integer',
-          minimum: 0,
-          exclusiveMinimum: true,
-          maximum: 360,
-          exclusiveMaximum: true,
+    // No schema for OPTIONS: WordPress registers these two without one.
+    this.route(
+      `/media/${ID}/post-process`,
+      {
+        methods: CREATABLE,
+        callback: (r) => this.postProcess(r),
+        args: {
+          id: { type: 'integer' },
+          action: { type: 'string', enum: ['create-image-subsizes'], required: true },
         },
-        x: PERCENT,
-        y: PERCENT,
-        width: PERCENT,
-        height: PERCENT,
-        caption: MEDIA_WRITE_ARGS.caption!,
-        description: MEDIA_WRITE_ARGS.description!,
-        title: MEDIA_WRITE_ARGS.title!,
-        post: MEDIA_WRITE_ARGS.post!,
-        alt_text: MEDIA_WRITE_ARGS.alt_text!,
       },
-    });
+      { schema: null },
+    );
+    this.route(
+      `/media/${ID}/edit`,
+      {
+        methods: CREATABLE,
+        callback: (r) => this.edit(r),
+        args: {
+          id: { type: 'integer' },
+          src: { type: 'string', format: 'uri', required: true },
+          modifiers: { type: 'array', minItems: 1, items: MODIFIER_ARG },
+          rotation: {
+            type: 'integer',
+            minimum: 0,
+            exclusiveMinimum: true,
+            maximum: 360,
+            exclusiveMaximum: true,
+          },
+          x: PERCENT,
+          y: PERCENT,
+          width: PERCENT,
+          height: PERCENT,
+          caption: MEDIA_WRITE_ARGS.caption!,
+          description: MEDIA_WRITE_ARGS.description!,
+          title: MEDIA_WRITE_ARGS.title!,
+          post: MEDIA_WRITE_ARGS.post!,
+          alt_text: MEDIA_WRITE_ARGS.alt_text!,
+        },
+      },
+      { schema: null },
+    );
   }
 
   private listArgs(): Record<string, ArgSchema> {
@@ -271,9 +258,8 @@ export class MediaController {
       offset: p.offset !== undefined ? Number(p.offset) : (page - 1) * perPage,
     });
     const visible = items.filter((i) => canRead(request.user, i));
-    return collectionResponse(
+    return this.collectionResponse(
       request,
-      this.kit.urls,
       visible.map((i) => this.presenter.prepare(i, context)),
       total,
       perPage,

@@ -272,8 +272,10 @@ function codeEdits(file: string, text: string, stats: Stats): Edit[] {
     taken.push([start, end]);
     stats.rootPaths++;
   }
-  for (const edit of rootPathEdits(file, text, stats)) {
-    if (!taken.some(([s, e]) => edit.start < e && edit.end > s)) edits.push(edit);
+  for (const edit of rootPathEdits(file, text)) {
+    if (taken.some(([s, e]) => edit.start < e && edit.end > s)) continue;
+    edits.push(edit);
+    stats.rootPaths++;
   }
   return edits;
 }
@@ -284,7 +286,7 @@ function codeEdits(file: string, text: string, stats: Stats): Edit[] {
  */
 const ROOT_PATH = /(?<![\w.\-/@])((?:\.\.\/)+|\.\/|\/app\/)?(dist\/)?((?:src|jobs)\/[\w.\-/]*)/g;
 
-function rootPathEdits(file: string, text: string, stats: Stats): Edit[] {
+function rootPathEdits(file: string, text: string): Edit[] {
   const edits: Edit[] = [];
   const depth = posix.dirname(file) === '.' ? 0 : posix.dirname(file).split('/').length;
   for (const m of text.matchAll(ROOT_PATH)) {
@@ -300,7 +302,6 @@ function rootPathEdits(file: string, text: string, stats: Stats): Edit[] {
     if (mapped === p) continue;
     const start = m.index + prefix.length + (m[2] ?? '').length;
     edits.push({ start, end: start + m[3]!.length, text: mapped + tail });
-    stats.rootPaths++;
   }
   return edits;
 }
@@ -352,7 +353,8 @@ async function main(): Promise<void> {
       (file.endsWith('.md') && underAny(file, CODE_ROOTS));
     if (!code && !textual) continue;
     const text = readFileSync(path.join(root, file), 'utf8');
-    const edits = code ? codeEdits(file, text, stats) : rootPathEdits(file, text, stats);
+    const edits = code ? codeEdits(file, text, stats) : rootPathEdits(file, text);
+    if (!code) stats.rootPaths += edits.length;
     if (edits.length > 0) rewrites.set(mapPath(file), applyEdits(text, edits));
   }
 

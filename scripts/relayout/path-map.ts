@@ -9,7 +9,8 @@
  * - `src/domain/*`  what the system knows: takes a db handle and plain data, nothing of HTTP or
  *                   BullMQ (eslint.config.js enforces it);
  * - `src/http/*`    the edges: the read API, OAuth, the documentation site, the account and
- *                   operators' pages, the session and CSRF they share, the request quota;
+ *                   operators' pages (`/metrics` with its metrics), the session and CSRF they
+ *                   share, the request quota;
  * - `src/worker/`   the BullMQ worker, its schedulers and, in `jobs/`, one file per job;
  * - `src/shared/*`  infrastructure every part uses: db, config, log, errors, time, io, the app
  *                   context and package root;

@@ -51,6 +51,8 @@ export const PATH_MAP: readonly PathMove[] = [
   { from: 'src/records/page-cache.ts', to: 'src/http/api/page-cache.ts' },
   { from: 'src/api/oauth', to: 'src/http/oauth' },
   { from: 'src/site', to: 'src/http/site' },
+  // The site's own edge (hooks, input limits): not a third `http` folder in src/http/site/.
+  { from: 'src/site/http', to: 'src/http/site/edge' },
   { from: 'src/account-pages', to: 'src/http/account' },
   // The two account panels that lived with their features join the account pages.
   { from: 'src/api/webhooks-account-panel.ts', to: 'src/http/account/webhooks-account-panel.ts' },

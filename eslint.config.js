@@ -29,6 +29,33 @@ export default tseslint.config(
     },
   },
   {
+    // The boundary (docs/architecture.md): the domain takes a db handle and plain data; it knows
+    // nothing of HTTP or BullMQ. The edges (src/http/) and the worker (src/worker/) call it,
+    // never the other way round. test/lint/boundary.test.ts keeps this rule honest.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', 'fastify-plugin', '@fastify/*', '@bull-board/*'],
+              message: 'Domain code knows nothing of HTTP: move this to src/http/.',
+            },
+            {
+              group: ['bullmq', 'ioredis'],
+              message: 'Domain code knows nothing of BullMQ or Redis: move this to src/worker/.',
+            },
+            {
+              regex: '^(\\.\\./)+(http|worker)(/|$)',
+              message: 'Domain code imports neither an HTTP edge nor the worker: they call it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

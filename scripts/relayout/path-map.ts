@@ -79,6 +79,8 @@ export const PATH_MAP: readonly PathMove[] = [
 
   // Shared infrastructure.
   { from: 'src/app', to: 'src/shared/app' },
+  // One version reader (data_versions) and one bounded byte cache, for the API and the site.
+  { from: 'src/cache', to: 'src/shared/cache' },
   { from: 'src/config', to: 'src/shared/config' },
   { from: 'src/db', to: 'src/shared/db' },
   { from: 'src/errors', to: 'src/shared/errors' },

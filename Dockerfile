@@ -1,5 +1,5 @@
-# One image for the three processes: `node dist/src/api/server.js` (api, the default command),
-# `node dist/src/queue/worker-main.js` (worker) and `node dist/src/site/server.js` (site).
+# One image for the three processes: `node dist/src/http/api/server.js` (api, the default command),
+# `node dist/src/worker/worker-main.js` (worker) and `node dist/src/http/site/server.js` (site).
 # Node 20 (20.12 or later), as package.json's engines say; node:20-bookworm-slim is the newest 20.
 ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
@@ -9,11 +9,10 @@ COPY bin ./bin
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY jobs ./jobs
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 # Circulation pictures use two of the nine weights of the CJK font package (about 10 MB each);
-# the other seven go (src/circulation-images/cjk-font.ts names the two).
+# the other seven go (src/domain/circulation-images/cjk-font.ts names the two).
 RUN find node_modules/@expo-google-fonts/noto-sans-sc -name '*.ttf' \
       ! -name 'NotoSansSC_400Regular.ttf' ! -name 'NotoSansSC_700Bold.ttf' -delete
 
@@ -28,9 +27,9 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The documentation site's block theme (templates and parts read at start).
-COPY --from=build /app/src/templates/theme ./src/templates/theme
+COPY --from=build /app/src/domain/templates/theme ./src/domain/templates/theme
 COPY package.json ./
-# The site's first contents are emutrack's own documentation (src/site/docs/docs-source.ts).
+# The site's first contents are emutrack's own documentation (src/http/site/docs/docs-source.ts).
 COPY README.md ./
 COPY docs ./docs
 COPY bin ./bin
@@ -40,5 +39,5 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000 3001
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "dist/src/ops/healthcheck-main.js", "api"]
-CMD ["node", "--max-semi-space-size=4", "dist/src/api/server.js"]
+  CMD ["node", "dist/src/healthcheck/healthcheck-main.js", "api"]
+CMD ["node", "--max-semi-space-size=4", "dist/src/http/api/server.js"]

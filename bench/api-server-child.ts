@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { buildApp } from '../src/api/app.js';
-import { createPostgresDb } from '../src/db/postgres-db.js';
-import { createLogger } from '../src/log/logger.js';
-import { createQuotaRedis } from '../src/quota/create-quota-store.js';
+import { buildApp } from '../src/http/api/app.js';
+import { createPostgresDb } from '../src/shared/db/postgres-db.js';
+import { createLogger } from '../src/shared/log/logger.js';
+import { createQuotaRedis } from '../src/http/quota/create-quota-store.js';
 import { benchApiConfig } from './bench-api-config.js';
 
 /**

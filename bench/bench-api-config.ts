@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type Config } from '../src/config/config.js';
+import { loadConfig, type Config } from '../src/shared/config/config.js';
 
 /**
  * The API's configuration for a benchmark: the bench database, Redis for quota, and a bucket

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { packageRoot } from '../src/app/package-root.js';
+import { packageRoot } from '../src/shared/app/package-root.js';
 import { generateDataset, type GeneratedManifest } from '../src/generator/write-dataset.js';
 
 export interface BenchDataset {

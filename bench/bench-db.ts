@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrate } from '../src/db/migrate.js';
-import { createPostgresDb } from '../src/db/postgres-db.js';
+import { migrate } from '../src/shared/db/migrate.js';
+import { createPostgresDb } from '../src/shared/db/postgres-db.js';
 import type { BenchDatabase } from './bench-types.js';
 
 function withDatabase(url: string, name: string): string {

@@ -1,4 +1,4 @@
-import type { Db } from '../src/db/db.js';
+import type { Db } from '../src/shared/db/db.js';
 
 /** One line of the benchmark table. */
 export interface BenchRow {

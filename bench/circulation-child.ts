@@ -1,6 +1,6 @@
-import { inferCirculations } from '../src/circulation/infer-circulations.js';
+import { inferCirculations } from '../src/domain/circulation/infer-circulations.js';
 import { peakRssBytes } from './peak-rss.js';
-import { createPostgresDb } from '../src/db/postgres-db.js';
+import { createPostgresDb } from '../src/shared/db/postgres-db.js';
 
 /**
  * The inference side of the circulation benchmark, in its own process so that its peak RSS is

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OUTPUT_FILES } from '../src/generator/outputs.js';
-import { expandTrainCodes } from '../src/trains/train-code.js';
+import { expandTrainCodes } from '../src/domain/trains/train-code.js';
 
 /** One line of a generated dataset's truth/circulations.json. */
 export interface TruthCirculation {

@@ -1,4 +1,4 @@
-import type { Db } from '../src/db/db.js';
+import type { Db } from '../src/shared/db/db.js';
 
 /**
  * The data of the never-served-pages benchmark (bench/suites/fresh-pages.ts), generated in SQL:

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { peakRssBytes } from './peak-rss.js';
-import { createPostgresDb } from '../src/db/postgres-db.js';
-import { importFleet } from '../src/emus/import-fleet.js';
-import { renderDailyExport } from '../src/exports/daily-export-csv.js';
-import { ingestObservations } from '../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../src/records/build-daily-records.js';
-import { ingestTimetables } from '../src/timetables/ingest-timetables.js';
+import { createPostgresDb } from '../src/shared/db/postgres-db.js';
+import { importFleet } from '../src/domain/emus/import-fleet.js';
+import { renderDailyExport } from '../src/domain/exports/daily-export-csv.js';
+import { ingestObservations } from '../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../src/domain/records/build-daily-records.js';
+import { ingestTimetables } from '../src/domain/timetables/ingest-timetables.js';
 
 /**
  * The worker side of the pipeline benchmark, in its own process so that its peak RSS is a

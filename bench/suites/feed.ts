@@ -5,15 +5,15 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
-import { startWebhookRuntime } from '../../src/queue/webhook-runtime.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { readRecordChanges, START } from '../../src/records/record-changes.js';
-import { createWebhookEndpoint } from '../../src/webhooks/webhook-endpoints.js';
-import { createUser } from '../../src/accounts/users.js';
+import { buildApp } from '../../src/http/api/app.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createRedisConnection } from '../../src/worker/redis-connection.js';
+import { startWebhookRuntime } from '../../src/worker/webhook-runtime.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { readRecordChanges, START } from '../../src/domain/records/record-changes.js';
+import { createWebhookEndpoint } from '../../src/domain/webhooks/webhook-endpoints.js';
+import { createUser } from '../../src/domain/accounts/users.js';
 import type { BenchContext, BenchRow, BenchSuite } from '../bench-types.js';
 import { median } from '../repeat.js';
 
@@ -174,7 +174,7 @@ async function feedThroughput(ctx: BenchContext): Promise<BenchRow[]> {
 }
 
 async function measureInsert(
-  db: import('../../src/db/db.js').Db,
+  db: import('../../src/shared/db/db.js').Db,
   capture: boolean,
   perDay: number,
 ): Promise<number> {

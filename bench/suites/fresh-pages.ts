@@ -6,16 +6,16 @@ import autocannon from 'autocannon';
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
-} from '../../src/api/daily-records-page.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import type { Queryable } from '../../src/db/db.js';
+} from '../../src/http/api/daily-records-page.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import type { Queryable } from '../../src/shared/db/db.js';
 import {
   MERGED_EMU_HISTORY_SQL,
   TRAIN_HISTORY_SQL,
   historyQueryParams,
-} from '../../src/history/read-history.js';
-import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/history/read-history.js';
+import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import {

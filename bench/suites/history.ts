@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../src/api/app.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { createLogger } from '../../src/log/logger.js';
-import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
-import { refreshReferenceModels } from '../../src/records/reference-models.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
-import { stationBoard } from '../../src/timetables/station-board.js';
+import { buildApp } from '../../src/http/api/app.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
+import { refreshReferenceModels } from '../../src/domain/records/reference-models.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
+import { stationBoard } from '../../src/domain/timetables/station-board.js';
 import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { DAYS, EMUS, HUB, HUB_TRAINS, TRAINS, loadHistoryDataset } from '../history-data.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DAILY_EXPORT_ROWS_SQL } from '../../src/exports/daily-export-csv.js';
+import { DAILY_EXPORT_ROWS_SQL } from '../../src/domain/exports/daily-export-csv.js';
 import { benchDataset } from '../bench-dataset.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { median, repeatMeasure } from '../repeat.js';

@@ -1,9 +1,9 @@
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import type { Queryable } from '../../src/db/db.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
-import { buildSiteApp } from '../../src/site/app.js';
+import type { Queryable } from '../../src/shared/db/db.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { buildSiteApp } from '../../src/http/site/app.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { median } from '../repeat.js';
 

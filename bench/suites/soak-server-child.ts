@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { createLogger } from '../../src/log/logger.js';
-import { createQuotaRedis } from '../../src/quota/create-quota-store.js';
+import { buildApp } from '../../src/http/api/app.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 
 /**
  * The API of the soak benchmark, in a process of its own (its RSS is what is watched):

@@ -2,15 +2,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import type { AppContext } from '../../src/app/app-context.js';
-import { loadConfig } from '../../src/config/config.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { runDayInProcess } from '../../src/queue/in-process-runner.js';
-import { StaleRebuilds } from '../../src/queue/stale-rebuilds.js';
-import { buildDailyRecords, type BuildResult } from '../../src/records/build-daily-records.js';
-import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { listStaleDays } from '../../src/records/stale-days.js';
-import { serviceDayOf, midnightOfServiceDay } from '../../src/time/service-day.js';
+import type { AppContext } from '../../src/shared/app/app-context.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { runDayInProcess } from '../../src/worker/in-process-runner.js';
+import { StaleRebuilds } from '../../src/worker/stale-rebuilds.js';
+import {
+  buildDailyRecords,
+  type BuildResult,
+} from '../../src/domain/records/build-daily-records.js';
+import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { listStaleDays } from '../../src/domain/records/stale-days.js';
+import { serviceDayOf, midnightOfServiceDay } from '../../src/shared/time/service-day.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 
 /** Trains a day has before the late lines arrive (two sightings each: confirmed records). */

@@ -3,12 +3,12 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { loadConfig } from '../../src/config/config.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { createLogger } from '../../src/log/logger.js';
-import { buildSiteApp } from '../../src/site/app.js';
-import { contentModule } from '../../src/site/content/content-module.js';
-import { createMediaModule } from '../../src/site/media/media-module.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { buildSiteApp } from '../../src/http/site/app.js';
+import { contentModule } from '../../src/http/site/content/content-module.js';
+import { createMediaModule } from '../../src/http/site/media/media-module.js';
 import { peakRssBytes } from '../peak-rss.js';
 
 /**

@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
-import { createAppPassword } from '../../src/content/app-passwords.js';
-import { setSiteRole } from '../../src/content/site-roles.js';
+import { createAppPassword } from '../../src/domain/content/app-passwords.js';
+import { setSiteRole } from '../../src/domain/content/site-roles.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
 import { median } from '../repeat.js';
 

@@ -1,6 +1,6 @@
-import { openAppContext, type AppContext } from '../app/app-context.js';
-import { createLogger } from '../log/logger.js';
-import { EmutrackError, isEmutrackError } from '../errors/emutrack-error.js';
+import { openAppContext, type AppContext } from '../shared/app/app-context.js';
+import { createLogger } from '../shared/log/logger.js';
+import { EmutrackError, isEmutrackError } from '../shared/errors/emutrack-error.js';
 
 /** A failure the CLI reports as one line and a non-zero exit, without a stack trace. */
 export class CliError extends EmutrackError {

@@ -1,8 +1,14 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { issueCredential, revokeCredential } from '../accounts/credentials.js';
-import { defaultKeyScopes } from '../accounts/scopes.js';
-import { banUser, createUser, findUserByName, listUsers, unbanUser } from '../accounts/users.js';
-import { accountSettingsFromConfig } from '../api/account-settings.js';
+import { issueCredential, revokeCredential } from '../domain/accounts/credentials.js';
+import { defaultKeyScopes } from '../domain/accounts/scopes.js';
+import {
+  banUser,
+  createUser,
+  findUserByName,
+  listUsers,
+  unbanUser,
+} from '../domain/accounts/users.js';
+import { accountSettingsFromConfig } from '../domain/accounts/account-settings.js';
 import { CliError, withAppContext } from './cli-context.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -5,11 +5,11 @@ import {
   retractObservations,
   undoCorrection,
   type AppliedCorrection,
-} from '../corrections/apply-corrections.js';
-import type { Correction, CorrectionActor } from '../corrections/correction-types.js';
-import { listCorrections } from '../corrections/list-corrections.js';
-import { isEmutrackError } from '../errors/emutrack-error.js';
-import { ymdOfServiceDay } from '../time/service-day.js';
+} from '../domain/corrections/apply-corrections.js';
+import type { Correction, CorrectionActor } from '../domain/corrections/correction-types.js';
+import { listCorrections } from '../domain/corrections/list-corrections.js';
+import { isEmutrackError } from '../shared/errors/emutrack-error.js';
+import { ymdOfServiceDay } from '../shared/time/service-day.js';
 import { CliError, withAppContext } from './cli-context.js';
 
 const out = (line: string): void => {
@@ -64,7 +64,7 @@ function describe(c: Correction): string {
 
 /**
  * `emutrack correct retract|merge-emu|undo|list`: corrections with an audit trail
- * (src/corrections). Each marks the days it touches stale; the worker rebuilds them.
+ * (src/domain/corrections). Each marks the days it touches stale; the worker rebuilds them.
  */
 export function registerCorrectionsCommands(program: Command): void {
   const correct = program

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { findUserByName } from '../accounts/users.js';
-import { isEmutrackError } from '../errors/emutrack-error.js';
-import { reviewClient } from '../oauth/client-review.js';
-import { signingKeysFromConfig } from '../oauth/signing-keys-config.js';
+import { findUserByName } from '../domain/accounts/users.js';
+import { isEmutrackError } from '../shared/errors/emutrack-error.js';
+import { reviewClient } from '../domain/oauth/client-review.js';
+import { signingKeysFromConfig } from '../domain/oauth/signing-keys-config.js';
 import { CliError, withAppContext } from './cli-context.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { z } from 'zod';
-import { allJobs, type JobDefinition } from '../../jobs/index.js';
-import { readRejects } from '../ingest/read-rejects.js';
-import { parseJobPayload } from '../queue/execute-job.js';
-import { runInProcess } from '../queue/in-process-runner.js';
-import { JobQueues } from '../queue/job-queues.js';
-import { jobRetentionFromConfig } from '../queue/job-options.js';
-import { createRedisConnection } from '../queue/redis-connection.js';
-import { serviceDayFromYmd } from '../time/service-day.js';
-import { shanghaiTime } from '../time/shanghai-time.js';
+import { allJobs, type JobDefinition } from '../worker/jobs/index.js';
+import { readRejects } from '../domain/ingest/read-rejects.js';
+import { parseJobPayload } from '../worker/execute-job.js';
+import { runInProcess } from '../worker/in-process-runner.js';
+import { JobQueues } from '../worker/job-queues.js';
+import { jobRetentionFromConfig } from '../worker/job-options.js';
+import { createRedisConnection } from '../worker/redis-connection.js';
+import { serviceDayFromYmd } from '../shared/time/service-day.js';
+import { shanghaiTime } from '../shared/time/shanghai-time.js';
 import { CliError, withAppContext } from './cli-context.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { chunkAppPassword, createAppPassword } from '../content/app-passwords.js';
-import { findSiteAccountByName } from '../content/site-users.js';
-import { setSiteRole, SITE_ROLES } from '../content/site-roles.js';
-import type { Db } from '../db/db.js';
+import { chunkAppPassword, createAppPassword } from '../domain/content/app-passwords.js';
+import { findSiteAccountByName } from '../domain/content/site-users.js';
+import { setSiteRole, SITE_ROLES } from '../domain/content/site-roles.js';
+import type { Db } from '../shared/db/db.js';
 import { CliError, withAppContext } from './cli-context.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../db/db.js';
-import { currentCirculation } from '../circulation/current-circulation.js';
-import { importOfficialCirculations } from '../circulation/import-official.js';
-import { inferCirculations } from '../circulation/infer-circulations.js';
-import type { TrainCirculation } from '../circulation/train-circulation.js';
-import { layoutCirculation } from '../circulation-images/picture-layout.js';
-import { renderPng } from '../circulation-images/render-picture.js';
-import { ingestObservations } from '../ingest/ingest-observations.js';
-import { predictTrain } from '../prediction/predict-train.js';
-import { buildDailyRecords } from '../records/build-daily-records.js';
-import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../time/service-day.js';
-import { ingestTimetables } from '../timetables/ingest-timetables.js';
+import type { Db } from '../shared/db/db.js';
+import { currentCirculation } from '../domain/circulation/current-circulation.js';
+import { importOfficialCirculations } from '../domain/circulation/import-official.js';
+import { inferCirculations } from '../domain/circulation/infer-circulations.js';
+import type { TrainCirculation } from '../domain/circulation/train-circulation.js';
+import { layoutCirculation } from '../domain/circulation-images/picture-layout.js';
+import { renderPng } from '../domain/circulation-images/render-picture.js';
+import { ingestObservations } from '../domain/ingest/ingest-observations.js';
+import { predictTrain } from '../domain/prediction/predict-train.js';
+import { buildDailyRecords } from '../domain/records/build-daily-records.js';
+import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../shared/time/service-day.js';
+import { ingestTimetables } from '../domain/timetables/ingest-timetables.js';
 
 /**
  * The demo's circulations, dated from today so that the API's current timetable, picture and

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { issueCredential } from '../accounts/credentials.js';
-import { defaultKeyScopes } from '../accounts/scopes.js';
-import { createUser, findUserByName } from '../accounts/users.js';
-import { accountSettingsFromConfig } from '../api/account-settings.js';
-import type { Config } from '../config/config.js';
-import type { Db } from '../db/db.js';
+import { issueCredential } from '../domain/accounts/credentials.js';
+import { defaultKeyScopes } from '../domain/accounts/scopes.js';
+import { createUser, findUserByName } from '../domain/accounts/users.js';
+import { accountSettingsFromConfig } from '../domain/accounts/account-settings.js';
+import type { Config } from '../shared/config/config.js';
+import type { Db } from '../shared/db/db.js';
 
 /** The demo's own user: its key lets the demo's curl lines run without the anonymous quota. */
 export const DEMO_USER = 'demo';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../app/package-root.js';
+import { packageRoot } from '../shared/app/package-root.js';
 
 /** package.json's version (the one `npm` and the image carry), for `emutrack --version`. */
 export function packageVersion(): string {

@@ -1,6 +1,6 @@
-import type { AppContext } from '../app/app-context.js';
-import { listStaleDays, staleDueAt } from '../records/stale-days.js';
-import { ymdOfServiceDay } from '../time/service-day.js';
+import type { AppContext } from '../shared/app/app-context.js';
+import { listStaleDays, staleDueAt } from '../domain/records/stale-days.js';
+import { ymdOfServiceDay } from '../shared/time/service-day.js';
 
 /**
  * The stale-days part of `emutrack status`: each day whose records wait for a rebuild, why, and

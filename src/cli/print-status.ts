@@ -1,10 +1,10 @@
-import type { AppContext } from '../app/app-context.js';
-import { summariseRejects } from '../ingest/read-rejects.js';
-import { allJobs } from '../../jobs/index.js';
-import { queueStatus, type JobRunSummary } from '../queue/queue-status.js';
+import type { AppContext } from '../shared/app/app-context.js';
+import { summariseRejects } from '../domain/ingest/read-rejects.js';
+import { allJobs } from '../worker/jobs/index.js';
+import { queueStatus, type JobRunSummary } from '../worker/queue-status.js';
 import { printStaleDays } from './print-stale-days.js';
-import { ymdOfServiceDay } from '../time/service-day.js';
-import { shanghaiTime } from '../time/shanghai-time.js';
+import { ymdOfServiceDay } from '../shared/time/service-day.js';
+import { shanghaiTime } from '../shared/time/shanghai-time.js';
 
 /** Job and queue names are padded to the longest (refresh-reference-models): rows line up. */
 const NAME_WIDTH = Math.max(...allJobs.map((j) => j.name.length));

@@ -1,8 +1,8 @@
 import cliProgress from 'cli-progress';
-import type { AppContext } from '../app/app-context.js';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
-import { runInProcess, type DayRunResult } from '../queue/in-process-runner.js';
-import { ymdOfServiceDay } from '../time/service-day.js';
+import type { AppContext } from '../shared/app/app-context.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../worker/jobs/index.js';
+import { runInProcess, type DayRunResult } from '../worker/in-process-runner.js';
+import { ymdOfServiceDay } from '../shared/time/service-day.js';
 
 export interface ReplayOutcome {
   days: number;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { serviceDayFromYmd, ymdOfServiceDay } from '../time/service-day.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.js';
 import { OUTPUT_FILES } from './outputs.js';
 
 /** A path as a shell word: bare when it is plainly safe, else single-quoted. */

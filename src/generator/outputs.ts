@@ -4,7 +4,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Circulation, Train } from './network.js';
 import type { StationNetwork } from './stations.js';
-import { EmutrackError } from '../errors/emutrack-error.js';
+import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 /**
  * Output layout of a generated dataset (under the output directory):

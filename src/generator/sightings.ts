@@ -1,6 +1,6 @@
 import { getTimezoneOffset } from 'date-fns-tz';
-import { parseEmuCode } from '../emus/normalize-emu-code.js';
-import { SERVICE_TIME_ZONE } from '../time/service-day.js';
+import { parseEmuCode } from '../domain/emus/normalize-emu-code.js';
+import { SERVICE_TIME_ZONE } from '../shared/time/service-day.js';
 import type { EmuUnit } from './fleet.js';
 import type { Train } from './network.js';
 import type { Rng } from './rng.js';

@@ -1,5 +1,5 @@
 import type { Rng } from './rng.js';
-import { EmutrackError } from '../errors/emutrack-error.js';
+import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 export type TrainPrefix = 'G' | 'D' | 'C';
 

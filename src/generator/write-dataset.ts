@@ -5,7 +5,7 @@ import {
   midnightOfServiceDay,
   serviceDayFromYmd,
   ymdOfServiceDay,
-} from '../time/service-day.js';
+} from '../shared/time/service-day.js';
 import { buildFleet, fleetCsv } from './fleet.js';
 import { buildNetwork } from './network.js';
 import {
@@ -19,7 +19,7 @@ import {
 import { Rng } from './rng.js';
 import { SightingMaker, type SightingRates, type TimedLine } from './sightings.js';
 import { buildStationNetwork } from './stations.js';
-import { EmutrackError } from '../errors/emutrack-error.js';
+import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 export interface GenerateOptions {
   /** Units in the fleet, 1 to 10,000 (the G/D/C number space runs out beyond). */

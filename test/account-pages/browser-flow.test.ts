@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 import { useChromium } from '../helpers/browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV } from '../api/helpers/accounts.js';

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { deleteAccount } from '../../src/accounts/account-deletion.js';
-import { authenticateSecret, issueCredential } from '../../src/accounts/credentials.js';
+import { deleteAccount } from '../../src/domain/accounts/account-deletion.js';
+import { authenticateSecret, issueCredential } from '../../src/domain/accounts/credentials.js';
 import {
   createUser,
   findUserByEmail,
   resetPassword,
   setUserEmail,
   verifyLogin,
-} from '../../src/accounts/users.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
-import { createClient } from '../../src/oauth/clients.js';
+} from '../../src/domain/accounts/users.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
+import { createClient } from '../../src/domain/oauth/clients.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const scrypt = { N: 1024, r: 8, p: 1 };

@@ -5,15 +5,15 @@ import {
   listCredentials,
   revokeCredential,
   revokeOauthCredentials,
-} from '../../src/accounts/credentials.js';
-import { hashPassword, verifyPassword } from '../../src/accounts/passwords.js';
+} from '../../src/domain/accounts/credentials.js';
+import { hashPassword, verifyPassword } from '../../src/domain/accounts/passwords.js';
 import {
   scopesOfRole,
   ALL_SCOPES,
   ANONYMOUS_SCOPES,
   AUTH_ME_SCOPE,
   SCOPE_CATALOGUE,
-} from '../../src/accounts/scopes.js';
+} from '../../src/domain/accounts/scopes.js';
 import {
   banUser,
   changePassword,
@@ -22,8 +22,8 @@ import {
   listUsers,
   unbanUser,
   verifyLogin,
-} from '../../src/accounts/users.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
+} from '../../src/domain/accounts/users.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const scrypt = { N: 1024, r: 8, p: 1 };

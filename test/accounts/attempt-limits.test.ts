@@ -5,15 +5,18 @@ import {
   forgetQuietAttempts,
   settleAttempt,
   type AttemptRule,
-} from '../../src/accounts/attempt-limiter.js';
-import { assertPasswordStrong, passwordStrength } from '../../src/accounts/password-policy.js';
-import { checkSignIn } from '../../src/accounts/sign-in.js';
-import { signInKeys } from '../../src/accounts/sign-in-throttle.js';
-import { createUser } from '../../src/accounts/users.js';
-import type { Db } from '../../src/db/db.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPgliteDb } from '../../src/db/pglite-db.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
+} from '../../src/domain/accounts/attempt-limiter.js';
+import {
+  assertPasswordStrong,
+  passwordStrength,
+} from '../../src/domain/accounts/password-policy.js';
+import { checkSignIn } from '../../src/domain/accounts/sign-in.js';
+import { signInKeys } from '../../src/domain/accounts/sign-in-throttle.js';
+import { createUser } from '../../src/domain/accounts/users.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const scrypt = { N: 1024, r: 8, p: 1 };

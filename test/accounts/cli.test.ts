@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authenticateSecret } from '../../src/accounts/credentials.js';
-import { findUserByName, verifyLogin } from '../../src/accounts/users.js';
+import { authenticateSecret } from '../../src/domain/accounts/credentials.js';
+import { findUserByName, verifyLogin } from '../../src/domain/accounts/users.js';
 import { runCli } from '../../src/cli/cli.js';
 import { registerAccountsCommands } from '../../src/cli/commands-accounts.js';
 import { useTestDatabase } from '../helpers/test-db.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { issueCredential, revokeCredential } from '../../src/accounts/credentials.js';
-import { banUser, unbanUser } from '../../src/accounts/users.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { issueCredential, revokeCredential } from '../../src/domain/accounts/credentials.js';
+import { banUser, unbanUser } from '../../src/domain/accounts/users.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, bearer, makeKey, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';

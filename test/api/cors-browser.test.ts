@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../src/accounts/users.js';
-import type { OAuthClient } from '../../src/oauth/client-records.js';
-import { reviewClient } from '../../src/oauth/client-review.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { reviewClient } from '../../src/domain/oauth/client-review.js';
 import { launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser, TEST_PASSWORD } from '../oauth/oauth-fixtures.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeUser } from '../oauth/oauth-fixtures.js';
 import { bearer, makeKey } from './helpers/accounts.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
-import { dailyRecordsDataJson, recordItems } from '../../src/api/daily-records-json.js';
-import { dataEnvelopeJson } from '../../src/api/v2-edge.js';
-import type { DailyRecordRow } from '../../src/api/daily-records-page.js';
-import { EmuCodeCache } from '../../src/api/emu-code-cache.js';
-import { TimetableSummaryCache } from '../../src/api/timetable-summary-cache.js';
-import { dataEnvelope } from '../../src/api/envelope.js';
-import { dailyRecordsDataSchema } from '../../src/api/schemas.js';
-import { createFastSerializerCompiler } from '../../src/api/serializer.js';
-import { splitTrainCode } from '../../src/trains/train-code.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { dailyRecordsDataJson, recordItems } from '../../src/http/api/daily-records-json.js';
+import { dataEnvelopeJson } from '../../src/http/api/v2-edge.js';
+import type { DailyRecordRow } from '../../src/http/api/daily-records-page.js';
+import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+import { dataEnvelope } from '../../src/http/api/envelope.js';
+import { dailyRecordsDataSchema } from '../../src/http/api/schemas.js';
+import { createFastSerializerCompiler } from '../../src/http/api/serializer.js';
+import { splitTrainCode } from '../../src/domain/trains/train-code.js';
 
 const schema = dataEnvelope(dailyRecordsDataSchema);
 

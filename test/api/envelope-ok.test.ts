@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../src/accounts/credentials.js';
-import { scopesOfRole } from '../../src/accounts/scopes.js';
-import type { User } from '../../src/accounts/users.js';
-import type { ApiApp } from '../../src/api/app.js';
-import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/time/service-day.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { seedLoop, TODAY } from '../circulation/circulation-fixture.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser, TEST_PASSWORD } from '../oauth/oauth-fixtures.js';

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorEnvelopeSchema } from '../../src/api/envelope.js';
-import type { Db } from '../../src/db/db.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { errorEnvelopeSchema } from '../../src/http/api/envelope.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
 import { capturingLogger, makeApp } from './helpers/api-harness.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { dataEnvelope, errorEnvelopeSchema } from '../../src/api/envelope.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { dataEnvelope, errorEnvelopeSchema } from '../../src/http/api/envelope.js';
 import {
   dailyExportDataSchema,
   dailyExportIndexDataSchema,
-} from '../../src/api/routes/exports-daily.js';
+} from '../../src/http/api/routes/exports-daily.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
 import { makeApp } from './helpers/api-harness.js';

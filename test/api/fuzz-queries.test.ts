@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
-import { EmuCodeCache } from '../../src/api/emu-code-cache.js';
-import { emuHistoryDataJson, trainHistoryDataJson } from '../../src/api/history-json.js';
-import { emuHistoryDataSchema, trainHistoryDataSchema } from '../../src/api/routes/history.js';
-import { createFastSerializerCompiler } from '../../src/api/serializer.js';
-import { TimetableSummaryCache } from '../../src/api/timetable-summary-cache.js';
-import type { HistoryRecord } from '../../src/history/read-history.js';
-import { trainCodeOf } from '../../src/api/train-codes.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
+import { emuHistoryDataJson, trainHistoryDataJson } from '../../src/http/api/history-json.js';
+import { emuHistoryDataSchema, trainHistoryDataSchema } from '../../src/http/api/routes/history.js';
+import { createFastSerializerCompiler } from '../../src/http/api/serializer.js';
+import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+import type { HistoryRecord } from '../../src/domain/history/read-history.js';
+import { trainCodeOf } from '../../src/http/api/train-codes.js';
 
 /** Every EMU exists as CR400AF-"<id>\ and every timetable runs 北京南 -> "<id>" (escaping). */
 const fakeDb = {

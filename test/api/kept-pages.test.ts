@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { revokeCredential } from '../../src/accounts/credentials.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { revokeCredential } from '../../src/domain/accounts/credentials.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { bearer, makeKey, makeUser } from './helpers/accounts.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
 import { makeApp } from './helpers/api-harness.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { PageCache } from '../../src/api/page-cache.js';
-import { DataVersionReader, recordsVersion } from '../../src/cache/data-versions.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { PageCache } from '../../src/http/api/page-cache.js';
+import { DataVersionReader, recordsVersion } from '../../src/shared/cache/data-versions.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';

@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../src/accounts/credentials.js';
-import { defaultKeyScopes } from '../../src/accounts/scopes.js';
-import type { ApiApp } from '../../src/api/app.js';
-import { API_FONT_PATHS } from '../../src/api/page-chrome.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { defaultKeyScopes } from '../../src/domain/accounts/scopes.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { API_FONT_PATHS } from '../../src/http/api/page-chrome.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { dataEnvelope, errorEnvelopeSchema } from '../../src/api/envelope.js';
-import { trainPredictionDataSchema } from '../../src/api/routes/prediction.js';
-import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/time/service-day.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { dataEnvelope, errorEnvelopeSchema } from '../../src/http/api/envelope.js';
+import { trainPredictionDataSchema } from '../../src/http/api/routes/prediction.js';
+import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { seedLoop, TODAY } from '../circulation/circulation-fixture.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { errorEnvelopeSchema } from '../../src/api/envelope.js';
+import { errorEnvelopeSchema } from '../../src/http/api/envelope.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, FAST_SCRYPT_ENV, makeKey, makeUser } from './helpers/accounts.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';

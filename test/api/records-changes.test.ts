@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeApp } from './helpers/api-harness.js';
@@ -105,7 +105,7 @@ describe('GET /api/v2/records/changes', () => {
     await t.current.db.query(
       `UPDATE record_change_positions SET changed_at = now() - interval '31 days'`,
     );
-    const { pruneRecordChanges } = await import('../../src/records/record-changes.js');
+    const { pruneRecordChanges } = await import('../../src/domain/records/record-changes.js');
     await pruneRecordChanges(t.current.db, 30);
     const res = await app.inject('/api/v2/records/changes');
     expect(res.statusCode).toBe(410);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { dataEnvelope, errorEnvelopeSchema } from '../../src/api/envelope.js';
-import { dailyRecordsDataSchema } from '../../src/api/schemas.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { dataEnvelope, errorEnvelopeSchema } from '../../src/http/api/envelope.js';
+import { dailyRecordsDataSchema } from '../../src/http/api/schemas.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { busyDay, seedDay, storedRecords, type StoredRecord } from './helpers/api-fixtures.js';
 import { makeApp } from './helpers/api-harness.js';

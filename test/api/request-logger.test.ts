@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
-import { lazyRequestLoggerFactory } from '../../src/api/request-logger.js';
+import { lazyRequestLoggerFactory } from '../../src/http/api/request-logger.js';
 import { capturingLogger } from './helpers/api-harness.js';
 
 describe('request logger (made on the first line written)', () => {

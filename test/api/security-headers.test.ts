@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../src/accounts/credentials.js';
-import { scopesOfRole } from '../../src/accounts/scopes.js';
-import type { ApiApp } from '../../src/api/app.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 import {
   concretePath,
   cspDirectives,

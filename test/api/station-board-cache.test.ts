@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { StationBoardCache } from '../../src/api/station-board-cache.js';
-import type { Queryable } from '../../src/db/db.js';
+import { StationBoardCache } from '../../src/http/api/station-board-cache.js';
+import type { Queryable } from '../../src/shared/db/db.js';
 import {
   STATION_CALLS_SQL,
   STATION_TIMETABLES_SQL,
   stationBoard,
-} from '../../src/timetables/station-board.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/timetables/station-board.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { dataEnvelope, errorEnvelopeSchema } from '../../src/api/envelope.js';
-import { stationTimetableDataSchema } from '../../src/api/routes/timetable-station.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { dataEnvelope, errorEnvelopeSchema } from '../../src/http/api/envelope.js';
+import { stationTimetableDataSchema } from '../../src/http/api/routes/timetable-station.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { makeApp } from './helpers/api-harness.js';
-import { refreshReferenceModels } from '../../src/records/reference-models.js';
+import { refreshReferenceModels } from '../../src/domain/records/reference-models.js';
 import { LAST_DAY, loadFixtureWeek, shanghaiClock } from './helpers/fixture-week.js';
 import { expectNoNulls, expectQuotaHeaders } from './helpers/json-checks.js';
 

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { dataEnvelope, errorEnvelopeSchema } from '../../src/api/envelope.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { dataEnvelope, errorEnvelopeSchema } from '../../src/http/api/envelope.js';
 import {
   currentTrainTimetableDataSchema,
   trainTimetableHistoryDataSchema,
-} from '../../src/api/routes/timetable-train.js';
+} from '../../src/http/api/routes/timetable-train.js';
 import type {
   TrainCirculation,
   TrainCirculationProvider,
-} from '../../src/api/train-circulation-schema.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/http/api/train-circulation-schema.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { loadFixtureWeek, shanghaiClock } from './helpers/fixture-week.js';

@@ -1,10 +1,10 @@
 import Fastify, { type FastifyError } from 'fastify';
 import { serializerCompiler, validatorCompiler } from '@fastify/type-provider-zod';
 import { describe, expect, it } from 'vitest';
-import { CredentialCache } from '../../src/api/caller.js';
-import { answerError, v2Edge } from '../../src/api/v2-edge.js';
-import type { Db } from '../../src/db/db.js';
-import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
+import { CredentialCache } from '../../src/http/api/caller.js';
+import { answerError, v2Edge } from '../../src/http/api/v2-edge.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { MemoryQuotaStore } from '../../src/http/quota/memory-quota-store.js';
 import { testConfig } from './helpers/api-harness.js';
 
 const noDb = {} as Db;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorEnvelopeSchema } from '../../src/api/envelope.js';
+import { errorEnvelopeSchema } from '../../src/http/api/envelope.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, makeKey, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 import { formBrowser } from '../helpers/form-browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, makeUser } from './helpers/accounts.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/db/migrate.js';
+import { migrationsDir } from '../../src/shared/db/migrate.js';
 import { testDatabaseName } from '../helpers/template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../helpers/test-env.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DataVersionReader, readDataVersion } from '../../src/cache/data-versions.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { DataVersionReader, readDataVersion } from '../../src/shared/cache/data-versions.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**

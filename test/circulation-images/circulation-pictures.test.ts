@@ -4,19 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderAsync } from '@resvg/resvg-js';
-import type { TrainCirculation } from '../../src/circulation/train-circulation.js';
+import type { TrainCirculation } from '../../src/domain/circulation/train-circulation.js';
 import {
   CirculationPictures,
   PictureRenderError,
-} from '../../src/circulation-images/circulation-pictures.js';
-import { cjkFontFiles, CJK_FONT_FAMILY } from '../../src/circulation-images/cjk-font.js';
+} from '../../src/domain/circulation-images/circulation-pictures.js';
+import { cjkFontFiles, CJK_FONT_FAMILY } from '../../src/domain/circulation-images/cjk-font.js';
 import {
   layoutCirculation,
   type PictureLayout,
-} from '../../src/circulation-images/picture-layout.js';
-import { renderPdf, renderPng } from '../../src/circulation-images/render-picture.js';
-import { pictureSvg } from '../../src/circulation-images/render-svg.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/circulation-images/picture-layout.js';
+import { renderPdf, renderPng } from '../../src/domain/circulation-images/render-picture.js';
+import { pictureSvg } from '../../src/domain/circulation-images/render-svg.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const DAY = serviceDayFromYmd('20260915');

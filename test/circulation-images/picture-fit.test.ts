@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type {
   TrainCirculation,
   TrainCirculationNode,
-} from '../../src/circulation/train-circulation.js';
+} from '../../src/domain/circulation/train-circulation.js';
 import {
   layoutCirculation,
   type PictureLayout,
-} from '../../src/circulation-images/picture-layout.js';
-import { TextMeasure } from '../../src/circulation-images/text-measure.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/circulation-images/picture-layout.js';
+import { TextMeasure } from '../../src/domain/circulation-images/text-measure.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 
 const DAY = serviceDayFromYmd('20261201');
 const STATIONS = ['上海虹桥', '乌鲁木齐南', '呼和浩特东', '南京南', '杭州东', '合肥南'];

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
 import {
   readCurrentRoutes,
   readOfficialCirculation,
-} from '../../src/circulation/read-circulations.js';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+} from '../../src/domain/circulation/read-circulations.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { currentCirculation } from '../../src/circulation/current-circulation.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import type { TrainCirculationNode } from '../../src/circulation/train-circulation.js';
-import { midnightOfServiceDay } from '../../src/time/service-day.js';
+import { currentCirculation } from '../../src/domain/circulation/current-circulation.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import type { TrainCirculationNode } from '../../src/domain/circulation/train-circulation.js';
+import { midnightOfServiceDay } from '../../src/shared/time/service-day.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { importTables, officialTable } from './circulation-fixture.js';

@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import type { Db } from '../../src/db/db.js';
-import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/time/service-day.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { circulationRuns, DAY0, seedRuns } from './support.js';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { inferCirculationsJob } from '../../jobs/index.js';
-import { ConfigError } from '../../src/config/config.js';
-import { runInProcess } from '../../src/queue/in-process-runner.js';
+import { inferCirculationsJob } from '../../src/worker/jobs/index.js';
+import { ConfigError } from '../../src/shared/config/config.js';
+import { runInProcess } from '../../src/worker/in-process-runner.js';
 import {
   CIRCULATION_SCHEDULER_ID,
   nextCronFire,
   upsertCirculationScheduler,
-} from '../../src/queue/nightly-schedule.js';
-import { startWorkerRuntime } from '../../src/queue/worker-runtime.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/worker/nightly-schedule.js';
+import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { jobRuns } from '../queue/support/day-data.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 import { waitFor } from '../queue/support/wait-for.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import { useTestDatabase } from '../helpers/test-db.js';
-import { serviceDayFromYmd, serviceDayOf } from '../../src/time/service-day.js';
+import { serviceDayFromYmd, serviceDayOf } from '../../src/shared/time/service-day.js';
 import { circulationRuns, seedRuns } from './support.js';
 
 const t = useTestDatabase();

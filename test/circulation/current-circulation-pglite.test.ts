@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentCirculation } from '../../src/circulation/current-circulation.js';
-import { CirculationPictures } from '../../src/circulation-images/circulation-pictures.js';
-import type { Db } from '../../src/db/db.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPgliteDb } from '../../src/db/pglite-db.js';
-import { predictTrain } from '../../src/prediction/predict-train.js';
+import { currentCirculation } from '../../src/domain/circulation/current-circulation.js';
+import { CirculationPictures } from '../../src/domain/circulation-images/circulation-pictures.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
+import { predictTrain } from '../../src/domain/prediction/predict-train.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { importTables, officialTable, seedLoop, TODAY } from './circulation-fixture.js';
 

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { dayStep } from '../../src/circulation/circulation-days.js';
-import { currentCirculation } from '../../src/circulation/current-circulation.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { parseOfficialEntry } from '../../src/circulation/official-entry.js';
-import { readRouteOfTrain } from '../../src/circulation/read-circulations.js';
-import type { TrainCirculationNode } from '../../src/circulation/train-circulation.js';
-import { midnightOfServiceDay } from '../../src/time/service-day.js';
+import { dayStep } from '../../src/domain/circulation/circulation-days.js';
+import { currentCirculation } from '../../src/domain/circulation/current-circulation.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import { parseOfficialEntry } from '../../src/domain/circulation/official-entry.js';
+import { readRouteOfTrain } from '../../src/domain/circulation/read-circulations.js';
+import type { TrainCirculationNode } from '../../src/domain/circulation/train-circulation.js';
+import { midnightOfServiceDay } from '../../src/shared/time/service-day.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import {

@@ -2,13 +2,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/app/package-root.js';
+import { packageRoot } from '../../src/shared/app/package-root.js';
 import { demoCirculations } from '../../src/cli/demo-circulations.js';
 import {
   midnightOfServiceDay,
   serviceDayFromYmd,
   serviceDayOf,
-} from '../../src/time/service-day.js';
+} from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const t = useTestDatabase();

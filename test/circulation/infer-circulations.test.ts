@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { readCurrentRoutes, type StoredRoute } from '../../src/circulation/read-circulations.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import {
+  readCurrentRoutes,
+  type StoredRoute,
+} from '../../src/domain/circulation/read-circulations.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { ingestSightings, shanghai, type Sighting } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import {

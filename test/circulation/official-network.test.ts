@@ -1,13 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { ingestTimetables } from '../../src/domain/timetables/ingest-timetables.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { generate } from '../generator/support.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

@@ -2,15 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { matchOfficial, RouteIndex } from '../../src/circulation/match-official.js';
-import { parseOfficialEntry } from '../../src/circulation/official-entry.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import { matchOfficial, RouteIndex } from '../../src/domain/circulation/match-official.js';
+import { parseOfficialEntry } from '../../src/domain/circulation/official-entry.js';
 import {
   readCurrentRoutes,
   readOfficialCirculation,
-} from '../../src/circulation/read-circulations.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/circulation/read-circulations.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { circulationRuns, DAY0, resetCirculationData, seedRuns } from './support.js';
 

@@ -2,12 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { readCurrentRoutes } from '../../src/circulation/read-circulations.js';
-import type { Db } from '../../src/db/db.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPgliteDb } from '../../src/db/pglite-db.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import { readCurrentRoutes } from '../../src/domain/circulation/read-circulations.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { addTimetable, circulationRuns, DAY0, seedRuns, type SeedRun } from './support.js';
 

@@ -1,6 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { readCurrentRoutes, type StoredRoute } from '../../src/circulation/read-circulations.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import {
+  readCurrentRoutes,
+  type StoredRoute,
+} from '../../src/domain/circulation/read-circulations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { circulationRuns, DAY0, resetCirculationData, seedRuns, type SeedRun } from './support.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../src/db/db.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 
 /** One daily record to seed: train `train` run by `emu` on `day`, first seen at `at` (HH:MM). */
 export interface SeedRun {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { listStaleDays } from '../../src/records/stale-days.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { listStaleDays } from '../../src/domain/records/stale-days.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { cli } from '../helpers/run-cli.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/shared/config/config.js';
 
 describe('configuration', () => {
   it('has defaults that need no environment at all (the embedded default)', () => {

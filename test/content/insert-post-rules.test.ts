@@ -7,9 +7,9 @@ import {
   trashFields,
   untrashFields,
   writePublishes,
-} from '../../src/content/insert-post-rules.js';
-import { InvalidSiteDateError } from '../../src/content/site-dates.js';
-import type { SitePost } from '../../src/content/site-post.js';
+} from '../../src/domain/content/insert-post-rules.js';
+import { InvalidSiteDateError } from '../../src/domain/content/site-dates.js';
+import type { SitePost } from '../../src/domain/content/site-post.js';
 
 const NOW = new Date('2026-11-26T12:00:00Z');
 const LATER = new Date('2026-12-01T00:00:00Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ksesPost, ksesTitle, safeUrl } from '../../src/content/kses.js';
+import { ksesPost, ksesTitle, safeUrl } from '../../src/domain/content/kses.js';
 import { owaspXssVectors, unsafeMarkup } from '../helpers/html-safety.js';
 
 const VECTORS = owaspXssVectors();

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getPost, insertPost } from '../../src/content/posts-store.js';
+import { getPost, insertPost } from '../../src/domain/content/posts-store.js';
 import {
   nextScheduledMs,
   publishDuePosts,
   ScheduledPublisher,
-} from '../../src/content/scheduled-publishing.js';
-import type { Db } from '../../src/db/db.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+} from '../../src/domain/content/scheduled-publishing.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 describe('scheduled publishing (one job, no reads)', () => {

@@ -2,26 +2,26 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { readCurrentRoutes } from '../../src/circulation/read-circulations.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import { readCurrentRoutes } from '../../src/domain/circulation/read-circulations.js';
 import {
   mergeEmu,
   retractObservations,
   undoCorrection,
-} from '../../src/corrections/apply-corrections.js';
-import type { CorrectionActor } from '../../src/corrections/correction-types.js';
-import { listCorrections } from '../../src/corrections/list-corrections.js';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { findEmuId } from '../../src/emus/emu-registry.js';
-import { dailyExportCsv } from '../../src/exports/daily-export-csv.js';
-import { EmuAliasCache } from '../../src/api/emu-alias-cache.js';
-import { readEmuAllocation } from '../../src/emus/read-allocation.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { refreshReferenceModels } from '../../src/records/reference-models.js';
-import { readReferenceModels } from '../../src/records/read-reference-models.js';
-import { listStaleDays } from '../../src/records/stale-days.js';
-import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/time/service-day.js';
+} from '../../src/domain/corrections/apply-corrections.js';
+import type { CorrectionActor } from '../../src/domain/corrections/correction-types.js';
+import { listCorrections } from '../../src/domain/corrections/list-corrections.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { findEmuId } from '../../src/domain/emus/emu-registry.js';
+import { dailyExportCsv } from '../../src/domain/exports/daily-export-csv.js';
+import { EmuAliasCache } from '../../src/http/api/emu-alias-cache.js';
+import { readEmuAllocation } from '../../src/domain/emus/read-allocation.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { refreshReferenceModels } from '../../src/domain/records/reference-models.js';
+import { readReferenceModels } from '../../src/domain/records/read-reference-models.js';
+import { listStaleDays } from '../../src/domain/records/stale-days.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { shanghai, type Sighting } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate } from '../../src/db/migrate.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { testDatabaseName } from '../helpers/template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../helpers/test-env.js';
 

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/app/package-root.js';
-import { headingAnchors, markdownLinks } from '../../src/content/markdown-anchors.js';
+import { packageRoot } from '../../src/shared/app/package-root.js';
+import { headingAnchors, markdownLinks } from '../../src/domain/content/markdown-anchors.js';
 
 const root = packageRoot();
 const docs = readdirSync(path.join(root, 'docs'))

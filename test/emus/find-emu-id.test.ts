@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addAliases, findEmuId, resolveEmuIds } from '../../src/emus/emu-registry.js';
+import { addAliases, findEmuId, resolveEmuIds } from '../../src/domain/emus/emu-registry.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const t = useTestDatabase();

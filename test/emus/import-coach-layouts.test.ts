@@ -2,8 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importCoachLayouts, CoachLayoutFileError } from '../../src/emus/import-coach-layouts.js';
-import { importFleet } from '../../src/emus/import-fleet.js';
+import {
+  importCoachLayouts,
+  CoachLayoutFileError,
+} from '../../src/domain/emus/import-coach-layouts.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedEmuCodeError, parseEmuCode } from '../../src/emus/normalize-emu-code.js';
+import { MalformedEmuCodeError, parseEmuCode } from '../../src/domain/emus/normalize-emu-code.js';
 
 describe('EMU code normalisation', () => {
   it.each([

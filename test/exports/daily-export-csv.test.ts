@@ -7,9 +7,9 @@ import {
   dailyExportIndex,
   getDailyExport,
   renderDailyExport,
-} from '../../src/exports/daily-export-csv.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/exports/daily-export-csv.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';

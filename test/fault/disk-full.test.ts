@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { renderDailyExportJob } from '../../jobs/index.js';
+import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
 import { runCli } from '../../src/cli/cli.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
-import { runInProcess } from '../../src/queue/in-process-runner.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
+import { runInProcess } from '../../src/worker/in-process-runner.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { jobRuns, seedDay } from '../queue/support/day-data.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
-import { ReachabilityGate } from '../../src/db/reachability-gate.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
+import { ReachabilityGate } from '../../src/shared/db/reachability-gate.js';
 
 describe('the reachability gate of a pool', () => {
   it('lets everything through while up; once an attempt fails, refuses at once but for one probe a second', async () => {

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseEmuCode } from '../../src/emus/normalize-emu-code.js';
+import { parseEmuCode } from '../../src/domain/emus/normalize-emu-code.js';
 import { BUREAUS } from '../../src/generator/bureaus.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
-import { expandTrainCodes } from '../../src/trains/train-code.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
+import { expandTrainCodes } from '../../src/domain/trains/train-code.js';
 import { generate, minutesOf, readDataset, type Generated } from './support.js';
 
 const EMUS = 200;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseEmuCode } from '../../src/emus/normalize-emu-code.js';
+import { parseEmuCode } from '../../src/domain/emus/normalize-emu-code.js';
 import { apportion, buildFleet, EMU_MODELS } from '../../src/generator/fleet.js';
 import { Rng } from '../../src/generator/rng.js';
 import { compactEmuCode, isoLocal } from '../../src/generator/sightings.js';
 import { buildStationNetwork } from '../../src/generator/stations.js';
 import { TrainNumberPool } from '../../src/generator/train-numbers.js';
-import { expandTrainCodes } from '../../src/trains/train-code.js';
+import { expandTrainCodes } from '../../src/domain/trains/train-code.js';
 
 describe('compactEmuCode', () => {
   it('leaves dashes out only where the code still names the same unit', () => {

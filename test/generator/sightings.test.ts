@@ -1,12 +1,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseEmuCode } from '../../src/emus/normalize-emu-code.js';
+import { parseEmuCode } from '../../src/domain/emus/normalize-emu-code.js';
 import {
   isProblem,
   toObservationRecord,
   type ObservationRecord,
-} from '../../src/ingest/observation-record.js';
-import { midnightOfServiceDay, serviceDayOf, ymdOfServiceDay } from '../../src/time/service-day.js';
+} from '../../src/domain/ingest/observation-record.js';
+import {
+  midnightOfServiceDay,
+  serviceDayOf,
+  ymdOfServiceDay,
+} from '../../src/shared/time/service-day.js';
 import {
   generate,
   minutesOf,

@@ -1,4 +1,4 @@
-import type { ApiApp } from '../../src/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 
 /**
  * A browser over inject(): keeps cookies, posts forms as a page would, and reads the CSRF token

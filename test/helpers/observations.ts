@@ -1,8 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Db } from '../../src/db/db.js';
-import { ingestObservations, type IngestResult } from '../../src/ingest/ingest-observations.js';
+import type { Db } from '../../src/shared/db/db.js';
+import {
+  ingestObservations,
+  type IngestResult,
+} from '../../src/domain/ingest/ingest-observations.js';
 
 export interface Sighting {
   observedAt: number | string;

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { RegisteredRoute } from '../../src/http-security-headers.js';
+import type { RegisteredRoute } from '../../src/http/security-headers.js';
 
 /** The directives of a Content-Security-Policy header. */
 export function cspDirectives(header: string): Map<string, string[]> {

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { migrationsDir, migrate } from '../../src/db/migrate.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+import { migrationsDir, migrate } from '../../src/shared/db/migrate.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from './test-env.js';
 
 /** The template's name changes whenever a migration does, so a stale template is never used. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { Db } from '../../src/db/db.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { ensureTemplate, testDatabaseName } from './template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from './test-env.js';
 

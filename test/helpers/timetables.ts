@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Db } from '../../src/db/db.js';
+import type { Db } from '../../src/shared/db/db.js';
 import {
   ingestTimetables,
   type IngestTimetablesResult,
-} from '../../src/timetables/ingest-timetables.js';
+} from '../../src/domain/timetables/ingest-timetables.js';
 
 /** A timetable as the input format has it (every field optional here, to write bad ones too). */
 export type TimetableJson = Record<string, unknown>;

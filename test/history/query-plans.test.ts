@@ -3,13 +3,13 @@ import {
   EMU_HISTORY_SQL,
   TRAIN_HISTORY_SQL,
   historyQueryParams,
-} from '../../src/history/read-history.js';
+} from '../../src/domain/history/read-history.js';
 import {
   STATION_CALLS_SQL,
   STATION_TIMETABLES_SQL,
   stationBoard,
   stationTimetables,
-} from '../../src/timetables/station-board.js';
+} from '../../src/domain/timetables/station-board.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**

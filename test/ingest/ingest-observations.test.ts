@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
 import { shanghai } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

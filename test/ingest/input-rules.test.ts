@@ -2,13 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importOfficialCirculations } from '../../src/circulation/import-official.js';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { ingestObservations, type IngestOptions } from '../../src/ingest/ingest-observations.js';
-import { parseNdjsonBlock } from '../../src/ingest/observation-copy-rows.js';
-import { readEmuFormPolicy } from '../../src/emus/emu-forms.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { importOfficialCirculations } from '../../src/domain/circulation/import-official.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import {
+  ingestObservations,
+  type IngestOptions,
+} from '../../src/domain/ingest/ingest-observations.js';
+import { parseNdjsonBlock } from '../../src/domain/ingest/observation-copy-rows.js';
+import { readEmuFormPolicy } from '../../src/domain/emus/emu-forms.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BlockBuffers, readLineBlocks } from '../../src/ingest/ndjson-blocks.js';
+import { BlockBuffers, readLineBlocks } from '../../src/domain/ingest/ndjson-blocks.js';
 
 let dir: string;
 beforeAll(async () => {

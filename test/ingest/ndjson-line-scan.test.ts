@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseNdjsonBlock, type ParsedChunk } from '../../src/ingest/observation-copy-rows.js';
-import { ByteTable } from '../../src/ingest/byte-table.js';
-import { newScannedLine, scanLine } from '../../src/ingest/ndjson-line-scan.js';
+import {
+  parseNdjsonBlock,
+  type ParsedChunk,
+} from '../../src/domain/ingest/observation-copy-rows.js';
+import { ByteTable } from '../../src/domain/ingest/byte-table.js';
+import { newScannedLine, scanLine } from '../../src/domain/ingest/ndjson-line-scan.js';
 
 /**
  * The scanner (ndjson-line-scan.ts) against the general way (JSON.parse and the validator) on

@@ -3,7 +3,7 @@ import {
   isProblem,
   toObservationRecord,
   type ObservationRecord,
-} from '../../src/ingest/observation-record.js';
+} from '../../src/domain/ingest/observation-record.js';
 
 const base = { observedAt: 1786671000, trainCode: 'G1', emuCode: 'CR400AF-2001', source: 'report' };
 

@@ -2,12 +2,12 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/app/package-root.js';
+import { packageRoot } from '../../src/shared/app/package-root.js';
 import {
   ingestObservations,
   type IngestOptions,
   type IngestResult,
-} from '../../src/ingest/ingest-observations.js';
+} from '../../src/domain/ingest/ingest-observations.js';
 import { shanghai } from '../helpers/observations.js';
 import { createTestDatabase, dropTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 

@@ -6,7 +6,7 @@ import {
   readJsonEntries,
   UnreadableJsonEntriesError,
   type JsonEntry,
-} from '../../src/io/json-entries.js';
+} from '../../src/shared/io/json-entries.js';
 
 let dir = '';
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config/config.js';
-import { redactUrl } from '../../src/log/redact-url.js';
-import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { redactUrl } from '../../src/shared/log/redact-url.js';
+import { buildSiteApp, type SiteApp } from '../../src/http/site/app.js';
 import { capturingLogger, makeApp } from '../api/helpers/api-harness.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

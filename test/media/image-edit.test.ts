@@ -2,14 +2,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DirectoryStorage } from '../../src/media/directory-storage.js';
+import { DirectoryStorage } from '../../src/domain/media/directory-storage.js';
 import {
   cropRegion,
   editImage,
   modifiersFromLegacy,
   type ImageModifier,
-} from '../../src/media/image-edit.js';
-import { MediaError } from '../../src/media/media-error.js';
+} from '../../src/domain/media/image-edit.js';
+import { MediaError } from '../../src/domain/media/media-error.js';
 import { coordinatePng, decodeCoordinates } from './coordinate-image.js';
 
 const W = 640;

@@ -5,9 +5,9 @@ import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DirectoryStorage } from '../../src/media/directory-storage.js';
-import { MediaError } from '../../src/media/media-error.js';
-import { MediaLibrary, type MediaLibraryOptions } from '../../src/media/media-library.js';
+import { DirectoryStorage } from '../../src/domain/media/directory-storage.js';
+import { MediaError } from '../../src/domain/media/media-error.js';
+import { MediaLibrary, type MediaLibraryOptions } from '../../src/domain/media/media-library.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import {
   gradientJpeg,

@@ -5,10 +5,10 @@ import Fastify from 'fastify';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import type { ApiFastify } from '../../src/ops/api-fastify.js';
-import { registerOperations } from '../../src/ops/register-operations.js';
-import { loadConfig } from '../../src/config/config.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import { registerOperations } from '../../src/http/ops/register-operations.js';
+import { loadConfig } from '../../src/shared/config/config.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const database = useTestDatabase();

@@ -2,10 +2,10 @@ import Fastify from 'fastify';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../jobs/index.js';
-import { registerOperations } from '../../src/ops/register-operations.js';
-import type { ApiFastify } from '../../src/ops/api-fastify.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { registerOperations } from '../../src/http/ops/register-operations.js';
+import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 
 const env = useQueueEnv();

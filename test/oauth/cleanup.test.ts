@@ -4,14 +4,14 @@ import {
   CONSENT_LIFETIME_SECONDS,
   issueAuthorizationCode,
   rememberConsent,
-} from '../../src/oauth/authorization-grant.js';
-import { parseAuthorizationRequest } from '../../src/oauth/authorization-request.js';
+} from '../../src/domain/oauth/authorization-grant.js';
+import { parseAuthorizationRequest } from '../../src/domain/oauth/authorization-request.js';
 import {
   CODE_RETENTION_AFTER_EXPIRY_SECONDS,
   deleteExpiredOAuthRows,
-} from '../../src/oauth/cleanup.js';
-import { listAuthorizations } from '../../src/oauth/authorizations.js';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+} from '../../src/domain/oauth/cleanup.js';
+import { listAuthorizations } from '../../src/domain/oauth/authorizations.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { findClient } from '../../src/oauth/client-records.js';
+import { findClient } from '../../src/domain/oauth/client-records.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser } from './oauth-fixtures.js';
 import { cli } from '../helpers/run-cli.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { issueCredential } from '../../src/accounts/credentials.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import {
   createClient,
   deleteOwnClient,
@@ -8,7 +8,7 @@ import {
   listOwnClients,
   MAX_CLIENTS_PER_USER,
   updateOwnClient,
-} from '../../src/oauth/clients.js';
+} from '../../src/domain/oauth/clients.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 

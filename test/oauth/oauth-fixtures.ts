@@ -1,8 +1,8 @@
-import { createUser, type User } from '../../src/accounts/users.js';
-import type { Db } from '../../src/db/db.js';
-import { createClient } from '../../src/oauth/clients.js';
-import type { ClientInput } from '../../src/oauth/client-input.js';
-import type { OAuthClient } from '../../src/oauth/client-records.js';
+import { createUser, type User } from '../../src/domain/accounts/users.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createClient } from '../../src/domain/oauth/clients.js';
+import type { ClientInput } from '../../src/domain/oauth/client-input.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
 
 /** Cheap scrypt: tests make many users. */
 export const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPkceValue, s256Challenge, verifyS256 } from '../../src/oauth/pkce.js';
+import { isPkceValue, s256Challenge, verifyS256 } from '../../src/domain/oauth/pkce.js';
 
 describe('PKCE S256 (RFC 7636)', () => {
   it('computes the challenge of RFC 7636 Appendix B', () => {

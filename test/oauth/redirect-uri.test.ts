@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redirectUriProblem } from '../../src/oauth/redirect-uri.js';
+import { redirectUriProblem } from '../../src/domain/oauth/redirect-uri.js';
 
 describe('redirect URIs at registration (RFC 6749 3.1.2, RFC 9700 2.1, RFC 8252 7.3)', () => {
   it.each([

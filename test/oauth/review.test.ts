@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { issueCredential } from '../../src/accounts/credentials.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import {
   listClientsForReview,
   reviewClient,
   revokeAllClientTokens,
-} from '../../src/oauth/client-review.js';
+} from '../../src/domain/oauth/client-review.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser } from './oauth-fixtures.js';
 

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { deleteExpiredOAuthRows } from '../../src/oauth/cleanup.js';
-import { accessTokenHash, signIdToken } from '../../src/oauth/id-token.js';
-import { KEY_SECRET_FILE, resolveKeySecret } from '../../src/oauth/key-secret.js';
-import { SigningKeyStore } from '../../src/oauth/signing-keys.js';
+import { deleteExpiredOAuthRows } from '../../src/domain/oauth/cleanup.js';
+import { accessTokenHash, signIdToken } from '../../src/domain/oauth/id-token.js';
+import { KEY_SECRET_FILE, resolveKeySecret } from '../../src/domain/oauth/key-secret.js';
+import { SigningKeyStore } from '../../src/domain/oauth/signing-keys.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const database = useTestDatabase();

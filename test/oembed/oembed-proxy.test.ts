@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNonPublicAddress } from '../../src/oembed/address-guard.js';
-import { OembedError } from '../../src/oembed/oembed-error.js';
-import { OembedProxy, type OembedProxyOptions } from '../../src/oembed/oembed-proxy.js';
-import { ProviderAllowList } from '../../src/oembed/provider-allow-list.js';
+import { isNonPublicAddress } from '../../src/domain/oembed/address-guard.js';
+import { OembedError } from '../../src/domain/oembed/oembed-error.js';
+import { OembedProxy, type OembedProxyOptions } from '../../src/domain/oembed/oembed-proxy.js';
+import { ProviderAllowList } from '../../src/domain/oembed/provider-allow-list.js';
 import { answerJson, startLocalProvider, type LocalProvider } from './local-provider.js';
 
 let provider: LocalProvider;

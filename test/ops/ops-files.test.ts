@@ -6,8 +6,8 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { ApiFastify } from '../../src/ops/api-fastify.js';
-import { registerOperations } from '../../src/ops/register-operations.js';
+import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { prerequisites } from '../helpers/prerequisites.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 

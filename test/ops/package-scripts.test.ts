@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 // Every `node dist/...js` an npm script runs must come from a source file the build compiles:
-// `npm run migrate` once pointed at dist/src/db/migrate-main.js, which no source ever produced.
+// `npm run migrate` once pointed at dist/src/shared/db/migrate-main.js, which no source ever produced.
 describe('package.json scripts', () => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { getDailyExport, renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { getDailyExport, renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { ingestTimetables } from '../../src/domain/timetables/ingest-timetables.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**

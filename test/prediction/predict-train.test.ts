@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inferCirculations } from '../../src/circulation/infer-circulations.js';
-import { readRouteOfTrain, type StoredRoute } from '../../src/circulation/read-circulations.js';
-import { predictTrain } from '../../src/prediction/predict-train.js';
+import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
+import {
+  readRouteOfTrain,
+  type StoredRoute,
+} from '../../src/domain/circulation/read-circulations.js';
+import { predictTrain } from '../../src/domain/prediction/predict-train.js';
 import {
   LOOP_DAYS,
   LOOP_UNITS,

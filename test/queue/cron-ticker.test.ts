@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CronTicker } from '../../src/queue/cron-ticker.js';
+import { CronTicker } from '../../src/worker/cron-ticker.js';
 
 const logger = pino({ level: 'silent' });
 const at = (iso: string) => Date.parse(iso);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
-import { InvalidJobPayloadError } from '../../src/queue/execute-job.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { InvalidJobPayloadError } from '../../src/worker/execute-job.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { jobRuns, recordCount, seedDay, storedExport } from './support/day-data.js';
 import { completedJob } from './support/completed-job.js';

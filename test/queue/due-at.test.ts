@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { nightlyServiceDay } from '../../jobs/nightly.js';
-import { dueAtOf } from '../../src/queue/due-at.js';
-import { nextCronFire } from '../../src/queue/nightly-schedule.js';
-import { serviceDayOf } from '../../src/time/service-day.js';
+import { nightlyServiceDay } from '../../src/worker/jobs/nightly.js';
+import { dueAtOf } from '../../src/worker/due-at.js';
+import { nextCronFire } from '../../src/worker/nightly-schedule.js';
+import { serviceDayOf } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from './support/queue-env.js';
 
 const env = useQueueEnv();

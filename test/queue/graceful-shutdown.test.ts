@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../jobs/index.js';
-import { closeWithin } from '../../src/queue/graceful-shutdown.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { closeWithin } from '../../src/worker/graceful-shutdown.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import {
   childBackends,
   startChildWorker,

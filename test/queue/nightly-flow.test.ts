@@ -3,9 +3,9 @@ import {
   buildDailyRecordsJob,
   refreshReferenceModelsJob,
   renderDailyExportJob,
-} from '../../jobs/index.js';
-import { runNightlyInProcess } from '../../src/queue/in-process-runner.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/worker/jobs/index.js';
+import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, shanghai } from '../helpers/observations.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { jobRuns, recordCount, seedDay } from './support/day-data.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { refreshReferenceModelsJob } from '../../jobs/index.js';
-import type { Db, Queryable } from '../../src/db/db.js';
-import { isEmutrackError } from '../../src/errors/emutrack-error.js';
-import { runNightlyInProcess } from '../../src/queue/in-process-runner.js';
-import { NightlyIncompleteError } from '../../src/queue/nightly-plan.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import type { Db, Queryable } from '../../src/shared/db/db.js';
+import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
+import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';
+import { NightlyIncompleteError } from '../../src/worker/nightly-plan.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { jobRuns, seedDay } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { nightlyJob, nightlyServiceDay } from '../../jobs/index.js';
-import { dueAtOf } from '../../src/queue/due-at.js';
+import { nightlyJob, nightlyServiceDay } from '../../src/worker/jobs/index.js';
+import { dueAtOf } from '../../src/worker/due-at.js';
 import {
   NIGHTLY_SCHEDULER_ID,
   nextCronFire,
   upsertNightlyScheduler,
-} from '../../src/queue/nightly-schedule.js';
-import { startWorkerRuntime } from '../../src/queue/worker-runtime.js';
-import { ConfigError } from '../../src/config/config.js';
-import { serviceDayOf } from '../../src/time/service-day.js';
+} from '../../src/worker/nightly-schedule.js';
+import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
+import { ConfigError } from '../../src/shared/config/config.js';
+import { serviceDayOf } from '../../src/shared/time/service-day.js';
 import { jobRuns, recordCount, seedDay, storedExport } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';

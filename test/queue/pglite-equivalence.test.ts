@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderDailyExportJob } from '../../jobs/index.js';
-import { loadConfig } from '../../src/config/config.js';
-import type { Db } from '../../src/db/db.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPgliteDb } from '../../src/db/pglite-db.js';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { getDailyExport } from '../../src/exports/daily-export-csv.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { createLogger } from '../../src/log/logger.js';
-import { runNightlyInProcess } from '../../src/queue/in-process-runner.js';
-import { midnightOfServiceDay } from '../../src/time/service-day.js';
+import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { getDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';
+import { midnightOfServiceDay } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
-import { upsertNightlyScheduler } from '../../src/queue/nightly-schedule.js';
-import { queueStatus } from '../../src/queue/queue-status.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { upsertNightlyScheduler } from '../../src/worker/nightly-schedule.js';
+import { queueStatus } from '../../src/worker/queue-status.js';
 import { printStatus } from '../../src/cli/print-status.js';
-import { refreshReferenceModelsJob } from '../../jobs/index.js';
-import { runDayInProcess } from '../../src/queue/in-process-runner.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import { runDayInProcess } from '../../src/worker/in-process-runner.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { seedDay } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';

@@ -2,13 +2,16 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
-import type { ApiApp } from '../../src/api/app.js';
-import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { buildDailyRecords, type BuildResult } from '../../src/records/build-daily-records.js';
-import { listStaleDays } from '../../src/records/stale-days.js';
-import { startWorkerRuntime } from '../../src/queue/worker-runtime.js';
-import { serviceDayOf, ymdOfServiceDay } from '../../src/time/service-day.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import {
+  buildDailyRecords,
+  type BuildResult,
+} from '../../src/domain/records/build-daily-records.js';
+import { listStaleDays } from '../../src/domain/records/stale-days.js';
+import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
+import { serviceDayOf, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { makeApp } from '../api/helpers/api-harness.js';
 import { ingestSightings, shanghai, type Sighting } from '../helpers/observations.js';
 import { jobRuns, storedExport, type JobRunRow } from './support/day-data.js';
@@ -215,7 +218,7 @@ describe('stale days rebuild themselves', () => {
       ]);
       late.push(...reports(day, trains, 'burst'));
     }
-    const { ingestObservations } = await import('../../src/ingest/ingest-observations.js');
+    const { ingestObservations } = await import('../../src/domain/ingest/ingest-observations.js');
     const dir = await inboxDir();
     const file = path.join(dir, 'burst.ndjson');
     await writeFile(file, late.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -252,9 +255,9 @@ describe('stale days rebuild themselves', () => {
 
 describe('stale days on the embedded database (PGlite, no Redis)', () => {
   it('the in-process worker rebuilds and re-exports a day marked by late sightings', async () => {
-    const { createPgliteDb } = await import('../../src/db/pglite-db.js');
-    const { migrate } = await import('../../src/db/migrate.js');
-    const { loadConfig } = await import('../../src/config/config.js');
+    const { createPgliteDb } = await import('../../src/shared/db/pglite-db.js');
+    const { migrate } = await import('../../src/shared/db/migrate.js');
+    const { loadConfig } = await import('../../src/shared/config/config.js');
     const { pino } = await import('pino');
     const db = await createPgliteDb();
     try {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nightlyJob } from '../../jobs/index.js';
+import { nightlyJob } from '../../src/worker/jobs/index.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
 
 const env = useQueueEnv();
-const MAIN = fileURLToPath(new URL('../../src/queue/worker-main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/worker/worker-main.ts', import.meta.url));
 
 /** Runs `npm run worker`'s entry point (through tsx) with exactly this environment. */
 function runWorkerMain(vars: Record<string, string>) {
@@ -21,7 +21,7 @@ function runWorkerMain(vars: Record<string, string>) {
   return { child, exited, stderr: () => stderr };
 }
 
-describe('npm run worker (src/queue/worker-main.ts)', () => {
+describe('npm run worker (src/worker/worker-main.ts)', () => {
   it.each([
     ['WORKER_CONCURRENCY', 'lots'],
     ['NIGHTLY_CRON', '0 25 * * *'],

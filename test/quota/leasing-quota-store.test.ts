@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LeasingQuotaStore } from '../../src/quota/leasing-quota-store.js';
-import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
-import type { BucketRef, QuotaDecision, QuotaStore } from '../../src/quota/quota-store.js';
-import { RedisQuotaStore } from '../../src/quota/redis-quota-store.js';
+import { LeasingQuotaStore } from '../../src/http/quota/leasing-quota-store.js';
+import { MemoryQuotaStore } from '../../src/http/quota/memory-quota-store.js';
+import type { BucketRef, QuotaDecision, QuotaStore } from '../../src/http/quota/quota-store.js';
+import { RedisQuotaStore } from '../../src/http/quota/redis-quota-store.js';
 import { deleteKeys, testRedis } from '../api/helpers/api-harness.js';
 
 const refill = { refillAmount: 0, refillIntervalMs: 60_000 };

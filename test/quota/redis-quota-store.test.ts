@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.js';
-import type { BucketRef, QuotaDecision } from '../../src/quota/quota-store.js';
-import { RedisQuotaStore } from '../../src/quota/redis-quota-store.js';
+import { MemoryQuotaStore } from '../../src/http/quota/memory-quota-store.js';
+import type { BucketRef, QuotaDecision } from '../../src/http/quota/quota-store.js';
+import { RedisQuotaStore } from '../../src/http/quota/redis-quota-store.js';
 import { deleteKeys, testRedis } from '../api/helpers/api-harness.js';
 
 // A tiny deterministic generator: the same sequence on every run.

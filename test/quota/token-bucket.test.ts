@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OperationCost } from '../../src/quota/quota-costs.js';
-import { applyBucket, type BucketState } from '../../src/quota/token-bucket.js';
+import { OperationCost } from '../../src/http/quota/quota-costs.js';
+import { applyBucket, type BucketState } from '../../src/http/quota/token-bucket.js';
 
 const params = { capacity: 10, refillAmount: 3, refillIntervalMs: 60_000 };
 const T0 = 1_800_000_000_000;

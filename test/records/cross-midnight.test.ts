@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { LATE_ARRIVAL_SLACK_SECONDS } from '../../src/records/day-sightings.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { LATE_ARRIVAL_SLACK_SECONDS } from '../../src/domain/records/day-sightings.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, shanghai, type Sighting } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import type { Db } from '../../src/db/db.js';
-import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { makeApp } from '../api/helpers/api-harness.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';

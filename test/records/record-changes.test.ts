@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import {
   ChangeCursorExpiredError,
   formatChangeCursor,
@@ -11,8 +11,8 @@ import {
   START,
   type ChangeCursor,
   type RecordChange,
-} from '../../src/records/record-changes.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+} from '../../src/domain/records/record-changes.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { refreshReferenceModels } from '../../src/records/reference-models.js';
-import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/time/service-day.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { refreshReferenceModels } from '../../src/domain/records/reference-models.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings, type Sighting } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { replayDays } from '../../src/cli/replay-days.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

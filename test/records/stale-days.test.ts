@@ -1,17 +1,21 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../jobs/index.js';
-import { loadConfig } from '../../src/config/config.js';
-import { staleDaysFamilies } from '../../src/metrics/stale-days-metrics.js';
-import { runInProcess } from '../../src/queue/in-process-runner.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
+import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { staleDaysFamilies } from '../../src/http/ops/metrics/stale-days-metrics.js';
+import { runInProcess } from '../../src/worker/in-process-runner.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import {
   dueStaleDays,
   listStaleDays,
   markDaysStale,
   staleDaysSummary,
-} from '../../src/records/stale-days.js';
-import { serviceDayFromYmd, serviceDayOf, ymdOfServiceDay } from '../../src/time/service-day.js';
+} from '../../src/domain/records/stale-days.js';
+import {
+  serviceDayFromYmd,
+  serviceDayOf,
+  ymdOfServiceDay,
+} from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';

@@ -2,11 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/api/app.js';
-import { renderDailyExport } from '../../src/exports/daily-export-csv.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { ApiApp } from '../../src/http/api/app.js';
+import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { makeApp } from '../api/helpers/api-harness.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

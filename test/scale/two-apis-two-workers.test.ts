@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { jobRetentionFromConfig } from '../../src/queue/job-options.js';
-import { JobQueues } from '../../src/queue/job-queues.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { jobRetentionFromConfig } from '../../src/worker/job-options.js';
+import { JobQueues } from '../../src/worker/job-queues.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';

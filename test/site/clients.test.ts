@@ -1,8 +1,8 @@
 import apiFetchModule, { type ApiFetch, type APIFetchOptions } from '@wordpress/api-fetch';
 import WPAPI from 'wpapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/accounts/users.js';
-import { setSiteRole } from '../../src/content/site-roles.js';
+import { createUser } from '../../src/domain/accounts/users.js';
+import { setSiteRole } from '../../src/domain/content/site-roles.js';
 import { useSite } from './site-fixture.js';
 
 // The package's types are read as CommonJS here; at run time the ESM build's default is the function.

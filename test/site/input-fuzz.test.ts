@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArgInvalid, coerceArg, type ArgSchema } from '../../src/site/rest/arg-schema.js';
+import { ArgInvalid, coerceArg, type ArgSchema } from '../../src/http/site/rest/arg-schema.js';
 import {
   parsePhpQuery,
   phpInputLimitOf,
   PHP_INPUT_LIMITS,
   type PhpValue,
-} from '../../src/site/rest/php-query.js';
-import { RestError } from '../../src/site/rest/rest-error.js';
+} from '../../src/http/site/rest/php-query.js';
+import { RestError } from '../../src/http/site/rest/rest-error.js';
 import { useSite } from './site-fixture.js';
 
 /**

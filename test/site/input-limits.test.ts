@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parsePhpQuery, phpInputLimitOf, PHP_INPUT_LIMITS } from '../../src/site/rest/php-query.js';
+import {
+  parsePhpQuery,
+  phpInputLimitOf,
+  PHP_INPUT_LIMITS,
+} from '../../src/http/site/rest/php-query.js';
 import { useSite } from './site-fixture.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

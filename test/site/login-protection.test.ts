@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAppPassword } from '../../src/content/app-passwords.js';
-import { createUser } from '../../src/accounts/users.js';
+import { createAppPassword } from '../../src/domain/content/app-passwords.js';
+import { createUser } from '../../src/domain/accounts/users.js';
 import { useSite } from './site-fixture.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

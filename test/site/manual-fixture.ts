@@ -1,8 +1,8 @@
 import { beforeAll } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { seedDocs, type DocsSource } from '../../src/content/seed-docs.js';
-import { createLogger } from '../../src/log/logger.js';
-import { loadDocsSource } from '../../src/site/docs/docs-source.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { seedDocs, type DocsSource } from '../../src/domain/content/seed-docs.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { loadDocsSource } from '../../src/http/site/docs/docs-source.js';
 import { useSite, type SiteFixture, type SiteOptions } from './site-fixture.js';
 
 export interface ManualSite {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentModule } from '../../src/site/content/content-module.js';
+import { contentModule } from '../../src/http/site/content/content-module.js';
 import { useManualSite } from './manual-fixture.js';
 
 /** The first element of a class in the page, with its contents ('' when absent). */

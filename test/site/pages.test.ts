@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/accounts/users.js';
-import { setSiteRole } from '../../src/content/site-roles.js';
+import { createUser } from '../../src/domain/accounts/users.js';
+import { setSiteRole } from '../../src/domain/content/site-roles.js';
 import { useChromium } from '../helpers/browser.js';
 import { useSite, type SiteAccountFixture } from './site-fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePhpQuery } from '../../src/site/rest/php-query.js';
+import { parsePhpQuery } from '../../src/http/site/rest/php-query.js';
 
 describe('query strings read as PHP reads them', () => {
   it.each([

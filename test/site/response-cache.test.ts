@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppPassword } from '../../src/content/app-passwords.js';
-import { setSiteRole, type SiteRole } from '../../src/content/site-roles.js';
-import { loadConfig } from '../../src/config/config.js';
-import type { Db } from '../../src/db/db.js';
-import { createPostgresDb } from '../../src/db/postgres-db.js';
-import { createLogger } from '../../src/log/logger.js';
-import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
+import { createAppPassword } from '../../src/domain/content/app-passwords.js';
+import { setSiteRole, type SiteRole } from '../../src/domain/content/site-roles.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { buildSiteApp, type SiteApp } from '../../src/http/site/app.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const SITE = 'http://site.test';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppPassword } from '../../src/content/app-passwords.js';
-import { getPost } from '../../src/content/posts-store.js';
-import { setSiteRole } from '../../src/content/site-roles.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
-import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
+import { createAppPassword } from '../../src/domain/content/app-passwords.js';
+import { getPost } from '../../src/domain/content/posts-store.js';
+import { setSiteRole } from '../../src/domain/content/site-roles.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { buildSiteApp, type SiteApp } from '../../src/http/site/app.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 describe('site: scheduled posts published by the one job', () => {

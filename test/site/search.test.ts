@@ -1,6 +1,6 @@
 import apiFetchModule, { type ApiFetch } from '@wordpress/api-fetch';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertPost } from '../../src/content/posts-store.js';
+import { insertPost } from '../../src/domain/content/posts-store.js';
 import { useSite } from './site-fixture.js';
 
 const apiFetch = apiFetchModule as unknown as ApiFetch;

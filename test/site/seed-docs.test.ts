@@ -4,10 +4,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { manualChapter, manualLinks, seedDocs } from '../../src/content/seed-docs.js';
-import { createLogger } from '../../src/log/logger.js';
-import { loadDocsSource } from '../../src/site/docs/docs-source.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { manualChapter, manualLinks, seedDocs } from '../../src/domain/content/seed-docs.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { loadDocsSource } from '../../src/http/site/docs/docs-source.js';
 import { useSite } from './site-fixture.js';
 
 async function freePort(): Promise<number> {
@@ -95,7 +95,7 @@ describe("the site's first-start contents: emutrack's own documentation", () => 
   it('starts with `npm run site` on the embedded database (PGlite) and serves the documentation', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'emutrack-site-'));
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/site/server.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/site/server.ts'], {
       env: {
         ...process.env,
         DATABASE_URL: '',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DataVersionReader } from '../../src/cache/data-versions.js';
-import type { Queryable, QueryResult } from '../../src/db/db.js';
+import { DataVersionReader } from '../../src/shared/cache/data-versions.js';
+import type { Queryable, QueryResult } from '../../src/shared/db/db.js';
 import {
   SiteContentVersionReader,
   type SiteContentState,
-} from '../../src/site/cache/site-content-version.js';
+} from '../../src/http/site/cache/site-content-version.js';
 
 /**
  * A database whose every query sees the version committed when the query began (as a statement

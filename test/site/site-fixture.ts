@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
-import { createAppPassword } from '../../src/content/app-passwords.js';
-import { setSiteRole, type SiteRole } from '../../src/content/site-roles.js';
-import { loadConfig, type Config } from '../../src/config/config.js';
-import type { Db } from '../../src/db/db.js';
-import { createLogger } from '../../src/log/logger.js';
-import { buildSiteApp, type SiteApp } from '../../src/site/app.js';
-import type { SiteModule } from '../../src/site/site-kit.js';
+import { createAppPassword } from '../../src/domain/content/app-passwords.js';
+import { setSiteRole, type SiteRole } from '../../src/domain/content/site-roles.js';
+import { loadConfig, type Config } from '../../src/shared/config/config.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { buildSiteApp, type SiteApp } from '../../src/http/site/app.js';
+import type { SiteModule } from '../../src/http/site/site-kit.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 export interface SiteAccountFixture {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { templateHierarchy } from '../../src/templates/template-hierarchy.js';
+import { templateHierarchy } from '../../src/domain/templates/template-hierarchy.js';
 
 describe('templateHierarchy (get_template_hierarchy)', () => {
   it.each([

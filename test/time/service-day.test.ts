@@ -6,7 +6,7 @@ import {
   serviceDayOf,
   yearMonthOfServiceDay,
   ymdOfServiceDay,
-} from '../../src/time/service-day.js';
+} from '../../src/shared/time/service-day.js';
 
 const utc = (iso: string) => Date.parse(iso) / 1000;
 

@@ -6,7 +6,7 @@ import {
   keepCoverageIds,
   type CoverageRow,
   type TimetableVersion,
-} from '../../src/timetables/coverage-versions.js';
+} from '../../src/domain/timetables/coverage-versions.js';
 
 const v = (validFrom: number, timetableId: number): TimetableVersion => ({
   validFrom,

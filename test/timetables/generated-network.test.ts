@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importFleet } from '../../src/emus/import-fleet.js';
-import { ingestObservations } from '../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
+import { importFleet } from '../../src/domain/emus/import-fleet.js';
+import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { ingestTimetables } from '../../src/domain/timetables/ingest-timetables.js';
 import {
   generate,
   readNdjson,

@@ -2,13 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestTimetablesJob } from '../../jobs/index.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/log/logger.js';
-import { runInProcess } from '../../src/queue/in-process-runner.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
-import { ingestTimetables } from '../../src/timetables/ingest-timetables.js';
-import { timetableInForce, timetablesInForceOn } from '../../src/timetables/timetable-lookup.js';
+import { ingestTimetablesJob } from '../../src/worker/jobs/index.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createLogger } from '../../src/shared/log/logger.js';
+import { runInProcess } from '../../src/worker/in-process-runner.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
+import { ingestTimetables } from '../../src/domain/timetables/ingest-timetables.js';
+import {
+  timetableInForce,
+  timetablesInForceOn,
+} from '../../src/domain/timetables/timetable-lookup.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

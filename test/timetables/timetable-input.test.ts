@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import {
   canonicalTimetableJson,
   timetableContentHash,
   timetableEnds,
-} from '../../src/timetables/timetable-content.js';
+} from '../../src/domain/timetables/timetable-content.js';
 import {
   isTimetableProblem,
   toTimetableInput,
   type TimetableInput,
-} from '../../src/timetables/timetable-input.js';
-import { clockTimeOfOffset, parseTimetableTime } from '../../src/timetables/timetable-time.js';
+} from '../../src/domain/timetables/timetable-input.js';
+import {
+  clockTimeOfOffset,
+  parseTimetableTime,
+} from '../../src/domain/timetables/timetable-time.js';
 import { timetable } from '../helpers/timetables.js';
 
 const D3125 = timetable('D3125', '20260701', [

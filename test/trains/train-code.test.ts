@@ -4,7 +4,7 @@ import {
   MalformedTrainCodeError,
   normalizeTrainCode,
   splitTrainCode,
-} from '../../src/trains/train-code.js';
+} from '../../src/domain/trains/train-code.js';
 
 describe('train codes', () => {
   it('normalises case and spaces', () => {

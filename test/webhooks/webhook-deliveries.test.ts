@@ -5,17 +5,17 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AppContext } from '../../src/app/app-context.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
-import { startWebhookRuntime, type WebhookRuntime } from '../../src/queue/webhook-runtime.js';
-import { buildDailyRecords } from '../../src/records/build-daily-records.js';
-import { serviceDayFromYmd } from '../../src/time/service-day.js';
+import type { AppContext } from '../../src/shared/app/app-context.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { createRedisConnection } from '../../src/worker/redis-connection.js';
+import { startWebhookRuntime, type WebhookRuntime } from '../../src/worker/webhook-runtime.js';
+import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
+import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import {
   createWebhookEndpoint,
   rotateWebhookSecret,
   type WebhookOwner,
-} from '../../src/webhooks/webhook-endpoints.js';
+} from '../../src/domain/webhooks/webhook-endpoints.js';
 import { makeUser } from '../api/helpers/accounts.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { attemptWebhookDelivery } from '../../src/webhooks/webhook-delivery.js';
-import { dispatchWebhookEvents } from '../../src/webhooks/webhook-dispatch.js';
+import { attemptWebhookDelivery } from '../../src/domain/webhooks/webhook-delivery.js';
+import { dispatchWebhookEvents } from '../../src/domain/webhooks/webhook-dispatch.js';
 import {
   createWebhookEndpoint,
   listWebhookEndpoints,
   type WebhookOwner,
-} from '../../src/webhooks/webhook-endpoints.js';
-import { postWebhook } from '../../src/webhooks/webhook-post.js';
-import { checkWebhookUrl } from '../../src/webhooks/webhook-url.js';
+} from '../../src/domain/webhooks/webhook-endpoints.js';
+import { postWebhook } from '../../src/domain/webhooks/webhook-post.js';
+import { checkWebhookUrl } from '../../src/domain/webhooks/webhook-url.js';
 import { makeUser } from '../api/helpers/accounts.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

@@ -1,7 +1,10 @@
-import { issueCredential, type IssueCredentialInput } from '../../../src/accounts/credentials.js';
-import { scopesOfRole, type Role } from '../../../src/accounts/scopes.js';
-import { createUser, type User } from '../../../src/accounts/users.js';
-import type { Db } from '../../../src/db/db.js';
+import {
+  issueCredential,
+  type IssueCredentialInput,
+} from '../../../src/domain/accounts/credentials.js';
+import { scopesOfRole, type Role } from '../../../src/domain/accounts/scopes.js';
+import { createUser, type User } from '../../../src/domain/accounts/users.js';
+import type { Db } from '../../../src/shared/db/db.js';
 
 /** scrypt at its smallest allowed cost: tests hash many passwords. */
 export const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };

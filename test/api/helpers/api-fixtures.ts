@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Db } from '../../../src/db/db.js';
-import { renderDailyExport } from '../../../src/exports/daily-export-csv.js';
-import { ingestObservations } from '../../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../../src/records/build-daily-records.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../../src/time/service-day.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { renderDailyExport } from '../../../src/domain/exports/daily-export-csv.js';
+import { ingestObservations } from '../../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../../src/domain/records/build-daily-records.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../../src/shared/time/service-day.js';
 
 export interface Sighting {
   trainCode: string;

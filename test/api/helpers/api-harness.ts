@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { buildApp, type AppDeps, type ApiApp } from '../../../src/api/app.js';
-import { loadConfig, type Config } from '../../../src/config/config.js';
-import type { Db } from '../../../src/db/db.js';
-import { LOG_REDACT_PATHS, type Logger } from '../../../src/log/logger.js';
+import { buildApp, type AppDeps, type ApiApp } from '../../../src/http/api/app.js';
+import { loadConfig, type Config } from '../../../src/shared/config/config.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { LOG_REDACT_PATHS, type Logger } from '../../../src/shared/log/logger.js';
 import { TEST_REDIS_URL } from '../../helpers/test-env.js';
 
 /**

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import type { Db } from '../../../src/db/db.js';
-import { importCoachLayouts } from '../../../src/emus/import-coach-layouts.js';
-import { importFleet } from '../../../src/emus/import-fleet.js';
-import { ingestObservations } from '../../../src/ingest/ingest-observations.js';
-import { buildDailyRecords } from '../../../src/records/build-daily-records.js';
-import { refreshReferenceModels } from '../../../src/records/reference-models.js';
-import { midnightOfServiceDay, serviceDayFromYmd } from '../../../src/time/service-day.js';
-import { ingestTimetables } from '../../../src/timetables/ingest-timetables.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { importCoachLayouts } from '../../../src/domain/emus/import-coach-layouts.js';
+import { importFleet } from '../../../src/domain/emus/import-fleet.js';
+import { ingestObservations } from '../../../src/domain/ingest/ingest-observations.js';
+import { buildDailyRecords } from '../../../src/domain/records/build-daily-records.js';
+import { refreshReferenceModels } from '../../../src/domain/records/reference-models.js';
+import { midnightOfServiceDay, serviceDayFromYmd } from '../../../src/shared/time/service-day.js';
+import { ingestTimetables } from '../../../src/domain/timetables/ingest-timetables.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../fixtures');
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/accounts/users.js';
-import { findClient } from '../../../src/oauth/client-records.js';
-import { listOwnClients } from '../../../src/oauth/clients.js';
+import type { User } from '../../../src/domain/accounts/users.js';
+import { findClient } from '../../../src/domain/oauth/client-records.js';
+import { listOwnClients } from '../../../src/domain/oauth/clients.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
 import {
@@ -12,8 +12,11 @@ import {
   signIn,
   type TestBrowser,
 } from './oauth-harness.js';
-import { findCredentialByRevokeId, issueCredential } from '../../../src/accounts/credentials.js';
-import { findUserById } from '../../../src/accounts/users.js';
+import {
+  findCredentialByRevokeId,
+  issueCredential,
+} from '../../../src/domain/accounts/credentials.js';
+import { findUserById } from '../../../src/domain/accounts/users.js';
 
 const database = useTestDatabase();
 let app: Awaited<ReturnType<typeof oauthApp>>;

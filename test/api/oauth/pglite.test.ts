@@ -1,9 +1,9 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/db/db.js';
-import { migrate } from '../../../src/db/migrate.js';
-import { createPgliteDb } from '../../../src/db/pglite-db.js';
-import { s256Challenge } from '../../../src/oauth/pkce.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { migrate } from '../../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../../src/shared/db/pglite-db.js';
+import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
 import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
 import { CSRF_FIELD, form, FORM_HEADERS, oauthApp, signIn, VERIFIER } from './oauth-harness.js';
 

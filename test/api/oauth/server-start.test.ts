@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAuthorizationRequest } from '../../../src/oauth/authorization-request.js';
-import { issueAuthorizationCode } from '../../../src/oauth/authorization-grant.js';
-import { s256Challenge } from '../../../src/oauth/pkce.js';
+import { parseAuthorizationRequest } from '../../../src/domain/oauth/authorization-request.js';
+import { issueAuthorizationCode } from '../../../src/domain/oauth/authorization-grant.js';
+import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
 import { useTestDatabase } from '../../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';

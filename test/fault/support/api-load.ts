@@ -1,4 +1,4 @@
-import type { ApiApp } from '../../../src/api/app.js';
+import type { ApiApp } from '../../../src/http/api/app.js';
 
 export interface Answer {
   url: string;

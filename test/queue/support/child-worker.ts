@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../../../src/db/db.js';
+import type { Db } from '../../../src/shared/db/db.js';
 import { waitFor } from './wait-for.js';
 
 const ENTRY = fileURLToPath(new URL('./worker-child.ts', import.meta.url));

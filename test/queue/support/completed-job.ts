@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { JobQueues } from '../../../src/queue/job-queues.js';
+import type { JobQueues } from '../../../src/worker/job-queues.js';
 import { waitFor } from './wait-for.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Db } from '../../../src/db/db.js';
-import { ymdOfServiceDay } from '../../../src/time/service-day.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { ymdOfServiceDay } from '../../../src/shared/time/service-day.js';
 import { ingestSightings, sightings, type Sighting } from '../../helpers/observations.js';
 
 export interface SeededDay {

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../../src/db/db.js';
+import type { Db, Queryable } from '../../../src/shared/db/db.js';
 
 /** A Db whose first `failures` transactions throw before doing anything (a flaky database). */
 export function failingTransactions(db: Db, failures: number): Db & { attempts: number } {

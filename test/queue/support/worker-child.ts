@@ -8,10 +8,10 @@
  * - CHILD_APP_NAME: the Postgres application_name of its connections, to find them.
  * Prints "ready" once its workers are listening.
  */
-import { loadConfig } from '../../../src/config/config.js';
-import { createPostgresDb } from '../../../src/db/postgres-db.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { runWorker } from '../../../src/queue/run-worker.js';
+import { loadConfig } from '../../../src/shared/config/config.js';
+import { createPostgresDb } from '../../../src/shared/db/postgres-db.js';
+import { createLogger } from '../../../src/shared/log/logger.js';
+import { runWorker } from '../../../src/worker/run-worker.js';
 import { slowBuilds } from './db-faults.js';
 
 const config = loadConfig();

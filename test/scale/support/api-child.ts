@@ -4,10 +4,10 @@
  * "listening <port>". SIGTERM closes it.
  */
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../../src/api/app.js';
-import { openAppContext } from '../../../src/app/app-context.js';
-import { loadConfig } from '../../../src/config/config.js';
-import { createQuotaRedis } from '../../../src/quota/create-quota-store.js';
+import { buildApp } from '../../../src/http/api/app.js';
+import { openAppContext } from '../../../src/shared/app/app-context.js';
+import { loadConfig } from '../../../src/shared/config/config.js';
+import { createQuotaRedis } from '../../../src/http/quota/create-quota-store.js';
 
 const config = loadConfig();
 const { db, logger } = await openAppContext({ config, migrate: false });

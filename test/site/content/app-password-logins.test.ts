@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../../src/accounts/credentials.js';
-import { setUserEmail } from '../../../src/accounts/users.js';
+import { issueCredential } from '../../../src/domain/accounts/credentials.js';
+import { setUserEmail } from '../../../src/domain/accounts/users.js';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
 const basic = (user: string, password: string) =>

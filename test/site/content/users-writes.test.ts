@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authenticateSecret, issueCredential } from '../../../src/accounts/credentials.js';
-import { verifyLogin } from '../../../src/accounts/users.js';
+import { authenticateSecret, issueCredential } from '../../../src/domain/accounts/credentials.js';
+import { verifyLogin } from '../../../src/domain/accounts/users.js';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
 const STRONG = 'violet-harbour-nine-kettles';

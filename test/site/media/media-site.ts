@@ -1,10 +1,10 @@
-import type { Config } from '../../../src/config/config.js';
-import { contentModule } from '../../../src/site/content/content-module.js';
+import type { Config } from '../../../src/shared/config/config.js';
+import { contentModule } from '../../../src/http/site/content/content-module.js';
 import {
   createMediaModule,
   type MediaModuleOptions,
-} from '../../../src/site/media/media-module.js';
-import type { SiteModule } from '../../../src/site/site-kit.js';
+} from '../../../src/http/site/media/media-module.js';
+import type { SiteModule } from '../../../src/http/site/site-kit.js';
 import { useSite, type SiteAccountFixture, type SiteFixture } from '../site-fixture.js';
 
 export type SiteAccount = SiteAccountFixture;

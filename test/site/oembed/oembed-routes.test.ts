@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOembedModule } from '../../../src/site/oembed/oembed-module.js';
+import { createOembedModule } from '../../../src/http/site/oembed/oembed-module.js';
 import { answerJson, startLocalProvider } from '../../oembed/local-provider.js';
 import { useMediaSite, type SiteAccount } from '../media/media-site.js';
 

@@ -1,7 +1,7 @@
-import { createAppPassword } from '../../../src/content/app-passwords.js';
-import { setSiteRole } from '../../../src/content/site-roles.js';
-import type { Db } from '../../../src/db/db.js';
-import type { SiteApp } from '../../../src/site/app.js';
+import { createAppPassword } from '../../../src/domain/content/app-passwords.js';
+import { setSiteRole } from '../../../src/domain/content/site-roles.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import type { SiteApp } from '../../../src/http/site/app.js';
 import {
   authorizationFor,
   callUrl,

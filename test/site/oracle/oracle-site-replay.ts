@@ -1,7 +1,7 @@
-import { loadConfig } from '../../../src/config/config.js';
-import type { Db } from '../../../src/db/db.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { buildSiteApp } from '../../../src/site/app.js';
+import { loadConfig } from '../../../src/shared/config/config.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { createLogger } from '../../../src/shared/log/logger.js';
+import { buildSiteApp } from '../../../src/http/site/app.js';
 import type { NormalisedAnswer } from './oracle-normalise.js';
 import { seedAndReplay } from './oracle-replay.js';
 import { createOracleUsers, siteClient } from './oracle-site-client.js';

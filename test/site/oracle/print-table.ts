@@ -9,7 +9,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
-import { createPostgresDb } from '../../../src/db/postgres-db.js';
+import { createPostgresDb } from '../../../src/shared/db/postgres-db.js';
 import { ensureTemplate, testDatabaseName } from '../../helpers/template-db.js';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../../helpers/test-env.js';
 import { COMPARE_RULES } from './oracle-compare.js';

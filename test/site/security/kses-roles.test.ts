@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SiteRole } from '../../../src/content/site-roles.js';
+import type { SiteRole } from '../../../src/domain/content/site-roles.js';
 import { unsafeMarkup } from '../../helpers/html-safety.js';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 import { themeFrameElement, wpApiSettingsScript } from './site-session.js';

@@ -1,7 +1,7 @@
-import { SITE_ASSET_PATHS } from '../../../src/site/theme/site-assets.js';
-import { issueCredential } from '../../../src/accounts/credentials.js';
-import { defaultKeyScopes } from '../../../src/accounts/scopes.js';
-import type { Db } from '../../../src/db/db.js';
+import { SITE_ASSET_PATHS } from '../../../src/http/site/theme/site-assets.js';
+import { issueCredential } from '../../../src/domain/accounts/credentials.js';
+import { defaultKeyScopes } from '../../../src/domain/accounts/scopes.js';
+import type { Db } from '../../../src/shared/db/db.js';
 
 /**
  * A web session of the account (what /wp-login.php sets): the `token` cookie's secret. Issued

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contentModule } from '../../../src/site/content/content-module.js';
-import { createOembedModule } from '../../../src/site/oembed/oembed-module.js';
+import { contentModule } from '../../../src/http/site/content/content-module.js';
+import { createOembedModule } from '../../../src/http/site/oembed/oembed-module.js';
 import { owaspXssVectors, unsafeMarkup } from '../../helpers/html-safety.js';
 import { useSite, type SiteAccountFixture, type SiteFixture } from '../site-fixture.js';
 import { siteSessionSecret, themeFrameElement, wpApiSettingsScript } from './site-session.js';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON checked field by field */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTemplatesModule } from '../../../src/site/templates/templates-module.js';
+import { createTemplatesModule } from '../../../src/http/site/templates/templates-module.js';
 import { useMediaSite, type SiteAccount } from '../media/media-site.js';
 
 const site = useMediaSite({ extraModules: () => [createTemplatesModule()] });

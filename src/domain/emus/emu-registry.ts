@@ -1,0 +1,120 @@
+import type { Queryable } from '../../shared/db/db.js';
+import { parseEmuCode, type ParsedEmuCode } from './normalize-emu-code.js';
+
+/**
+ * Resolves written EMU codes to emuIds, registering units never seen before: an observation
+ * is never dropped because its EMU is unknown. The written unit form (the code as written, less
+ * any travel-code seat tail) and the canonical code are kept as aliases. Codes must parse (see
+ * parseEmuCode). `cache` (written -> emuId) may be shared across calls of one ingestion: an
+ * alias never changes owner, so an entry never goes stale.
+ */
+export async function resolveEmuIds(
+  db: Queryable,
+  writtenCodes: Iterable<string>,
+  cache: Map<string, number> = new Map(),
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  const parsed = new Map<string, ParsedEmuCode>();
+  for (const w of writtenCodes) {
+    if (ids.has(w) || parsed.has(w)) continue;
+    const hit = cache.get(w);
+    if (hit !== undefined) ids.set(w, hit);
+    else parsed.set(w, parseEmuCode(w));
+  }
+  if (parsed.size === 0) return ids;
+
+  const lookup = new Set<string>();
+  for (const p of parsed.values()) lookup.add(p.writtenUnit).add(p.code);
+  const known = await db.query<{ alias: string; emu_id: number }>(
+    'SELECT alias, emu_id FROM emu_aliases WHERE alias = ANY($1::text[])',
+    [[...lookup]],
+  );
+  const byAlias = new Map(known.rows.map((r) => [r.alias, r.emu_id]));
+  const unknownCodes = new Map<string, ParsedEmuCode>();
+  const idByNewCode = new Map<string, number>();
+  for (const p of parsed.values()) {
+    if (!byAlias.has(p.writtenUnit) && !byAlias.has(p.code)) unknownCodes.set(p.code, p);
+  }
+  if (unknownCodes.size > 0) {
+    const codes = [...unknownCodes.keys()].sort();
+    await db.query(
+      `INSERT INTO emus (code, model, train_set_no, registered_by)
+       SELECT code, model, train_set_no, 'observation'
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)
+       ON CONFLICT (code) DO NOTHING`,
+      [
+        codes,
+        codes.map((c) => unknownCodes.get(c)!.model),
+        codes.map((c) => unknownCodes.get(c)!.trainSetNo),
+      ],
+    );
+    const rows = await db.query<{ id: number; code: string }>(
+      'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
+      [codes],
+    );
+    for (const r of rows.rows) idByNewCode.set(r.code, r.id);
+  }
+  const newAliases = new Map<string, number>();
+  for (const [w, p] of parsed) {
+    // A written form someone already owns wins; else the canonical code's unit.
+    const id = byAlias.get(p.writtenUnit) ?? byAlias.get(p.code) ?? idByNewCode.get(p.code)!;
+    ids.set(w, id);
+    cache.set(w, id);
+    if (!byAlias.has(p.writtenUnit)) newAliases.set(p.writtenUnit, id);
+    if (!byAlias.has(p.code)) newAliases.set(p.code, id);
+  }
+  await addAliases(db, newAliases);
+  return ids;
+}
+
+/** Records alias -> emuId pairs; an alias already taken keeps its first owner. */
+export async function addAliases(db: Queryable, aliases: Map<string, number>): Promise<void> {
+  if (aliases.size === 0) return;
+  const sorted = [...aliases].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  await db.query(
+    `INSERT INTO emu_aliases (alias, emu_id)
+     SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1
+     ON CONFLICT (alias) DO NOTHING`,
+    [sorted.map((a) => a[0]), sorted.map((a) => a[1])],
+  );
+}
+
+/**
+ * The emuId a written EMU code names, or undefined: the one lookup for codes in paths and
+ * arguments. An alias recorded exactly as written wins (a written form keeps its first owner,
+ * even against the registry's rules); else the code is normalised by the registry's rules
+ * (parseEmuCode: case, dashes and look-alikes, travel-code seat tails, Fuxing variants) and its
+ * canonical code, or its written unit form, looked up. So CR400AF2001, cr400af-2001 and
+ * CR400AF-2001-02-03F all find CR400AF-2001 when no sighting wrote them that way. A code that
+ * does not parse names nothing.
+ */
+export async function findEmuId(db: Queryable, written: string): Promise<number | undefined> {
+  let parsed: ParsedEmuCode | undefined;
+  try {
+    parsed = parseEmuCode(written);
+  } catch {
+    parsed = undefined;
+  }
+  const r = await db.query<{ id: number }>(
+    `SELECT id FROM (
+       SELECT emu_id AS id, 0 AS rank FROM emu_aliases WHERE alias = $1
+       UNION ALL SELECT id, 1 FROM emus WHERE code = $1
+       UNION ALL SELECT id, 2 FROM emus WHERE code = $2
+       UNION ALL SELECT emu_id, 3 FROM emu_aliases WHERE alias = $2 OR alias = $3
+     ) found ORDER BY rank LIMIT 1`,
+    [written, parsed?.code ?? written, parsed?.writtenUnit ?? written],
+  );
+  return r.rows[0]?.id;
+}
+
+/**
+ * The unit whose records a unit's sightings count for: the unit a correction merged it into
+ * (src/domain/corrections: its codes then find that unit), else itself.
+ */
+export async function followMerge(db: Queryable, emuId: number): Promise<number> {
+  const r = await db.query<{ target_emu_id: number }>(
+    'SELECT target_emu_id FROM emu_merges WHERE from_emu_id = $1',
+    [emuId],
+  );
+  return r.rows[0]?.target_emu_id ?? emuId;
+}

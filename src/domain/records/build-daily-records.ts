@@ -1,0 +1,436 @@
+import type { Db, Queryable } from '../../shared/db/db.js';
+import { assertServiceDay } from '../../shared/time/service-day.js';
+import { coverageInForceSql } from '../timetables/timetable-lookup.js';
+import { dayBuildInputs, saveDayBuildState } from './day-build-inputs.js';
+import { daySightingsSql, movedSightings } from './day-sightings.js';
+import { clearStaleDay, readStaleMark } from './stale-days.js';
+
+/**
+ * How sightings of one train on one service day become records. Defaults in brackets.
+ *
+ * For each (service day, train number), every EMU sighted on it is a candidate with a support
+ * count: the number of distinct observations naming it (duplicates were dropped on ingest).
+ * Let `top` be the highest support among the candidates. A candidate is kept when
+ *   - its support equals `top`, or
+ *   - its support is at least `minDissentSupport` [2] and at least top / `dissentRatio` [3];
+ * and, of those, at most `maxUnits` [2] are kept (a coupled run is two units), ranked by
+ * support, then number of distinct sources, then earliest sighting, then emuId.
+ * So one dissenting report against several confirmations is outvoted (5 vs 1), a coupled run's
+ * second unit seen less often still counts (5 vs 2), and a lone report stands when nothing
+ * contradicts it. Losing observations stay in `observations`; nothing is deleted there.
+ *
+ * Status bits (compatibility.md): 0x01 (confirmed) when support >= `confirmMinSupport` [2].
+ * The rest come from what the sightings of the record (its train number and EMU that day) say,
+ * and when they disagree the majority of those that say anything wins (a sighting that does not
+ * state a field does not vote; a tie decides nothing):
+ * - position: the most stated of single, first and second (strictly more votes than each other).
+ * - formation (mask 0x06): when the train keeps two records that day and both are confirmed (a
+ *   coupled run): 0x04 for the first unit and 0x06 for the second; when only one of the two has
+ *   a position, first or second, the other is the other unit; when both or neither say, or both
+ *   say the same, 0x02 (coupled, position unknown) for both. Otherwise (one record, or two
+ *   unconfirmed ones: a conflict the data cannot settle, not a coupling) 0x04 or 0x06 when the
+ *   record's position is first or second (the partner went unseen), else 0x00.
+ * - 0x08 (fault replacement) and 0x10 (hot spare): when more of the sightings stating `fault`
+ *   (`spare`) say true than false.
+ */
+export interface ConflictRule {
+  /** Support a non-leading candidate needs at least. Default 2. */
+  minDissentSupport: number;
+  /** A non-leading candidate needs support >= top / dissentRatio. Default 3. */
+  dissentRatio: number;
+  /** Most units one train can have on one day. Default 2. */
+  maxUnits: number;
+  /** Support at which a record is confirmed (status bit 0x01). Default 2. */
+  confirmMinSupport: number;
+}
+
+export const DEFAULT_CONFLICT_RULE: ConflictRule = {
+  minDissentSupport: 2,
+  dissentRatio: 3,
+  maxUnits: 2,
+  confirmMinSupport: 2,
+};
+
+export interface BuildResult {
+  serviceDay: number;
+  /** Records of the day after the build. */
+  records: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  observations: number;
+  /** True when the day's inputs had not changed since its last build and nothing was written. */
+  skipped: boolean;
+  /** The day's version after the build: bumped in the build's transaction when records changed. */
+  version: number;
+  /**
+   * Whether the day's stale mark (stale-days.ts) was cleared by this build: false when the day
+   * was not stale, or was marked again after the build read its mark (it stays stale).
+   */
+  staleCleared: boolean;
+  /**
+   * Milliseconds spent in each phase, in order: lock, moved, inputs, then for a day that had
+   * records wanted, delete, update, insert, and for one that had none wanted+insert (one
+   * statement), then save. A skipped build stops after inputs.
+   */
+  phases: Record<string, number>;
+}
+
+export interface BuildOptions {
+  /** Build even when the day's inputs did not change since its last build. Default false. */
+  force?: boolean;
+  /**
+   * Why the day is built, for the change feed: set in the build's transaction as the setting
+   * `emutrack.change_cause` (transaction-local), which triggers on daily_records can read.
+   * 'late-data' or 'correction' for the rebuild of a stale day (stale-days.ts). Default 'build'.
+   */
+  cause?: BuildCause;
+}
+
+/** Why a day is built (see BuildOptions.cause). */
+export type BuildCause = 'build' | 'late-data' | 'correction';
+
+export const STATUS_CONFIRMED = 0x01;
+export const STATUS_COUPLED_UNKNOWN_POSITION = 0x02;
+export const STATUS_COUPLED_FIRST = 0x04;
+export const STATUS_COUPLED_SECOND = 0x06;
+export const STATUS_FAULT = 0x08;
+export const STATUS_SPARE = 0x10;
+
+/** What a candidate's sightings say, counted per value (aggregates over `sighting`). */
+const SAID_COUNTS = `count(*) FILTER (WHERE position = 'single')::int AS said_single,
+           count(*) FILTER (WHERE position = 'first')::int AS said_first,
+           count(*) FILTER (WHERE position = 'second')::int AS said_second,
+           count(*) FILTER (WHERE fault)::int AS said_fault,
+           count(*) FILTER (WHERE NOT fault)::int AS said_no_fault,
+           count(*) FILTER (WHERE spare)::int AS said_spare,
+           count(*) FILTER (WHERE NOT spare)::int AS said_no_spare`;
+const SAID_COLUMNS =
+  'said_single, said_first, said_second, said_fault, said_no_fault, said_spare, said_no_spare';
+
+/**
+ * The status bits of a kept record `k` (the rule above). `k.position`: 1 first, 2 second, 0
+ * anything else; window `t` is the train's kept records.
+ */
+const STATUS_SQL = `(CASE WHEN k.support >= $5 THEN ${STATUS_CONFIRMED} ELSE 0 END)
+         | (CASE WHEN count(*) OVER t > 1 AND min(k.support) OVER t >= $5 THEN
+              CASE WHEN sum(k.is_first) OVER t = 1 AND sum(k.is_second) OVER t = 1
+                     THEN CASE WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST} ELSE ${STATUS_COUPLED_SECOND} END
+                   WHEN sum(k.is_first) OVER t = 1 AND sum(k.is_second) OVER t = 0
+                     THEN CASE WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST} ELSE ${STATUS_COUPLED_SECOND} END
+                   WHEN sum(k.is_second) OVER t = 1 AND sum(k.is_first) OVER t = 0
+                     THEN CASE WHEN k.is_second = 1 THEN ${STATUS_COUPLED_SECOND} ELSE ${STATUS_COUPLED_FIRST} END
+                   ELSE ${STATUS_COUPLED_UNKNOWN_POSITION} END
+            WHEN k.is_first = 1 THEN ${STATUS_COUPLED_FIRST}
+            WHEN k.is_second = 1 THEN ${STATUS_COUPLED_SECOND}
+            ELSE 0 END)
+         | (CASE WHEN k.said_fault > k.said_no_fault THEN ${STATUS_FAULT} ELSE 0 END)
+         | (CASE WHEN k.said_spare > k.said_no_spare THEN ${STATUS_SPARE} ELSE 0 END)`;
+
+// Lock class for per-day advisory locks: two builds of one day queue instead of interleaving.
+const BUILD_LOCK_CLASS = 0x656d75;
+
+/**
+ * Train order (prefix, then number: G9 before G10, and numbers without a prefix first) as one
+ * sort key of byte order: the prefix, the number of digits as a character, then the train
+ * number. Train numbers are a prefix of one or two letters (DJ), or none, and 1-5 digits
+ * (normalised at ingest, train-code.ts), so this is the order of (substring '^[A-Z]*',
+ * substring '[0-9]+$'::int) on every number there is (a digit character sorts before any letter,
+ * so D9999 comes before DJ1), and one key that nearly always decides a comparison in its
+ * abbreviated form sorts a day's records about four times faster than the two regular
+ * expressions and their three keys.
+ */
+const trainOrderKey = (code: string) =>
+  `(CASE WHEN substr(${code}, 2, 1) COLLATE "C" >= 'A'
+           THEN left(${code}, 2) || chr(46 + length(${code}))
+         WHEN ${code} COLLATE "C" >= 'A' THEN left(${code}, 1) || chr(47 + length(${code}))
+         ELSE chr(48 + length(${code})) END || ${code}) COLLATE "C"`;
+
+/**
+ * Up to this many distinct sources in a day's sightings, a candidate's sources are found as a
+ * set of bits (see wantedSql); past it, by an ordered aggregate per candidate.
+ */
+const MAX_SOURCE_BITS = 63;
+
+/**
+ * The conflict rule over a day's sightings: the records the day should have (train_code,
+ * emu_id, support, sources, first_observed_at, last_observed_at, status, timetable_id).
+ * $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts), and, with
+ * `sourceBits`, $8 the distinct sources of the day's sightings in order (dayBuildInputs).
+ *
+ * A candidate's sources (distinct, in order) are what array_agg(DISTINCT source ORDER BY source)
+ * gives, but that aggregate sorts every candidate's sources apart (a sort set up and torn down
+ * 12,000 times a day) and keeps the grouping from hashing. With `sourceBits` each sighting sets
+ * the bit of its source's place in $8 instead, the candidates group with plain aggregates (count,
+ * bit_or, min, max), and each distinct set of bits (a handful a day) becomes its array once.
+ * Each statement reads its own snapshot, so a sighting committed after $8 was read may bring a
+ * source $8 lacks: it sets the 64th bit (the sign), and such a candidate's sources are read
+ * from its sightings instead.
+ */
+function wantedSql(sourceBits: boolean): string {
+  const candidate = sourceBits
+    ? `candidate AS (
+    SELECT train_code, emu_id, count(*)::int AS support,
+           bit_or(1::bigint << (coalesce(array_position($8::text[], source), 64) - 1)) AS source_bits,
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+           ${SAID_COUNTS}
+      FROM sighting
+     GROUP BY train_code, emu_id
+  ), source_set AS MATERIALIZED (
+    SELECT b.source_bits,
+           ARRAY(SELECT u.source FROM unnest($8::text[]) WITH ORDINALITY AS u(source, i)
+                  WHERE (b.source_bits >> (u.i::int - 1)) & 1 = 1 ORDER BY u.i) AS sources
+      FROM (SELECT DISTINCT source_bits FROM candidate) AS b
+  ), with_sources AS (
+    SELECT c.train_code, c.emu_id, c.support,
+           CASE WHEN c.source_bits >= 0 THEN s.sources
+                ELSE ARRAY(SELECT DISTINCT u.source FROM ${daySightingsSql(6, 7)} AS u
+                            WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
+                            ORDER BY u.source) END AS sources,
+           c.first_observed_at, c.last_observed_at, ${SAID_COLUMNS.replace(/(\w+)/g, 'c.$1')}
+      FROM candidate c JOIN source_set s ON s.source_bits = c.source_bits
+  )`
+    : `with_sources AS (
+    SELECT train_code, emu_id, count(*)::int AS support,
+           array_agg(DISTINCT source ORDER BY source) AS sources,
+           min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+           ${SAID_COUNTS}
+      FROM sighting
+     GROUP BY train_code, emu_id
+  )`;
+  return `
+  WITH sighting AS (
+    -- Grouped and ranked by byte order ("C"): the same groups, and sorts with abbreviated keys.
+    SELECT unnest(s.train_codes) COLLATE "C" AS train_code, s.emu_id, s.source, s.observed_at,
+           s.position, s.fault, s.spare
+      FROM ${daySightingsSql(6, 7)} AS s
+  ), ${candidate}, ranked AS (
+    SELECT c.*,
+           max(support) OVER w AS top,
+           row_number() OVER (w ORDER BY support DESC, cardinality(sources) DESC,
+                                         first_observed_at, emu_id) AS rank
+      FROM with_sources c
+    WINDOW w AS (PARTITION BY train_code)
+  ), kept AS (
+    -- first / second: 1 when the record's position is that (strictly the most stated).
+    SELECT *,
+           (said_first > said_second AND said_first > said_single)::int AS is_first,
+           (said_second > said_first AND said_second > said_single)::int AS is_second
+      FROM ranked
+     WHERE rank <= $4
+       AND (support = top OR (support >= $2 AND support * $3 >= top))
+  )
+  SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
+         ${STATUS_SQL} AS status,
+         f.timetable_id
+    FROM kept k
+    LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}
+  WINDOW t AS (PARTITION BY k.train_code)`;
+}
+
+const SELECT_WANTED = wantedSql(true);
+const SELECT_WANTED_AGGREGATED = wantedSql(false);
+
+/**
+ * Builds (or rebuilds) the daily records of one service day from its sightings, in one
+ * transaction. The sightings are those day-sightings.ts attributes to the day (cross-midnight
+ * trains: a sighting after midnight counts for the day the train left). Each record gets the
+ * timetable in force for its train number on the day (timetable_id, null when none is), so a
+ * rebuild after new timetables fills or changes it. Ids are stable: a key (train, EMU) that is
+ * still supported keeps its id and row, rows change only where their values did, new keys get
+ * new ids (assigned in train order), and keys no longer supported are removed. Running it twice
+ * changes nothing the second time.
+ *
+ * A day whose inputs (day-build-inputs.ts: its sightings, those moved across its midnights, the
+ * timetables in force, the rule) are those of its last build, and whose records still number
+ * what that build left, is skipped: nothing is written and its version stays. `force` builds it anyway (an unchanged result still keeps the version).
+ */
+export async function buildDailyRecords(
+  db: Db,
+  serviceDay: number,
+  rule: Partial<ConflictRule> = {},
+  options: BuildOptions = {},
+): Promise<BuildResult> {
+  assertServiceDay(serviceDay);
+  const r = { ...DEFAULT_CONFLICT_RULE, ...rule };
+  return db.transaction((tx) => build(tx));
+
+  async function build(tx: Queryable): Promise<BuildResult> {
+    const phases: Record<string, number> = {};
+    let mark = performance.now();
+    const phase = (name: string) => {
+      const now = performance.now();
+      phases[name] = now - mark;
+      mark = now;
+    };
+    // The cause is set with the lock (one round trip), for the whole transaction.
+    await tx.query(
+      `SELECT pg_advisory_xact_lock($1, $2), set_config('emutrack.change_cause', $3, true)`,
+      [BUILD_LOCK_CLASS, serviceDay, options.cause ?? 'build'],
+    );
+    // The day's stale mark, read before any input: every sighting whose mark is at most this
+    // one committed before this read (mark and sighting commit together), so the reads below
+    // see it, and the mark may be cleared; a later mark keeps the day stale.
+    const staleMark = await readStaleMark(tx, serviceDay);
+    phase('lock');
+    const clearStale = async () =>
+      staleMark === null ? false : clearStaleDay(tx, serviceDay, staleMark);
+    // A statement apart from the build's own: its two small sets of ids are parameters of the
+    // write. A sighting stored between the two counts where it was stored until the next build.
+    const moved = await movedSightings(tx, serviceDay);
+    phase('moved');
+    // The records as they stand count too: a day whose records were changed by anything but a
+    // build (restored, deleted by hand) is built again, not skipped.
+    const {
+      inputs,
+      stored,
+      sources,
+      records: before,
+      state,
+    } = await dayBuildInputs(tx, serviceDay, moved, r);
+    phase('inputs');
+    const observations = stored - moved.out.length + moved.in.length;
+    if (!options.force && state?.inputs === `${inputs} ${before}`) {
+      return {
+        serviceDay,
+        records: before,
+        inserted: 0,
+        updated: 0,
+        deleted: 0,
+        observations,
+        skipped: true,
+        version: state.version,
+        staleCleared: await clearStale(),
+        phases,
+      };
+    }
+    // The planner overestimates the unnested sightings tenfold and would JIT-compile a query
+    // that runs in a fraction of the compile time; a day's candidates sort in memory.
+    await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`);
+    const sourceBits = sources.length <= MAX_SOURCE_BITS;
+    const wanted = sourceBits ? SELECT_WANTED : SELECT_WANTED_AGGREGATED;
+    const params: unknown[] = [
+      serviceDay,
+      r.minDissentSupport,
+      r.dissentRatio,
+      r.maxUnits,
+      r.confirmMinSupport,
+      moved.out,
+      moved.in,
+    ];
+    if (sourceBits) params.push(sources);
+    // A day without records (its first build) has nothing to delete or update: the rule's rows
+    // go straight in, in one statement with no temporary table.
+    const written =
+      before === 0
+        ? await insertAll(tx, wanted, params, phase)
+        : await rewrite(tx, serviceDay, wanted, params, phase);
+    const changed = written.deleted + written.updated + written.inserted > 0;
+    const version = await saveDayBuildState(
+      tx,
+      serviceDay,
+      `${inputs} ${written.records}`,
+      changed,
+    );
+    const staleCleared = await clearStale();
+    phase('save');
+    return { serviceDay, ...written, observations, skipped: false, version, staleCleared, phases };
+  }
+}
+
+interface Written {
+  inserted: number;
+  updated: number;
+  deleted: number;
+  /** Records of the day after the writes. */
+  records: number;
+}
+
+/**
+ * Inserts the rows of `from` (rule rows, aliased w) into day $1, those meeting `where`, in train
+ * order, so that new ids follow it: the one INSERT of a first build and of a rebuild's new keys.
+ */
+function insertRecordsSql(from: string, where?: string): string {
+  const filter = where ? `WHERE ${where}` : '';
+  return `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
+                                first_observed_at, last_observed_at, status, timetable_id)
+     SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at,
+            w.last_observed_at, w.status, w.timetable_id
+       FROM ${from} AS w ${filter}
+      ORDER BY ${trainOrderKey('w.train_code')}, w.emu_id`;
+}
+
+/** The records of a day that had none: the rule's rows inserted in train order (new ids). */
+async function insertAll(
+  tx: Queryable,
+  wanted: string,
+  params: unknown[],
+  phase: (name: string) => void,
+): Promise<Written> {
+  const inserted = await tx.query(insertRecordsSql(`(${wanted})`), params);
+  phase('wanted+insert');
+  const n = inserted.rowCount;
+  return { inserted: n, updated: 0, deleted: 0, records: n };
+}
+
+/**
+ * The records of a day that has some: the rule's rows into a temporary table, then the
+ * day's records no longer wanted deleted, those whose values changed updated, and new keys
+ * inserted in train order (new ids); rows that did not change are not written.
+ */
+async function rewrite(
+  tx: Queryable,
+  serviceDay: number,
+  wanted: string,
+  params: unknown[],
+  phase: (name: string) => void,
+): Promise<Written> {
+  await tx.query(
+    `CREATE TEMP TABLE wanted_records (
+       train_code text, emu_id integer, support integer, sources text[],
+       first_observed_at bigint, last_observed_at bigint, status integer,
+       timetable_id integer
+     ) ON COMMIT DROP`,
+  );
+  await tx.query(`INSERT INTO wanted_records ${wanted}`, params);
+  phase('wanted');
+  const deleted = await tx.query(
+    `DELETE FROM daily_records d
+      WHERE d.service_day = $1
+        AND NOT EXISTS (SELECT 1 FROM wanted_records w WHERE w.train_code = d.train_code AND w.emu_id = d.emu_id)`,
+    [serviceDay],
+  );
+  phase('delete');
+  const updated = await tx.query(
+    `UPDATE daily_records d
+        SET support = w.support, sources = w.sources, first_observed_at = w.first_observed_at,
+            last_observed_at = w.last_observed_at, status = w.status,
+            timetable_id = w.timetable_id, built_at = now()
+       FROM wanted_records w
+      WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id
+        AND (d.support, d.sources, d.first_observed_at, d.last_observed_at, d.status, d.timetable_id)
+            IS DISTINCT FROM (w.support, w.sources, w.first_observed_at, w.last_observed_at, w.status,
+                              w.timetable_id)`,
+    [serviceDay],
+  );
+  phase('update');
+  const inserted = await tx.query(
+    insertRecordsSql(
+      'wanted_records',
+      `NOT EXISTS (SELECT 1 FROM daily_records d
+                    WHERE d.service_day = $1 AND d.train_code = w.train_code AND d.emu_id = w.emu_id)`,
+    ),
+    [serviceDay],
+  );
+  phase('insert');
+  const count = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM daily_records WHERE service_day = $1',
+    [serviceDay],
+  );
+  return {
+    inserted: inserted.rowCount,
+    updated: updated.rowCount,
+    deleted: deleted.rowCount,
+    records: count.rows[0]!.n,
+  };
+}

@@ -1,0 +1,157 @@
+import type { Queryable } from '../../shared/db/db.js';
+import { normalizeTrainCode } from '../trains/train-code.js';
+
+/** One stop of a stored timetable; offsets are seconds from the service day's midnight. */
+export interface StoredTimetableStop {
+  /** Position in running order, from 1. */
+  stationNo: number;
+  stationName: string;
+  arriveOffset: number | null;
+  departOffset: number | null;
+  stationTrainCode: string | null;
+  wicket: string;
+  platformNo: number | null;
+  /** Kilometres from the origin. */
+  distance: number | null;
+}
+
+/** A stored timetable content (timetables row) with its stops. Contents never change. */
+export interface StoredTimetable {
+  timetableId: number;
+  /** The timetable's own number (G4340 for the paired run G4340/G4337). */
+  trainCode: string;
+  allCodes: string[];
+  internalCode: string;
+  bureauCode: string;
+  bureauName: string;
+  trainDepartment: string;
+  passengerDepartment: string;
+  startStation: string;
+  endStation: string;
+  startOffset: number;
+  endOffset: number;
+  /** Unix seconds when this content was first stored. */
+  storedAt: number;
+  stops: StoredTimetableStop[];
+}
+
+interface TimetableRow {
+  id: number;
+  train_code: string;
+  all_codes: string[];
+  internal_code: string;
+  bureau_code: string;
+  bureau_name: string;
+  train_department: string;
+  passenger_department: string;
+  start_station: string;
+  end_station: string;
+  start_offset: number;
+  end_offset: number;
+  stored_at: number;
+}
+
+interface StopRow {
+  timetable_id: number;
+  station_no: number;
+  station_name: string;
+  arrive_offset: number | null;
+  depart_offset: number | null;
+  station_train_code: string | null;
+  wicket: string;
+  platform_no: number | null;
+  distance: string | number | null;
+}
+
+/** Timetable contents by id, stops in running order; ids that do not exist are left out. */
+export async function readTimetables(
+  db: Queryable,
+  timetableIds: readonly number[],
+): Promise<Map<number, StoredTimetable>> {
+  const ids = [...new Set(timetableIds)];
+  const out = new Map<number, StoredTimetable>();
+  if (ids.length === 0) return out;
+  const [timetables, stops] = await Promise.all([
+    db.query<TimetableRow>(
+      `SELECT id, train_code, all_codes, internal_code, bureau_code, bureau_name, train_department,
+              passenger_department, start_station, end_station, start_offset, end_offset,
+              floor(extract(epoch FROM created_at))::bigint AS stored_at
+         FROM timetables WHERE id = ANY ($1::int[])`,
+      [ids],
+    ),
+    db.query<StopRow>(
+      `SELECT timetable_id, station_no, station_name, arrive_offset, depart_offset,
+              station_train_code, wicket, platform_no, distance
+         FROM timetable_stops WHERE timetable_id = ANY ($1::int[])
+        ORDER BY timetable_id, station_no`,
+      [ids],
+    ),
+  ]);
+  for (const t of timetables.rows) {
+    out.set(t.id, {
+      timetableId: t.id,
+      trainCode: t.train_code,
+      allCodes: t.all_codes,
+      internalCode: t.internal_code,
+      bureauCode: t.bureau_code,
+      bureauName: t.bureau_name,
+      trainDepartment: t.train_department,
+      passengerDepartment: t.passenger_department,
+      startStation: t.start_station,
+      endStation: t.end_station,
+      startOffset: t.start_offset,
+      endOffset: t.end_offset,
+      storedAt: Number(t.stored_at),
+      stops: [],
+    });
+  }
+  for (const s of stops.rows) {
+    out.get(s.timetable_id)?.stops.push({
+      stationNo: s.station_no,
+      stationName: s.station_name,
+      arriveOffset: s.arrive_offset,
+      departOffset: s.depart_offset,
+      stationTrainCode: s.station_train_code,
+      wicket: s.wicket,
+      platformNo: s.platform_no,
+      distance: s.distance === null ? null : Number(s.distance),
+    });
+  }
+  return out;
+}
+
+/** One coverage row: the timetable in force for a number over [start, endExclusive). */
+export interface TimetableCoverage {
+  coverageId: number;
+  timetableId: number;
+  serviceDayStart: number;
+  /** Null while the version is open (in force until a newer one is declared). */
+  serviceDayEndExclusive: number | null;
+}
+
+/**
+ * Every coverage row of a train number, newest first (by serviceDayStart). The number is
+ * normalised; a paired number has rows of its own (pointing at its run's timetable).
+ */
+export async function readTimetableCoverage(
+  db: Queryable,
+  trainCode: string,
+): Promise<TimetableCoverage[]> {
+  const r = await db.query<{
+    id: number;
+    timetable_id: number;
+    service_day_start: number;
+    service_day_end_exclusive: number | null;
+  }>(
+    `SELECT id, timetable_id, service_day_start, service_day_end_exclusive
+       FROM timetable_coverage WHERE train_code = $1
+      ORDER BY service_day_start DESC, id DESC`,
+    [normalizeTrainCode(trainCode)],
+  );
+  return r.rows.map((c) => ({
+    coverageId: c.id,
+    timetableId: c.timetable_id,
+    serviceDayStart: c.service_day_start,
+    serviceDayEndExclusive: c.service_day_end_exclusive,
+  }));
+}

@@ -1,0 +1,102 @@
+import type { Queryable } from '../../shared/db/db.js';
+import { normalizeTrainCode } from '../trains/train-code.js';
+
+/**
+ * The SQL condition "coverage row `c` is in force on service day `day`" (both SQL expressions).
+ * The one definition of "in force", shared by the lookups below, the daily build and exports.
+ */
+export function coverageInForceSql(c: string, day: string): string {
+  return `${c}.service_day_start <= ${day} AND (${c}.service_day_end_exclusive IS NULL OR ${c}.service_day_end_exclusive > ${day})`;
+}
+
+/** The timetable in force for one train number on one service day, with its coverage row. */
+export interface TimetableInForce {
+  /** The number asked for, normalised (G4337). */
+  trainCode: string;
+  timetableId: number;
+  /** The timetable's own number: G4340 for G4337 when they are one paired run. */
+  timetableTrainCode: string;
+  allCodes: string[];
+  startStation: string;
+  endStation: string;
+  /** Seconds from the service day's midnight; may pass 86,400. */
+  startOffset: number;
+  endOffset: number;
+  coverageId: number;
+  serviceDayStart: number;
+  /** Exclusive; null while the version is open. */
+  serviceDayEndExclusive: number | null;
+}
+
+const COLUMNS = `c.train_code, t.id AS timetable_id, t.train_code AS timetable_train_code, t.all_codes,
+  t.start_station, t.end_station, t.start_offset, t.end_offset, c.id AS coverage_id,
+  c.service_day_start, c.service_day_end_exclusive`;
+
+interface Row {
+  train_code: string;
+  timetable_id: number;
+  timetable_train_code: string;
+  all_codes: string[];
+  start_station: string;
+  end_station: string;
+  start_offset: number;
+  end_offset: number;
+  coverage_id: number;
+  service_day_start: number;
+  service_day_end_exclusive: number | null;
+}
+
+function fromRow(r: Row): TimetableInForce {
+  return {
+    trainCode: r.train_code,
+    timetableId: r.timetable_id,
+    timetableTrainCode: r.timetable_train_code,
+    allCodes: r.all_codes,
+    startStation: r.start_station,
+    endStation: r.end_station,
+    startOffset: r.start_offset,
+    endOffset: r.end_offset,
+    coverageId: r.coverage_id,
+    serviceDayStart: r.service_day_start,
+    serviceDayEndExclusive: r.service_day_end_exclusive,
+  };
+}
+
+/**
+ * The timetable in force for a train number on a service day, or undefined when none is. The
+ * number is normalised (g4337 = G4337); a malformed one throws MalformedTrainCodeError.
+ */
+export async function timetableInForce(
+  db: Queryable,
+  trainCode: string,
+  serviceDay: number,
+): Promise<TimetableInForce | undefined> {
+  const r = await db.query<Row>(
+    `SELECT ${COLUMNS}
+       FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
+      WHERE c.train_code = $1 AND ${coverageInForceSql('c', '$2::int')}
+      ORDER BY c.service_day_start DESC
+      LIMIT 1`,
+    [normalizeTrainCode(trainCode), serviceDay],
+  );
+  return r.rows[0] && fromRow(r.rows[0]);
+}
+
+/**
+ * Every train number's timetable in force on a service day (or only those of `trainCodes`),
+ * by number, in one query.
+ */
+export async function timetablesInForceOn(
+  db: Queryable,
+  serviceDay: number,
+  trainCodes?: readonly string[],
+): Promise<Map<string, TimetableInForce>> {
+  const r = await db.query<Row>(
+    `SELECT ${COLUMNS}
+       FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
+      WHERE ${coverageInForceSql('c', '$1::int')}
+        AND ($2::text[] IS NULL OR c.train_code = ANY ($2::text[]))`,
+    [serviceDay, trainCodes ? trainCodes.map(normalizeTrainCode) : null],
+  );
+  return new Map(r.rows.map((row) => [row.train_code, fromRow(row)]));
+}

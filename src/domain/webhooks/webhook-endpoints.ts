@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../shared/db/db.js';
+import { WebhookError } from './webhook-error.js';
+import { newWebhookSecret } from './webhook-secret.js';
+import { checkWebhookUrl } from './webhook-url.js';
+
+/** The events an endpoint can ask for. */
+export const WEBHOOK_EVENTS = ['day.rebuilt', 'export.ready', 'records.changed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Most trains or EMUs one endpoint may filter records.changed on. */
+export const MAX_WEBHOOK_FILTER = 200;
+
+/** Who owns an endpoint: a user, and the OAuth app that registered it for them, if one did. */
+export interface WebhookOwner {
+  userId: string;
+  /** An OAuth app sees and manages only the endpoints it registered; null: the user's own. */
+  oauthClientId: string | null;
+}
+
+export interface WebhookEndpoint {
+  /** whe_...: what the API and pages show. */
+  id: string;
+  userId: string;
+  oauthClientId: string | null;
+  url: string;
+  events: WebhookEvent[];
+  trains: string[];
+  emuIds: number[];
+  createdAt: Date;
+  failingSince: Date | null;
+  lastError: string | null;
+  lastSuccessAt: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+export interface NewWebhookEndpoint {
+  url: string;
+  events: readonly string[];
+  /** Canonical train codes (the caller normalises them). */
+  trains?: readonly string[];
+  emuIds?: readonly number[];
+}
+
+export interface WebhookEndpointOptions {
+  /** WEBHOOK_ALLOW_LOOPBACK: http and the loopback allowed (development and tests). */
+  allowLoopback: boolean;
+}
+
+const COLUMNS = `public_id, user_id::text, oauth_client_id, url, events, trains, emu_ids, created_at,
+  failing_since, last_error, last_success_at, disabled_at, disabled_reason`;
+
+interface EndpointRow {
+  public_id: string;
+  user_id: string;
+  oauth_client_id: string | null;
+  url: string;
+  events: WebhookEvent[];
+  trains: string[];
+  emu_ids: number[];
+  created_at: Date;
+  failing_since: Date | null;
+  last_error: string | null;
+  last_success_at: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+}
+
+function endpointOf(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.public_id,
+    userId: row.user_id,
+    oauthClientId: row.oauth_client_id,
+    url: row.url,
+    events: row.events,
+    trains: row.trains,
+    emuIds: row.emu_ids,
+    createdAt: row.created_at,
+    failingSince: row.failing_since,
+    lastError: row.last_error,
+    lastSuccessAt: row.last_success_at,
+    disabledAt: row.disabled_at,
+    disabledReason: row.disabled_reason,
+  };
+}
+
+function checkEvents(events: readonly string[]): WebhookEvent[] {
+  if (events.length === 0)
+    throw new WebhookError(
+      'webhook_invalid_event',
+      'events must name at least one event',
+      'events',
+    );
+  const known = new Set<string>(WEBHOOK_EVENTS);
+  const unknown = events.find((e) => !known.has(e));
+  if (unknown !== undefined)
+    throw new WebhookError(
+      'webhook_invalid_event',
+      `events: ${JSON.stringify(unknown.slice(0, 40))} is not an event; known: ${WEBHOOK_EVENTS.join(', ')}`,
+      'events',
+    );
+  return WEBHOOK_EVENTS.filter((e) => events.includes(e));
+}
+
+/** Registers an endpoint; its secret is returned this once (only its holder can sign). */
+export async function createWebhookEndpoint(
+  q: Queryable,
+  owner: WebhookOwner,
+  input: NewWebhookEndpoint,
+  options: WebhookEndpointOptions,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const url = checkWebhookUrl(input.url, options.allowLoopback);
+  const events = checkEvents(input.events);
+  const trains = [...new Set(input.trains ?? [])];
+  const emuIds = [...new Set(input.emuIds ?? [])];
+  for (const [field, list] of [
+    ['trains', trains],
+    ['emus', emuIds],
+  ] as const) {
+    if (list.length > MAX_WEBHOOK_FILTER)
+      throw new WebhookError(
+        'webhook_invalid_filter',
+        `${field}: at most ${MAX_WEBHOOK_FILTER} per endpoint`,
+        field,
+      );
+    if (list.length > 0 && !events.includes('records.changed'))
+      throw new WebhookError(
+        'webhook_invalid_filter',
+        `${field} filters records.changed, which events does not ask for`,
+        field,
+      );
+  }
+  if (events.includes('records.changed') && trains.length === 0 && emuIds.length === 0)
+    throw new WebhookError(
+      'webhook_invalid_filter',
+      'records.changed needs trains or emus to follow (day.rebuilt tells of every day)',
+      'trains',
+    );
+  const secret = newWebhookSecret();
+  const r = await q.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (public_id, user_id, oauth_client_id, url, events, trains,
+                                    emu_ids, secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+    [
+      `whe_${randomBytes(12).toString('base64url')}`,
+      owner.userId,
+      owner.oauthClientId,
+      url.href,
+      events,
+      trains,
+      emuIds,
+      secret,
+    ],
+  );
+  return { endpoint: endpointOf(r.rows[0]!), secret };
+}
+
+const OWNED = `user_id = $1 AND ($2::text IS NULL OR oauth_client_id = $2)`;
+
+/** The owner's endpoints, newest first (an OAuth app: only those it registered). */
+export async function listWebhookEndpoints(
+  q: Queryable,
+  owner: WebhookOwner,
+): Promise<WebhookEndpoint[]> {
+  const r = await q.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${OWNED} ORDER BY id DESC`,
+    [owner.userId, owner.oauthClientId],
+  );
+  return r.rows.map(endpointOf);
+}
+
+/** Deletes an endpoint of the owner (its pending deliveries go with it). */
+export async function deleteWebhookEndpoint(
+  q: Queryable,
+  owner: WebhookOwner,
+  id: string,
+): Promise<WebhookEndpoint> {
+  const r = await q.query<EndpointRow>(
+    `DELETE FROM webhook_endpoints WHERE public_id = $3 AND ${OWNED} RETURNING ${COLUMNS}`,
+    [owner.userId, owner.oauthClientId, id],
+  );
+  if (!r.rows[0]) throw new WebhookError('webhook_not_found', `you have no webhook ${id}`);
+  return endpointOf(r.rows[0]);
+}
+
+/**
+ * A new secret for an endpoint, returned this once. The old one keeps signing beside it for
+ * `overlapSeconds` (each message then carries both signatures), so the receiver can switch
+ * without a delivery failing. Rotating also re-enables a disabled endpoint: its owner has
+ * looked at it.
+ */
+export async function rotateWebhookSecret(
+  q: Queryable,
+  owner: WebhookOwner,
+  id: string,
+  overlapSeconds: number,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const secret = newWebhookSecret();
+  const r = await q.query<EndpointRow>(
+    `UPDATE webhook_endpoints
+        SET previous_secret = secret, secret = $4,
+            previous_secret_expires_at = now() + make_interval(secs => $5),
+            disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+      WHERE public_id = $3 AND ${OWNED} RETURNING ${COLUMNS}`,
+    [owner.userId, owner.oauthClientId, id, secret, overlapSeconds],
+  );
+  if (!r.rows[0]) throw new WebhookError('webhook_not_found', `you have no webhook ${id}`);
+  return { endpoint: endpointOf(r.rows[0]), secret };
+}
+
+export interface WebhookDeliverySummary {
+  messageId: string;
+  eventType: string;
+  createdAt: Date;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  failedAt: Date | null;
+}
+
+/** The latest deliveries to an endpoint of the owner (what its owner looks at when it fails). */
+export async function recentWebhookDeliveries(
+  q: Queryable,
+  owner: WebhookOwner,
+  id: string,
+  limit = 20,
+): Promise<WebhookDeliverySummary[]> {
+  const r = await q.query<{
+    message_id: string;
+    event_type: string;
+    created_at: Date;
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+    delivered_at: Date | null;
+    failed_at: Date | null;
+  }>(
+    `SELECT d.message_id, d.event_type, d.created_at, d.attempts, d.last_status, d.last_error,
+            d.delivered_at, d.failed_at
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE e.public_id = $3 AND e.user_id = $1 AND ($2::text IS NULL OR e.oauth_client_id = $2)
+      ORDER BY d.id DESC LIMIT $4`,
+    [owner.userId, owner.oauthClientId, id, limit],
+  );
+  return r.rows.map((row) => ({
+    messageId: row.message_id,
+    eventType: row.event_type,
+    createdAt: row.created_at,
+    attempts: row.attempts,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    deliveredAt: row.delivered_at,
+    failedAt: row.failed_at,
+  }));
+}

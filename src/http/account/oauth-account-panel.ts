@@ -1,0 +1,226 @@
+import { panelFormAction } from './panel-form-action.js';
+import type { ApiApp } from '../api/services.js';
+import formbody from '@fastify/formbody';
+import type { FastifyRequest } from 'fastify';
+import type { AccountPanel } from './account-panels.js';
+import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../domain/accounts/scopes.js';
+import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
+import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
+import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oauth/clients.js';
+import { CSRF_FIELD } from '../session/web-session.js';
+import { html, type Html } from '../oauth/html.js';
+import type { OAuthEdge } from '../oauth/oauth-edge.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+/** Where the account page shows this panel. */
+const PANEL_ID = 'oauth-clients';
+
+const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
+
+function hiddenCsrf(token: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
+}
+
+/**
+ * The OAuth panels of the account page's Development tab: the user's clients (with a form to
+ * register one, and delete buttons) and the apps the user has authorized (with revoke buttons).
+ * Its forms post to /account/oauth/... (CSRF-checked), which act and come back to the panel.
+ */
+export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
+  const clients: AccountPanel = {
+    id: PANEL_ID,
+    title: 'OAuth clients',
+    async render({ signedIn, csrfToken, request }) {
+      const own = await listOwnClients(edge.db, signedIn.user.userId);
+      const query = request.query as Record<string, unknown> | undefined;
+      const problem = typeof query?.oauth_error === 'string' ? query.oauth_error.slice(0, 300) : '';
+      const rows = own.map(
+        (c) =>
+          html`<tr>
+            <td>
+              <strong>${c.name}</strong
+              >${c.status === 'disabled' ? html` <em>(disabled by an administrator)</em>` : ''}<br />
+              <code class="client-id">${c.clientId}</code>
+            </td>
+            <td>${c.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</td>
+            <td>${c.scopes.map((s) => html`<div><code>${s.scope}</code>: ${s.status}</div>`)}</td>
+            <td>
+              <form
+                method="post"
+                action="/account/oauth/clients/${encodeURIComponent(c.clientId)}/delete"
+              >
+                ${hiddenCsrf(csrfToken)}<button type="submit">Delete</button>
+              </form>
+            </td>
+          </tr>`,
+      );
+      return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+        <p>
+          Apps you register sign users in with OAuth 2.0 (authorization code with PKCE S256; public
+          clients, no secret). Requested scopes wait for an administrator's review; until then only
+          you can authorize your app, to test it. Discovery:
+          <code>${edge.issuer}/.well-known/openid-configuration</code>.
+        </p>
+        ${
+          own.length === 0
+            ? html`<p>You have no OAuth clients.</p>`
+            : html`<table class="oauth-clients">
+                <tr>
+                  <th>Client</th>
+                  <th>Redirect URIs</th>
+                  <th>Scopes</th>
+                  <th></th>
+                </tr>
+                ${rows}
+              </table>`
+        }
+        <form method="post" action="/account/oauth/clients" class="oauth-client-form">
+          ${hiddenCsrf(csrfToken)}
+          <p>
+            <label>Name <input name="name" required maxlength="100" /></label>
+          </p>
+          <p>
+            <label
+              >Redirect URIs (one per line)<br /><textarea
+                name="redirectUris"
+                rows="3"
+                cols="60"
+                required
+              ></textarea>
+            </label>
+          </p>
+          <fieldset>
+            <legend>Requested scopes</legend>
+            ${SCOPE_CATALOGUE.filter((s) => isAppRequestableScope(s.name)).map(
+              (s) =>
+                html`<div>
+                  <label
+                    ><input type="checkbox" name="requestedScopes" value="${s.name}" />
+                    <code>${s.name}</code>: ${s.description}</label
+                  >
+                </div>`,
+            )}
+          </fieldset>
+          <p>
+            <label>Description <input name="description" maxlength="1000" /></label>
+          </p>
+          <p>
+            <label>Homepage URL <input name="homepageUrl" type="url" /></label>
+          </p>
+          <p><button type="submit">Register client</button></p>
+        </form>`.text;
+    },
+  };
+  const authorized: AccountPanel = {
+    id: 'oauth-authorizations',
+    title: 'Authorized apps',
+    async render({ signedIn, csrfToken }) {
+      const apps = await listAuthorizations(edge.db, signedIn.user.userId, edge.now());
+      if (apps.length === 0) return html`<p>You have not authorized any app.</p>`.text;
+      return html`<table class="oauth-authorizations">
+        <tr>
+          <th>App</th>
+          <th>Scopes</th>
+          <th>Authorized</th>
+          <th></th>
+        </tr>
+        ${apps.map(
+          (a) =>
+            html`<tr>
+              <td><strong>${a.name}</strong> <span class="muted">by ${a.ownerUsername}</span></td>
+              <td>${a.scopes.map((s) => html`<div><code>${s}</code></div>`)}</td>
+              <td>${when(a.authorizedAt)}</td>
+              <td>
+                <form
+                  method="post"
+                  action="/account/oauth/authorizations/${encodeURIComponent(a.clientId)}/revoke"
+                >
+                  ${hiddenCsrf(csrfToken)}<button type="submit">Revoke</button>
+                </form>
+              </td>
+            </tr>`,
+        )}
+      </table>`.text;
+    },
+  };
+  return [clients, authorized];
+}
+
+/** Lines of a textarea, or the values of repeated checkboxes, as a list. */
+function listField(value: unknown, split: boolean): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => (split ? v.split(/\r?\n/) : [v]))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+/**
+ * The panel's form targets. Each checks the web session and the CSRF token, acts, and comes
+ * back to the panel (303); a refusal comes back with its message.
+ */
+export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): Promise<void> {
+  await app.register(async (scope) => {
+    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    const refusals = {
+      panelId: PANEL_ID,
+      errorParam: 'oauth_error',
+      isRefusal: (err: unknown): err is Error =>
+        isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found'),
+    };
+    const act = (
+      handler: (request: FastifyRequest, userId: string, role: 'user' | 'admin') => Promise<void>,
+    ) =>
+      panelFormAction(refusals, async (request, _reply, browser) => {
+        await handler(request, browser.user.userId, browser.user.role);
+        return undefined;
+      });
+    const opts = { schema: { hide: true }, bodyLimit: 32 * 1024 };
+    scope.post(
+      '/account/oauth/clients',
+      opts,
+      act(async (request, userId, role) => {
+        const form = request.body as Record<string, unknown>;
+        await createClient(
+          edge.db,
+          { userId, role },
+          {
+            name: typeof form.name === 'string' ? form.name : '',
+            redirectUris: listField(form.redirectUris, true),
+            requestedScopes: listField(form.requestedScopes, false),
+            description: typeof form.description === 'string' ? form.description : null,
+            homepageUrl: typeof form.homepageUrl === 'string' ? form.homepageUrl : null,
+          },
+          edge.now(),
+        );
+      }),
+    );
+    scope.post<{ Params: { clientId: string } }>(
+      '/account/oauth/clients/:clientId/delete',
+      opts,
+      act(async (request, userId) => {
+        await deleteOwnClient(
+          edge.db,
+          userId,
+          (request.params as { clientId: string }).clientId,
+          edge.now(),
+        );
+        edge.credentialsChanged(request);
+      }),
+    );
+    scope.post(
+      '/account/oauth/authorizations/:clientId/revoke',
+      opts,
+      act(async (request, userId) => {
+        await revokeAuthorization(
+          edge.db,
+          userId,
+          (request.params as { clientId: string }).clientId,
+          edge.now(),
+        );
+        edge.credentialsChanged(request);
+      }),
+    );
+  });
+}

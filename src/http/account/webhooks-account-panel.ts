@@ -1,0 +1,262 @@
+import { DEVELOPMENT_TAB, panelFormAction } from './panel-form-action.js';
+import formbody from '@fastify/formbody';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountPanel } from './account-panels.js';
+import { renderPage } from './page-layout.js';
+import type { Config } from '../../shared/config/config.js';
+import type { Db } from '../../shared/db/db.js';
+import { findEmuId } from '../../domain/emus/emu-registry.js';
+import { MalformedTrainCodeError, normalizeTrainCode } from '../../domain/trains/train-code.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+  recentWebhookDeliveries,
+  rotateWebhookSecret,
+  WEBHOOK_EVENTS,
+  type WebhookOwner,
+} from '../../domain/webhooks/webhook-endpoints.js';
+import { WebhookError } from '../../domain/webhooks/webhook-error.js';
+import { html, type Html } from '../oauth/html.js';
+import type { ApiApp } from '../api/services.js';
+import { CSRF_FIELD, csrfToken } from '../session/web-session.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+const PANEL_ID = 'webhooks';
+const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
+
+const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : '');
+
+function hiddenCsrf(token: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
+}
+
+/** The endpoints the signed-in user registered with a session or a key (not those of apps). */
+const ownerOf = (userId: string): WebhookOwner => ({ userId, oauthClientId: null });
+
+/**
+ * The Webhooks panel of the account page's Development tab: the user's endpoints with their
+ * health (why one was disabled, the last deliveries), a form to register one, and buttons to
+ * rotate a secret or delete an endpoint. Its forms post to /account/webhooks/... (session and
+ * CSRF checked); a new secret is shown on the page that answers the post, once.
+ */
+export function webhooksAccountPanel(db: Db): AccountPanel {
+  return {
+    id: PANEL_ID,
+    title: 'Webhooks',
+    async render({ signedIn, csrfToken: token, request }) {
+      const owner = ownerOf(signedIn.user.userId);
+      const endpoints = await listWebhookEndpoints(db, owner);
+      const query = request.query as Record<string, unknown> | undefined;
+      const problem =
+        typeof query?.webhook_error === 'string' ? query.webhook_error.slice(0, 300) : '';
+      const rows: Html[] = [];
+      for (const e of endpoints) {
+        const recent = await recentWebhookDeliveries(db, owner, e.id, 5);
+        rows.push(
+          html`<tr>
+            <td>
+              <code>${e.url}</code><br /><span class="muted">${e.id}</span>
+              ${e.trains.length > 0 ? html`<div>Trains: ${e.trains.join(', ')}</div>` : ''}
+              ${e.emuIds.length > 0 ? html`<div>Units: ${e.emuIds.length}</div>` : ''}
+            </td>
+            <td>${e.events.map((ev) => html`<div><code>${ev}</code></div>`)}</td>
+            <td>
+              ${
+                e.disabledAt
+                  ? html`<strong>Disabled</strong> ${when(e.disabledAt)}: ${e.disabledReason}`
+                  : e.failingSince
+                    ? html`<strong>Failing</strong> since ${when(e.failingSince)}: ${e.lastError}`
+                    : html`Active${e.lastSuccessAt ? html`, last delivered ${when(e.lastSuccessAt)}` : ''}`
+              }
+              ${recent.map(
+                (d) =>
+                  html`<div class="muted">
+                    ${when(d.createdAt)} ${d.eventType}:
+                    ${
+                      d.deliveredAt
+                        ? 'delivered'
+                        : d.failedAt
+                          ? html`given up (${d.lastError})`
+                          : html`${d.attempts}
+                            attempt(s)${d.lastError ? html`, ${d.lastError}` : ''}`
+                    }
+                  </div>`,
+              )}
+            </td>
+            <td>
+              <form method="post" action="/account/webhooks/${e.id}/rotate-secret">
+                ${hiddenCsrf(token)}<button type="submit">New secret</button>
+              </form>
+              <form method="post" action="/account/webhooks/${e.id}/delete">
+                ${hiddenCsrf(token)}<button type="submit" class="danger">Delete</button>
+              </form>
+            </td>
+          </tr>`,
+        );
+      }
+      return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+        <p>
+          Endpoints receive signed POSTs (Standard Webhooks: <code>webhook-id</code>,
+          <code>webhook-timestamp</code>, <code>webhook-signature</code>) when a day's records
+          change, an export is ready, or records of the trains and units you follow change. An
+          endpoint whose every delivery fails for a day is disabled; a new secret enables it again.
+        </p>
+        ${
+          endpoints.length === 0
+            ? html`<p>You have no webhooks.</p>`
+            : html`<table class="webhooks">
+                <tr>
+                  <th>Endpoint</th>
+                  <th>Events</th>
+                  <th>Health</th>
+                  <th></th>
+                </tr>
+                ${rows}
+              </table>`
+        }
+        <form method="post" action="/account/webhooks" class="webhook-form">
+          ${hiddenCsrf(token)}
+          <label>URL (https) <input type="text" name="url" required maxlength="2000" /></label>
+          <fieldset>
+            <legend>Events</legend>
+            ${WEBHOOK_EVENTS.map(
+              (ev) =>
+                html`<label
+                  ><input type="checkbox" name="events" value="${ev}" /> <code>${ev}</code></label
+                >`,
+            )}
+          </fieldset>
+          <label
+            >Trains to follow (records.changed; comma-separated)
+            <input type="text" name="trains" maxlength="2000"
+          /></label>
+          <label
+            >Units to follow (records.changed; comma-separated)
+            <input type="text" name="emus" maxlength="4000"
+          /></label>
+          <button type="submit" class="primary">Add webhook</button>
+        </form>`.text;
+    },
+  };
+}
+
+function listField(value: unknown, split: boolean): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => (split ? v.split(/[,\s]+/) : [v]))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+/** The page that shows a new secret, once. */
+function secretPage(
+  reply: FastifyReply,
+  username: string,
+  token: string,
+  url: string,
+  secret: string,
+): FastifyReply {
+  const body = html`<div class="card">
+    <h1>Your webhook's signing secret</h1>
+    <p>For <code>${url}</code>. Copy it now: it is not shown again.</p>
+    <p class="newkey"><input type="text" readonly value="${secret}" /></p>
+    <p><a href="${BACK}">Back to your account</a></p>
+  </div>`;
+  return reply
+    .code(200)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(renderPage({ title: 'Webhook secret', username, csrfToken: token, body: body.text }));
+}
+
+/** The panel's form targets: session and CSRF checked, then act and answer or come back. */
+export async function registerWebhookAccountForms(
+  app: ApiApp,
+  db: Db,
+  config: Config,
+): Promise<void> {
+  await app.register(async (scope) => {
+    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    const act = (
+      handler: (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        owner: WebhookOwner,
+        username: string,
+      ) => Promise<FastifyReply | undefined>,
+    ) =>
+      panelFormAction(
+        {
+          panelId: PANEL_ID,
+          errorParam: 'webhook_error',
+          isRefusal: (err): err is Error => err instanceof WebhookError,
+        },
+        (request, reply, browser) =>
+          handler(request, reply, ownerOf(browser.user.userId), browser.user.username),
+      );
+    const opts = { schema: { hide: true }, bodyLimit: 32 * 1024 };
+    scope.post(
+      '/account/webhooks',
+      opts,
+      act(async (request, reply, owner, username) => {
+        const form = request.body as Record<string, unknown>;
+        const trains = listField(form.trains, true).map((t) => {
+          try {
+            return normalizeTrainCode(t);
+          } catch (err) {
+            if (err instanceof MalformedTrainCodeError)
+              throw new WebhookError('webhook_invalid_filter', `trains: ${err.message}`, 'trains');
+            throw err;
+          }
+        });
+        const emuIds: number[] = [];
+        for (const written of listField(form.emus, true)) {
+          const id = await findEmuId(db, written);
+          if (id === undefined)
+            throw new WebhookError(
+              'webhook_invalid_filter',
+              `emus: no EMU is known as ${JSON.stringify(written.slice(0, 40))}`,
+              'emus',
+            );
+          emuIds.push(id);
+        }
+        const { endpoint, secret } = await createWebhookEndpoint(
+          db,
+          owner,
+          {
+            url: typeof form.url === 'string' ? form.url.trim() : '',
+            events: listField(form.events, false),
+            trains,
+            emuIds,
+          },
+          { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
+        );
+        return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
+      }),
+    );
+    scope.post<{ Params: { id: string } }>(
+      '/account/webhooks/:id/rotate-secret',
+      opts,
+      act(async (request, reply, owner, username) => {
+        const { id } = request.params as { id: string };
+        const { endpoint, secret } = await rotateWebhookSecret(
+          db,
+          owner,
+          id,
+          config.WEBHOOK_SECRET_OVERLAP_SECONDS,
+        );
+        return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
+      }),
+    );
+    scope.post<{ Params: { id: string } }>(
+      '/account/webhooks/:id/delete',
+      opts,
+      act(async (request, _reply, owner) => {
+        await deleteWebhookEndpoint(db, owner, (request.params as { id: string }).id);
+        return undefined;
+      }),
+    );
+  });
+}

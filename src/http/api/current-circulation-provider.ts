@@ -1,0 +1,53 @@
+import { CronExpressionParser } from 'cron-parser';
+import { currentCirculation } from '../../domain/circulation/current-circulation.js';
+import { ConfigError, type Config } from '../../shared/config/config.js';
+import type { Queryable } from '../../shared/db/db.js';
+import type { Clock } from '../quota/quota-store.js';
+import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';
+import type { TrainCirculation, TrainCirculationProvider } from './train-circulation-schema.js';
+
+/**
+ * The circulations the API answers with (GetCurrentTrainTimetable's `circulation`, and the
+ * picture of GetTrainCirculationImage): currentCirculation over the database, with `refreshAt`
+ * the next inference run (CIRCULATION_CRON, Shanghai time): the moment the inferred routes, and
+ * the checks of the official tables against them, may change.
+ */
+export class CurrentCirculationProvider implements TrainCirculationProvider {
+  constructor(
+    private readonly db: Queryable,
+    private readonly config: Pick<Config, 'CIRCULATION_CRON' | 'CIRCULATION_WINDOW_DAYS'>,
+    private readonly clock: Clock,
+  ) {
+    this.nextRefreshAt();
+  }
+
+  /** Unix seconds of the next inference run after now. */
+  nextRefreshAt(): number {
+    try {
+      const next = CronExpressionParser.parse(this.config.CIRCULATION_CRON, {
+        tz: SERVICE_TIME_ZONE,
+        currentDate: new Date(this.clock()),
+      }).next();
+      return Math.floor(next.getTime() / 1000);
+    } catch (err) {
+      throw new ConfigError(
+        'CIRCULATION_CRON',
+        `not a cron pattern (${(err as Error).message}) (got ${JSON.stringify(this.config.CIRCULATION_CRON)})`,
+      );
+    }
+  }
+
+  circulationOf(train: {
+    trainCode: string;
+    allCodes: readonly string[];
+    serviceDay: number;
+  }): Promise<TrainCirculation | undefined> {
+    return currentCirculation(this.db, {
+      trainCode: train.trainCode,
+      allCodes: train.allCodes,
+      serviceDay: train.serviceDay,
+      refreshAt: this.nextRefreshAt(),
+      evidenceDays: this.config.CIRCULATION_WINDOW_DAYS,
+    });
+  }
+}

@@ -1,0 +1,78 @@
+import type { Queryable } from '../../shared/db/db.js';
+
+/**
+ * The page comes back as one text value, a line per record, "id,emuId,status,timetableId,
+ * trainCode" (timetableId empty when null; train codes are normalised at ingest, [A-Z]?[0-9]+,
+ * so they hold no separator). Measured on a 200-record page, this costs node a third of what
+ * 201 DataRow messages of five columns cost (about 100 µs instead of 300 µs per request) and
+ * Postgres no more; node's one thread is what limits the API's throughput.
+ *
+ * ARRAY(subquery) keeps the subquery's order (an aggregate would need its own ORDER BY, a sort
+ * that costs Postgres ~30 µs more). The subquery is served by the (service_day, id DESC) index
+ * (or the primary key, for a day that holds most of the table): a range scan that stops after
+ * limit + 1 rows.
+ */
+export const DAILY_RECORDS_PAGE_SQL = `SELECT array_to_string(ARRAY(
+    SELECT concat_ws(',', id, emu_id, status, coalesce(timetable_id::text, ''), train_code)
+      FROM daily_records
+     WHERE service_day = $1 AND id < $2
+     ORDER BY id DESC
+     LIMIT $3), E'\\n') AS page`;
+
+/** Larger than any record id: "before this" means the first page. */
+const FIRST_PAGE = Number.MAX_SAFE_INTEGER;
+
+/** The parameters of DAILY_RECORDS_PAGE_SQL for one page (limit + 1 rows: is there more). */
+export function dailyRecordsPageParams(
+  serviceDay: number,
+  limit: number,
+  beforeId?: number,
+): unknown[] {
+  return [serviceDay, beforeId ?? FIRST_PAGE, limit + 1];
+}
+
+export interface DailyRecordRow {
+  id: number;
+  emuId: number;
+  status: number;
+  timetableId: number | null;
+  trainCode: string;
+}
+
+/** One line of a page (see DAILY_RECORDS_PAGE_SQL) as a record. */
+export function parseRecordLine(line: string): DailyRecordRow {
+  const a = line.indexOf(',');
+  const b = line.indexOf(',', a + 1);
+  const c = line.indexOf(',', b + 1);
+  const d = line.indexOf(',', c + 1);
+  return {
+    id: Number(line.slice(0, a)),
+    emuId: Number(line.slice(a + 1, b)),
+    status: Number(line.slice(b + 1, c)),
+    timetableId: d === c + 1 ? null : Number(line.slice(c + 1, d)),
+    trainCode: line.slice(d + 1),
+  };
+}
+
+/**
+ * One page of a service day's records, highest id first, as lines (parseRecordLine reads them),
+ * and whether more follow. `beforeId` is the id of the previous page's last record (from the
+ * cursor); absent = first page.
+ */
+export async function dailyRecordsPage(
+  db: Queryable,
+  serviceDay: number,
+  limit: number,
+  beforeId?: number,
+): Promise<{ lines: string[]; more: boolean }> {
+  const r = await db.query<{ page: string | null }>(
+    DAILY_RECORDS_PAGE_SQL,
+    dailyRecordsPageParams(serviceDay, limit, beforeId),
+  );
+  const page = r.rows[0]?.page;
+  if (!page) return { lines: [], more: false };
+  const lines = page.split('\n', limit + 1);
+  const more = lines.length > limit;
+  if (more) lines.length = limit;
+  return { lines, more };
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance, RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../../shared/config/config.js';
+import type { Db } from '../../shared/db/db.js';
+import type { Logger } from '../../shared/log/logger.js';
+import type { QuotaCosts } from '../quota/quota-costs.js';
+import type { Clock } from '../quota/quota-store.js';
+import type { EmuCodeCache } from './emu-code-cache.js';
+import type { PageCache } from './page-cache.js';
+import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import type { TrainCirculationProvider } from './train-circulation-schema.js';
+
+/** The app buildApp makes (its logger is the pino instance it was given). */
+export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+
+/** What the route handlers share; made once per app by buildApp. */
+export interface ApiServices {
+  config: Config;
+  db: Db;
+  costs: QuotaCosts;
+  emuCodes: EmuCodeCache;
+  timetables: TimetableSummaryCache;
+  clock: Clock;
+  /** Rendered pages kept under the data version they show (page-cache.ts). */
+  pages: PageCache;
+  /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
+  circulations?: TrainCirculationProvider;
+}
+
+/** What every route plugin of the API is registered with. */
+export interface RouteOptions {
+  services: ApiServices;
+}

@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify';
+import type { ApiFastify } from './api-fastify.js';
+import { signedInBrowser } from '../session/web-session.js';
+import type { Config } from '../../shared/config/config.js';
+import type { Db } from '../../shared/db/db.js';
+import type { Logger } from '../../shared/log/logger.js';
+import { OperationsMetrics } from './metrics/operations-metrics.js';
+import { registerMetricsRoute } from './metrics/metrics-route.js';
+import { JobQueues } from '../../worker/job-queues.js';
+import { jobRetentionFromConfig } from '../../worker/job-options.js';
+import { createRedisConnection } from '../../worker/redis-connection.js';
+import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
+
+/** The viewer of the signed-in web session (a banned, revoked or expired one is no session). */
+export async function sessionViewer(request: FastifyRequest): Promise<DashboardViewer> {
+  const signedIn = await signedInBrowser(request);
+  if (!signedIn) return 'anonymous';
+  return signedIn.user.role === 'admin' ? 'admin' : 'user';
+}
+
+export interface OperationsDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /**
+   * The queues the metrics count and the dashboard shows. Default: with REDIS_URL, queues on a
+   * connection of their own (closed with the app); without, none (no dashboard, no depths).
+   */
+  queues?: JobQueues;
+  /**
+   * Who is asking for the dashboard. Default: the signed-in web session's user (the `token`
+   * cookie, see signedInBrowser): none = anonymous, role admin = admin, any other role = user.
+   */
+  viewerOf?: (request: FastifyRequest) => Promise<DashboardViewer>;
+}
+
+/**
+ * What operators use, on the API app: request metrics (hook on every route), GET /metrics behind
+ * METRICS_TOKEN, and Bull Board at /admin/queues for administrators. Call once on the root app.
+ */
+export async function registerOperations(app: ApiFastify, deps: OperationsDeps): Promise<void> {
+  const { config, logger } = deps;
+  let queues = deps.queues;
+  if (!queues && config.REDIS_URL) {
+    const ownQueues = new JobQueues({
+      connection: createRedisConnection(config.REDIS_URL, 'producer'),
+      ownsConnection: true,
+      prefix: config.QUEUE_PREFIX,
+      retention: jobRetentionFromConfig(config),
+      onError: (err) => logger.warn({ err: err.message }, 'queues: redis connection error'),
+    });
+    app.addHook('onClose', () => ownQueues.close());
+    queues = ownQueues;
+  }
+  const metrics = new OperationsMetrics({ db: deps.db, queues, logger });
+  registerMetricsRoute(app, { metrics, token: config.METRICS_TOKEN });
+  if (queues) {
+    await registerQueueDashboard(app, {
+      queues,
+      viewerOf: deps.viewerOf ?? sessionViewer,
+    });
+  }
+}

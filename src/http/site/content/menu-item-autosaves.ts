@@ -1,0 +1,278 @@
+import {
+  deletePost,
+  getPost,
+  listPosts,
+  saveAutosave,
+  updatePost,
+} from '../../../domain/content/posts-store.js';
+import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
+import type { SitePost } from '../../../domain/content/site-post.js';
+import { texturize } from '../../../domain/content/texturize.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
+import { RestError } from '../rest/rest-error.js';
+import type { RestRequest } from '../rest/rest-request.js';
+import { CREATABLE, READABLE } from '../rest/route-registry.js';
+import { RestController } from '../rest/rest-controller.js';
+import type { SiteKit } from '../site-kit.js';
+import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
+import type { MenuItemsController } from './menu-items-controller.js';
+import {
+  type Context,
+  contextArg,
+  denied,
+  resourceSchema,
+  type ResourceSchema,
+  userIdOf,
+} from './rest-helpers.js';
+
+const VEE = ['view', 'edit', 'embed'] as const;
+const VE = ['view', 'edit'] as const;
+
+/** The menu item fields an autosave keeps besides the title (wp_update_nav_menu_item's). */
+const ITEM_FIELDS = [
+  'type',
+  'object',
+  'object_id',
+  'url',
+  'target',
+  'attr_title',
+  'description',
+  'classes',
+  'xfn',
+] as const;
+
+/**
+ * WP_REST_Autosaves_Controller's schema for menu items: the revisions controller's base
+ * properties (its `guid` a plain string, as nav_menu_item's schema has none to lend), the menu
+ * item's title, and the preview link; titled `nav_menu_item-revision`.
+ */
+export const MENU_ITEM_AUTOSAVE_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item-revision', {
+  author: { description: 'The ID for the author of the revision.', type: 'integer', context: VEE },
+  date: {
+    description: "The date the revision was published, in the site's timezone.",
+    type: 'string',
+    format: 'date-time',
+    context: VEE,
+  },
+  date_gmt: {
+    description: 'The date the revision was published, as GMT.',
+    type: 'string',
+    format: 'date-time',
+    context: VE,
+  },
+  guid: {
+    description: 'GUID for the post, as it exists in the database.',
+    type: 'string',
+    context: VE,
+  },
+  id: { description: 'Unique identifier for the revision.', type: 'integer', context: VEE },
+  modified: {
+    description: "The date the revision was last modified, in the site's timezone.",
+    type: 'string',
+    format: 'date-time',
+    context: VE,
+  },
+  modified_gmt: {
+    description: 'The date the revision was last modified, as GMT.',
+    type: 'string',
+    format: 'date-time',
+    context: VE,
+  },
+  parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: VEE },
+  slug: {
+    description: 'An alphanumeric identifier for the revision unique to its type.',
+    type: 'string',
+    context: VEE,
+  },
+  title: MENU_ITEM_SCHEMA.properties.title!,
+  preview_link: {
+    description: 'Preview link for the post.',
+    type: 'string',
+    format: 'uri',
+    context: ['edit'],
+    readonly: true,
+  },
+});
+
+/**
+ * The menu items' autosaves (WordPress registers WP_REST_Autosaves_Controller for every type
+ * shown in REST but attachments): listed and created by whoever may edit the item
+ * (edit_theme_options); an autosave by the author of a draft item updates the item itself,
+ * any other is stored once per user.
+ */
+export class MenuItemAutosavesController extends RestController {
+  readonly schema = MENU_ITEM_AUTOSAVE_SCHEMA;
+
+  constructor(
+    kit: SiteKit,
+    private readonly items: MenuItemsController,
+  ) {
+    super(kit);
+  }
+
+  register(): void {
+    const parentArg: ArgSchema = {
+      description: 'The ID for the parent of the autosave.',
+      type: 'integer',
+    };
+    this.route('/menu-items/(?P<id>[\\d]+)/autosaves', [
+      {
+        methods: READABLE,
+        args: { parent: parentArg, context: contextArg() },
+        permission: (r) => this.readPermission(r, 'id'),
+        callback: (r) => this.list(r),
+      },
+      {
+        methods: CREATABLE,
+        args: { parent: parentArg, ...menuItemWriteArgs(false) },
+        permission: async (r) => {
+          await this.items.itemOf(r);
+          if (!r.can('edit_theme_options'))
+            throw denied(r, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
+          return true;
+        },
+        callback: (r) => this.create(r),
+      },
+    ]);
+    this.route('/menu-items/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)', {
+      methods: READABLE,
+      args: {
+        parent: parentArg,
+        id: { description: 'The ID for the autosave.', type: 'integer' },
+        context: contextArg(),
+      },
+      permission: (r) => this.readPermission(r, 'parent'),
+      callback: async (r) => this.present(await this.autosaveOf(r), r.get<Context>('context')),
+    });
+  }
+
+  private async parentOf(request: RestRequest, param: string): Promise<SitePost> {
+    const parent = await getPost(
+      this.kit.db,
+      Number(request.urlParams[param] ?? request.get(param)),
+    );
+    if (!parent || parent.type !== 'nav_menu_item') {
+      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+    }
+    return parent;
+  }
+
+  /** get_items_permissions_check: edit_post on the item (edit_theme_options for menu items). */
+  private async readPermission(request: RestRequest, param: string): Promise<boolean> {
+    await this.parentOf(request, param);
+    if (!request.can('edit_theme_options')) {
+      throw denied(
+        request,
+        'rest_cannot_read',
+        'Sorry, you are not allowed to view autosaves of this post.',
+      );
+    }
+    return true;
+  }
+
+  private async autosaveOf(request: RestRequest): Promise<SitePost> {
+    const parent = await this.parentOf(request, 'parent');
+    const autosave = await getPost(this.kit.db, Number(request.get('id')));
+    if (!autosave || autosave.type !== 'revision' || !autosave.isAutosave) {
+      throw new RestError('rest_post_invalid_id', 'Invalid autosave ID.', 404);
+    }
+    if (autosave.parent !== parent.id) {
+      throw new RestError(
+        'rest_revision_parent_id_mismatch',
+        `The revision does not belong to the specified parent with id of "${parent.id}"`,
+        404,
+      );
+    }
+    return autosave;
+  }
+
+  private present(post: SitePost, context: Context): Record<string, unknown> {
+    const date = post.dateGmt ?? post.modifiedGmt;
+    const parentId = post.type === 'revision' ? post.parent : post.id;
+    const data = this.filterByContext(
+      {
+        author: post.author,
+        date: localDate(date),
+        date_gmt: gmtDate(date),
+        guid: {
+          rendered: this.kit.urls.page(`/?p=${post.id}`),
+          raw: this.kit.urls.page(`/?p=${post.id}`),
+        },
+        id: post.id,
+        modified: localDate(post.modifiedGmt),
+        modified_gmt: gmtDate(post.modifiedGmt),
+        parent: post.parent,
+        slug: post.slug,
+        title: { raw: post.title, rendered: texturize(post.title) },
+        // get_preview_post_link: a type one cannot view has no preview.
+        preview_link: '',
+      },
+      context,
+    );
+    data._links = {
+      parent: [{ href: this.kit.urls.rest(`/wp/v2/menu-items/${parentId}`) }],
+    };
+    return data;
+  }
+
+  private async list(request: RestRequest): Promise<unknown> {
+    const parent = await this.parentOf(request, 'id');
+    const { items } = await listPosts(this.kit.db, {
+      types: ['revision'],
+      parents: [parent.id],
+      autosave: true,
+      orderby: 'date',
+      order: 'desc',
+      limit: 1000,
+      offset: 0,
+    });
+    const context = request.get<Context>('context');
+    return items.map((a) => this.present(a, context));
+  }
+
+  private async create(request: RestRequest): Promise<unknown> {
+    const parent = await this.parentOf(request, 'id');
+    const user = userIdOf(request);
+    const now = new Date(this.kit.clock());
+    let title = parent.title;
+    if (request.given('title')) {
+      const t = request.get<unknown>('title');
+      title = typeof t === 'string' ? t : String((t as { raw?: string }).raw ?? '');
+    }
+    const extra: Record<string, unknown> = { ...parent.extra };
+    for (const key of ITEM_FIELDS) if (request.given(key)) extra[key] = request.get(key);
+    if ((parent.status === 'draft' || parent.status === 'auto-draft') && parent.author === user) {
+      const updated = (await updatePost(this.kit.db, parent.id, { title, extra }, now))!;
+      return this.present(updated, 'edit');
+    }
+    const changed =
+      title !== parent.title ||
+      ITEM_FIELDS.some((k) => JSON.stringify(extra[k]) !== JSON.stringify(parent.extra[k]));
+    if (!changed) {
+      const existing = await listPosts(this.kit.db, {
+        types: ['revision'],
+        parents: [parent.id],
+        autosave: true,
+        authors: [user],
+        orderby: 'id',
+        order: 'desc',
+        limit: 1,
+        offset: 0,
+      });
+      if (existing.items[0]) await deletePost(this.kit.db, existing.items[0].id);
+      throw new RestError(
+        'rest_autosave_no_changes',
+        'There is nothing to save. The autosave and the post content are the same.',
+        400,
+      );
+    }
+    const autosave = await saveAutosave(
+      this.kit.db,
+      parent,
+      user,
+      { title, content: parent.content, excerpt: parent.excerpt, extra },
+      now,
+    );
+    return this.present(autosave, 'edit');
+  }
+}

@@ -67,7 +67,15 @@ interface ServerChild {
 export async function startServer(args: string[]): Promise<ServerChild> {
   const entry = fileURLToPath(new URL('../api-server-child.js', import.meta.url));
   // The app runs with the flags of `npm start` (README, Performance); the bare route with none.
-  const flags = args[0] === 'app' ? API_NODE_FLAGS : [];
+  const flags =
+    args[0] === 'app'
+      ? [
+          ...API_NODE_FLAGS,
+          ...(process.env.BENCH_PROFILE_DIR
+            ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+            : []),
+        ]
+      : [];
   const child = spawn(process.execPath, [...flags, entry, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

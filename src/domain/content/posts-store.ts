@@ -457,6 +457,43 @@ export async function saveRevision(
   });
 }
 
+/** An item's autosaves (one per user), newest first. */
+export async function listAutosaves(
+  db: Queryable,
+  parentId: number,
+  limit: number,
+): Promise<SitePost[]> {
+  const { items } = await listPosts(db, {
+    types: ['revision'],
+    parents: [parentId],
+    autosave: true,
+    orderby: 'date',
+    order: 'desc',
+    limit,
+    offset: 0,
+  });
+  return items;
+}
+
+/** Deletes `author`'s latest autosave of an item, if there is one. */
+export async function deleteLatestAutosave(
+  db: Queryable,
+  parentId: number,
+  author: number,
+): Promise<void> {
+  const { items } = await listPosts(db, {
+    types: ['revision'],
+    parents: [parentId],
+    autosave: true,
+    authors: [author],
+    orderby: 'id',
+    order: 'desc',
+    limit: 1,
+    offset: 0,
+  });
+  if (items[0]) await deletePost(db, items[0].id);
+}
+
 /** One autosave per user and item: creates it or overwrites that user's previous one. */
 export async function saveAutosave(
   db: Queryable,

@@ -1,7 +1,6 @@
 import {
-  deletePost,
   getPost,
-  listPosts,
+  listAutosaves,
   saveAutosave,
   updatePost,
 } from '../../../domain/content/posts-store.js';
@@ -20,6 +19,7 @@ import {
   type Context,
   contextArg,
   denied,
+  refuseUnchangedAutosave,
   resourceSchema,
   type ResourceSchema,
   userIdOf,
@@ -217,15 +217,7 @@ export class MenuItemAutosavesController extends RestController {
 
   private async list(request: RestRequest): Promise<unknown> {
     const parent = await this.parentOf(request, 'id');
-    const { items } = await listPosts(this.kit.db, {
-      types: ['revision'],
-      parents: [parent.id],
-      autosave: true,
-      orderby: 'date',
-      order: 'desc',
-      limit: 1000,
-      offset: 0,
-    });
+    const items = await listAutosaves(this.kit.db, parent.id, 1000);
     const context = request.get<Context>('context');
     return items.map((a) => this.present(a, context));
   }
@@ -249,22 +241,7 @@ export class MenuItemAutosavesController extends RestController {
       title !== parent.title ||
       ITEM_FIELDS.some((k) => JSON.stringify(extra[k]) !== JSON.stringify(parent.extra[k]));
     if (!changed) {
-      const existing = await listPosts(this.kit.db, {
-        types: ['revision'],
-        parents: [parent.id],
-        autosave: true,
-        authors: [user],
-        orderby: 'id',
-        order: 'desc',
-        limit: 1,
-        offset: 0,
-      });
-      if (existing.items[0]) await deletePost(this.kit.db, existing.items[0].id);
-      throw new RestError(
-        'rest_autosave_no_changes',
-        'There is nothing to save. The autosave and the post content are the same.',
-        400,
-      );
+      await refuseUnchangedAutosave(this.kit.db, parent.id, user);
     }
     const autosave = await saveAutosave(
       this.kit.db,

@@ -1,3 +1,5 @@
+import type { Queryable } from '../../../shared/db/db.js';
+import { deleteLatestAutosave } from '../../../domain/content/posts-store.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
@@ -251,4 +253,21 @@ export function deletedAnswer(previous: Record<string, unknown>): {
   const { _links: _dropped, ...data } = previous;
   void _dropped;
   return { deleted: true, previous: data };
+}
+
+/**
+ * An autosave that changes nothing: the caller's previous autosave goes (it equals the item now)
+ * and the request is refused, as WordPress's autosaves controller does.
+ */
+export async function refuseUnchangedAutosave(
+  db: Queryable,
+  parentId: number,
+  user: number,
+): Promise<never> {
+  await deleteLatestAutosave(db, parentId, user);
+  throw new RestError(
+    'rest_autosave_no_changes',
+    'There is nothing to save. The autosave and the post content are the same.',
+    400,
+  );
 }

@@ -2,6 +2,7 @@ import { canDeletePost, canEditPost } from '../../../domain/content/capabilities
 import {
   deletePost,
   getPost,
+  listAutosaves,
   listPosts,
   saveAutosave,
   updatePost,
@@ -25,6 +26,7 @@ import {
   type Context,
   contextArg,
   denied,
+  refuseUnchangedAutosave,
   filterByContext,
   resourceSchema,
   type ResourceSchema,
@@ -446,15 +448,7 @@ export class RevisionsController extends RestController {
 
   private async listAutosaves(request: RestRequest): Promise<unknown> {
     const parent = await this.parentOf(request, 'id');
-    const { items } = await listPosts(this.kit.db, {
-      types: ['revision'],
-      parents: [parent.id],
-      autosave: true,
-      orderby: 'date',
-      order: 'desc',
-      limit: 1000,
-      offset: 0,
-    });
+    const items = await listAutosaves(this.kit.db, parent.id, 1000);
     const context = request.get<Context>('context');
     return Promise.all(items.map((r) => this.present(r, request, context, true)));
   }
@@ -492,22 +486,7 @@ export class RevisionsController extends RestController {
       fields.content === parent.content &&
       fields.excerpt === parent.excerpt
     ) {
-      const existing = await listPosts(this.kit.db, {
-        types: ['revision'],
-        parents: [parent.id],
-        autosave: true,
-        authors: [user],
-        orderby: 'id',
-        order: 'desc',
-        limit: 1,
-        offset: 0,
-      });
-      if (existing.items[0]) await deletePost(this.kit.db, existing.items[0].id);
-      throw new RestError(
-        'rest_autosave_no_changes',
-        'There is nothing to save. The autosave and the post content are the same.',
-        400,
-      );
+      await refuseUnchangedAutosave(this.kit.db, parent.id, user);
     }
     const autosave = await saveAutosave(this.kit.db, parent, user, fields, now);
     return new RestResponse(await this.present(autosave, request, 'edit', true), 200);

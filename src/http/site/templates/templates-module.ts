@@ -1,5 +1,6 @@
 import {
   getPost,
+  listAutosaves,
   listPosts,
   saveAutosave,
   deletePost,
@@ -243,15 +244,7 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
           callback: async (request) => {
             const t = await find(String(request.get('id')));
             if (!t.post) return [];
-            const { items } = await listPosts(kit.db, {
-              types: ['revision'],
-              parents: [t.post.id],
-              autosave: true,
-              orderby: 'date',
-              order: 'desc',
-              limit: 100,
-              offset: 0,
-            });
+            const items = await listAutosaves(kit.db, t.post.id, 100);
             return items.map((r) => prepareTemplateRevision(urls, t, r));
           },
         },

@@ -94,6 +94,16 @@ function editsAnyType(r: RestRequest): boolean {
   return REST_POST_TYPES.some((t) => r.can(t.capabilities.edit_posts!));
 }
 
+/** A list's permission: its edit context only for whoever edits some type (`message` if not). */
+function editContextForEditors(message: string): (r: RestRequest) => boolean {
+  return (r) => {
+    if (r.get('context') === 'edit' && !editsAnyType(r)) {
+      throw denied(r, 'rest_cannot_view', message);
+    }
+    return true;
+  };
+}
+
 /**
  * /wp/v2/types, /wp/v2/taxonomies and /wp/v2/statuses: what block editors read on start, with
  * WordPress 6.1's permission rules (WP_REST_Post_Types_Controller, WP_REST_Taxonomies_Controller,
@@ -136,16 +146,9 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: (r) => {
-        if (r.get('context') === 'edit' && !editsAnyType(r)) {
-          throw denied(
-            r,
-            'rest_cannot_view',
-            'Sorry, you are not allowed to edit posts in this post type.',
-          );
-        }
-        return true;
-      },
+      permission: editContextForEditors(
+        'Sorry, you are not allowed to edit posts in this post type.',
+      ),
       callback: (r) => {
         const context = r.get<Context>('context');
         return Object.fromEntries(
@@ -297,16 +300,7 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
     {
       methods: READABLE,
       args: { context: contextArg() },
-      permission: (r) => {
-        if (r.get('context') === 'edit' && !editsAnyType(r)) {
-          throw denied(
-            r,
-            'rest_cannot_view',
-            'Sorry, you are not allowed to manage post statuses.',
-          );
-        }
-        return true;
-      },
+      permission: editContextForEditors('Sorry, you are not allowed to manage post statuses.'),
       callback: (r) =>
         Object.fromEntries(
           Object.keys(POST_STATUSES)

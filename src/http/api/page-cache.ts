@@ -26,6 +26,8 @@ export interface ServedPage {
 interface Kept {
   bytes: Buffer;
   records: number;
+  /** versionEtag of the key and version it is kept under: digested once, not per request. */
+  etag: string;
 }
 
 /**
@@ -51,15 +53,15 @@ export class PageCache {
     render: () => Promise<RenderedPage>,
   ): Promise<ServedPage> {
     const version = `${dataVersionTag(depends)}@${await this.versions.read(depends)}`;
-    const etag = versionEtag(key, version);
     const kept = this.cache.get<Kept>(key, version);
-    if (kept) return { ...kept, cached: true, etag };
+    if (kept) return { ...kept, cached: true };
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
       rendering = render().then((page) => ({
         bytes: Buffer.from(page.body),
         records: page.records,
+        etag: versionEtag(key, version),
       }));
       this.rendering.set(renderKey, rendering);
       rendering
@@ -67,7 +69,7 @@ export class PageCache {
         .catch(() => {})
         .finally(() => this.rendering.delete(renderKey));
     }
-    return { ...(await rendering), cached: false, etag };
+    return { ...(await rendering), cached: false };
   }
 
   /** Pages kept, and their size. */

@@ -119,6 +119,7 @@ describe('emutrack user / key', () => {
     expect(Math.round(lifetime / 86_400_000)).toBe(7);
     const revokeId = /revokeId: (\S+)/.exec(r.stdout)![1]!;
     const revoked = await cli('key', 'revoke', revokeId);
+    expect({ code: revoked.code, stderr: revoked.stderr }).toEqual({ code: 0, stderr: '' });
     expect(revoked.stdout).toMatch(/^revoked api_.{4}\*{4}.{4} \(api, nightly job\)\n$/);
     expect(await authenticateSecret(t.current.db, key)).toMatchObject({
       ok: false,

@@ -40,4 +40,4 @@ VOLUME ["/data"]
 EXPOSE 3000 3001
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "dist/src/healthcheck/healthcheck-main.js", "api"]
-CMD ["node", "--max-semi-space-size=4", "dist/src/http/api/server.js"]
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=512", "dist/src/http/api/server.js"]

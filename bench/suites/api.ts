@@ -12,10 +12,11 @@ import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
+import { perRequestUs, startCpuCount, type CpuSpent } from '../cpu-time.js';
 import { median } from '../repeat.js';
 
 /** The API process's V8 flags, as `npm start` and docker-compose give them. */
-export const API_NODE_FLAGS = ['--max-semi-space-size=4'];
+export const API_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=512'];
 
 const DATE = '20260810';
 const RECORDS = 12_000;
@@ -27,6 +28,8 @@ interface Load {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU per request (us) of the server, Postgres and the load generator (this process). */
+  cpu: CpuSpent;
 }
 
 /**
@@ -34,12 +37,14 @@ interface Load {
  * the servers' event loop; the servers run in this process.
  */
 async function load(
+  server: ServerChild,
   url: string,
   seconds: number,
   connections: number,
   paths?: string[],
   headers?: Record<string, string>,
 ): Promise<Load> {
+  const spent = await startCpuCount(server.pid);
   const result = await autocannon({
     url,
     connections,
@@ -54,8 +59,12 @@ async function load(
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpu: perRequestUs(await spent(), result.requests.total),
   };
 }
+
+/** All the CPU a request costs the machine: server, Postgres and load generator (us). */
+export const totalUs = (cpu: CpuSpent): number => cpu.server + cpu.postgres + cpu.self;
 
 /** A server child (bench/api-server-child.ts) and its pid, for /proc. */
 interface ServerChild {
@@ -196,9 +205,9 @@ export const apiSuite: BenchSuite = {
       const withKey = { authorization: `Bearer ${secret}` };
 
       ctx.log(`api: ${RECORDS} records, payload ${payload.length} bytes; warming up`);
-      await load(app.url, 2, connections, pages);
-      await load(app.url, 2, connections, pages, withKey);
-      await load(bare.url + '/bare', 2, connections);
+      await load(app, app.url, 2, connections, pages);
+      await load(app, app.url, 2, connections, pages, withKey);
+      await load(bare, bare.url + '/bare', 2, connections);
       ctx.log(`api: ${rounds} x ${seconds} s each, alternating, ${connections} connections`);
       const apiRounds: Load[] = [];
       const bareRounds: Load[] = [];
@@ -207,11 +216,11 @@ export const apiSuite: BenchSuite = {
       // the key first in odd ones), and each ratio is the median of the rounds' own ratios: a
       // burst of other load on this shared machine moves a round's two figures together.
       for (let round = 0; round < rounds; round++) {
-        const bareLoad = () => load(bare.url + '/bare', seconds, connections);
-        const keyLoad = () => load(app.url, seconds, connections, pages, withKey);
+        const bareLoad = () => load(bare, bare.url + '/bare', seconds, connections);
+        const keyLoad = () => load(app, app.url, seconds, connections, pages, withKey);
         const [first, last] = round % 2 === 0 ? [bareLoad, keyLoad] : [keyLoad, bareLoad];
         const a = await first();
-        apiRounds.push(await load(app.url, seconds, connections, pages));
+        apiRounds.push(await load(app, app.url, seconds, connections, pages));
         const b = await last();
         bareRounds.push(round % 2 === 0 ? a : b);
         keyRounds.push(round % 2 === 0 ? b : a);
@@ -232,6 +241,10 @@ export const apiSuite: BenchSuite = {
       );
       const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
       const row = (x: Omit<BenchRow, 'suite'>): BenchRow => ({ suite: 'api', ...x });
+      const us = (loads: Load[], part: (cpu: CpuSpent) => number) =>
+        Math.round(median(loads.map((l) => part(l.cpu))));
+      const cpuRatio = (part: (cpu: CpuSpent) => number) =>
+        median(apiRounds.map((l, i) => part(bareRounds[i]!.cpu) / part(l.cpu)));
       return [
         row({
           metric: `records/daily limit=200, paging a 12k-record day: throughput (${of})`,
@@ -280,6 +293,23 @@ export const apiSuite: BenchSuite = {
           metric: `bare Fastify route, same payload: p99 latency (${of})`,
           value: bareP99,
           unit: 'ms',
+        }),
+        // Why the throughput ratio is what it is: the machine's cores run the load generator,
+        // the server and Postgres, so when they are all busy the throughput ratio can be no
+        // better than the ratio of what a request costs them all (see cpu-time.ts).
+        row({
+          metric: `records/daily repeated pages: CPU per request of the app's process, us (${of}; reference: the bare route's)`,
+          value: us(apiRounds, (c) => c.server),
+          unit: 'us',
+          reference: us(bareRounds, (c) => c.server),
+          ratio: cpuRatio((c) => c.server),
+        }),
+        row({
+          metric: `records/daily repeated pages: CPU per request, app + Postgres + load generator, us (${of}; reference: bare route + load generator)`,
+          value: us(apiRounds, totalUs),
+          unit: 'us',
+          reference: us(bareRounds, totalUs),
+          ratio: cpuRatio(totalUs),
         }),
         row({
           metric: 'API process RSS after the load (peak in brackets as reference)',

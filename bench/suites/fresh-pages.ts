@@ -25,8 +25,9 @@ import {
   loadFreshPagesDataset,
   type FreshPage,
 } from '../fresh-pages-data.js';
+import { perRequestUs, startCpuCount, type CpuSpent } from '../cpu-time.js';
 import { median } from '../repeat.js';
-import { startServer } from './api.js';
+import { startServer, totalUs } from './api.js';
 
 const DATE = '20260810';
 const CONNECTIONS = 10;
@@ -61,12 +62,19 @@ interface Load {
   p99Ms: number;
   sent: number;
   failures: number;
+  /** CPU per request (us): the app's process (0 for the floor), Postgres, this process. */
+  cpu: CpuSpent;
 }
 
 /** CONNECTIONS connections asking for pages never asked for before, for `seconds`. */
-async function loadApp(url: string, hookFile: string, seconds: number): Promise<Load> {
+async function loadApp(
+  app: { url: string; pid: number },
+  hookFile: string,
+  seconds: number,
+): Promise<Load> {
+  const spent = await startCpuCount(app.pid);
   const r = await autocannon({
-    url,
+    url: app.url,
     connections: CONNECTIONS,
     duration: seconds,
     workers: 1,
@@ -77,6 +85,7 @@ async function loadApp(url: string, hookFile: string, seconds: number): Promise<
     p99Ms: r.latency.p99,
     sent: r.requests.sent,
     failures: r.non2xx + r.errors + r.timeouts,
+    cpu: perRequestUs(await spent(), r.requests.total),
   };
 }
 
@@ -90,6 +99,7 @@ async function loadSql(
   let next = start;
   let done = 0;
   const latencies: number[] = [];
+  const spent = await startCpuCount();
   const until = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -110,6 +120,7 @@ async function loadSql(
     p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
     sent: done,
     failures: 0,
+    cpu: perRequestUs(await spent(), done),
   };
 }
 
@@ -191,7 +202,7 @@ export const freshPagesSuite: BenchSuite = {
           return file;
         };
         const appLoad = async (secs: number) => {
-          const l = await loadApp(app.url, await hook(), secs);
+          const l = await loadApp(app, await hook(), secs);
           served += l.sent + CONNECTIONS;
           if (l.failures > 0) throw new Error(`${s.name}: ${l.failures} failures under load`);
           return l;
@@ -215,6 +226,8 @@ export const freshPagesSuite: BenchSuite = {
         const sqlRate = median(sqlRounds.map((l) => l.perSecond));
         const ratio = median(appRounds.map((l, r) => l.perSecond / sqlRounds[r]!.perSecond));
         const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
+        const us = (loads: Load[], part: (cpu: CpuSpent) => number) =>
+          Math.round(median(loads.map((l) => part(l.cpu))));
         rows.push(
           {
             suite: 'fresh-pages',
@@ -232,6 +245,41 @@ export const freshPagesSuite: BenchSuite = {
             value: median(appRounds.map((l) => l.p99Ms)),
             unit: 'ms',
             reference: Math.round(median(sqlRounds.map((l) => l.p99Ms)) * 100) / 100,
+          },
+          // What bounds the ratio when the cores run out (cpu-time.ts): a request's CPU in
+          // Postgres and in the load generator alone, against all the CPU of the floor's query.
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages: CPU per request of the API process, us (median of ${rounds})`,
+            value: us(appRounds, (c) => c.server),
+            unit: 'us',
+          },
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages: CPU per request of Postgres, us (median of ${rounds}; reference: per query of the floor)`,
+            value: us(appRounds, (c) => c.postgres),
+            unit: 'us',
+            reference: us(sqlRounds, (c) => c.postgres),
+          },
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages: CPU per request, API + Postgres + load generator, us (median of ${rounds}; reference: the floor's Postgres + client)`,
+            value: us(appRounds, totalUs),
+            unit: 'us',
+            reference: us(sqlRounds, totalUs),
+            ratio: median(appRounds.map((l, r) => totalUs(sqlRounds[r]!.cpu) / totalUs(l.cpu))),
+          },
+          {
+            suite: 'fresh-pages',
+            metric: `${s.name}, never-served pages: CPU per request without the API process, Postgres + load generator, us (median of ${rounds}; reference: the floor's Postgres + client)`,
+            value: us(appRounds, (c) => c.postgres + c.self),
+            unit: 'us',
+            reference: us(sqlRounds, totalUs),
+            ratio: median(
+              appRounds.map(
+                (l, r) => totalUs(sqlRounds[r]!.cpu) / (l.cpu.postgres + l.cpu.self),
+              ),
+            ),
           },
         );
       }

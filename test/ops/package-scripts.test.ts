@@ -19,3 +19,23 @@ describe('package.json scripts', () => {
     expect(existsSync(source), source).toBe(true);
   });
 });
+
+// The API process's V8 flags decide its memory under load (docs/performance.md): `npm start`,
+// the image, docker-compose's api service and the bench's API child must start it alike, or the
+// bench measures a process nobody runs.
+describe('the API process is started with the same V8 flags everywhere', () => {
+  const flagsBefore = (text: string, entry: string): string[] => {
+    const line = text.split('\n').find((l) => l.includes(entry) && !l.trim().startsWith('#'));
+    expect(line, entry).toBeDefined();
+    return [...line!.slice(0, line!.indexOf(entry)).matchAll(/--[a-z-]+=\d+/g)].map((m) => m[0]);
+  };
+  const entry = 'dist/src/http/api/server.js';
+
+  it('in npm start, the Dockerfile, docker-compose and the bench', async () => {
+    const { API_NODE_FLAGS } = await import('../../bench/suites/api.js');
+    expect(API_NODE_FLAGS).toContain('--max-old-space-size=512');
+    for (const file of ['package.json', 'Dockerfile', 'docker-compose.yml']) {
+      expect(flagsBefore(readFileSync(file, 'utf8'), entry), file).toEqual(API_NODE_FLAGS);
+    }
+  });
+});

@@ -276,9 +276,7 @@ export const freshPagesSuite: BenchSuite = {
             unit: 'us',
             reference: us(sqlRounds, totalUs),
             ratio: median(
-              appRounds.map(
-                (l, r) => totalUs(sqlRounds[r]!.cpu) / (l.cpu.postgres + l.cpu.self),
-              ),
+              appRounds.map((l, r) => totalUs(sqlRounds[r]!.cpu) / (l.cpu.postgres + l.cpu.self)),
             ),
           },
         );

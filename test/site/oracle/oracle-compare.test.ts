@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { comparable, judgeableBy61, routeShape } from './oracle-compare.js';
 import type { CorpusRequest } from './oracle-corpus.js';
-import type { NormalisedAnswer } from './oracle-normalise.js';
+import { IdNames, normaliseValue, type NormalisedAnswer } from './oracle-normalise.js';
 
 /** The compare-time rules of the differential (oracle-compare.ts), each on a small case. */
 const request = (over: Partial<CorpusRequest>): CorpusRequest => ({
@@ -107,5 +107,30 @@ describe('compare-time rules of the differential', () => {
     expect(judgeableBy61(fewerFields)).not.toEqual(judgeableBy61(full));
     const refused = { status: 400, headers: {}, body: { code: 'rest_invalid_param', status: 400 } };
     expect(judgeableBy61(refused)).not.toEqual(judgeableBy61(full));
+  });
+
+  it('takes the date of "now" out of permalinks, whatever day the replay runs, and keeps a seeded one', () => {
+    const names = new IdNames({ byRef: new Map() });
+    const link = (day: string) =>
+      normaliseValue(`http://a.example/${day}/created-admin/`, names, 'post', 'link');
+    // Captured on 2026-11-26; replayed after midnight in the site's time zone.
+    expect(link('2026/11/27')).toBe(link('2026/11/26'));
+    expect(link('2026/11/26')).toContain('/<now>/created-admin/');
+    expect(
+      normaliseValue(
+        'http://a.example/2026/11/27/%postname%/',
+        names,
+        'post',
+        'permalink_template',
+      ),
+    ).toBe(
+      normaliseValue(
+        'http://b.example/2026/11/26/%postname%/',
+        names,
+        'post',
+        'permalink_template',
+      ),
+    );
+    expect(link('2021/01/05')).toContain('/2021/01/05/created-admin/');
   });
 });

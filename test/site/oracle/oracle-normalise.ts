@@ -70,6 +70,12 @@ export class IdNames {
       /\/(revisions|autosaves)\/(\d+)/g,
       (_m, b: string, id: string) => `/${b}/${this.name('post', Number(id))}`,
     );
+    // A post written by the replay is dated the day it runs, WordPress's the day its answers
+    // were captured: the date of "now" in a permalink is taken out, as in a date field (seeded
+    // posts keep theirs).
+    path = path.replace(/\/(\d{4})\/\d\d\/\d\d\//g, (m, year: string) =>
+      SEEDED_YEAR.test(`${year}-`) ? m : '/<now>/',
+    );
     const params = [...u.searchParams.entries()]
       .map(([k, v]) => {
         const name = k.replace(/\[\d*\]$/, '');

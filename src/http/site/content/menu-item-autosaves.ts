@@ -15,17 +15,16 @@ import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import type { MenuItemsController } from './menu-items-controller.js';
+import { revisionSchema } from './revisions-controller.js';
 import {
   type Context,
   contextArg,
   denied,
   refuseUnchangedAutosave,
-  resourceSchema,
   type ResourceSchema,
   userIdOf,
 } from './rest-helpers.js';
 
-const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 
 /** The menu item fields an autosave keeps besides the title (wp_update_nav_menu_item's). */
@@ -46,53 +45,12 @@ const ITEM_FIELDS = [
  * properties (its `guid` a plain string, as nav_menu_item's schema has none to lend), the menu
  * item's title, and the preview link; titled `nav_menu_item-revision`.
  */
-export const MENU_ITEM_AUTOSAVE_SCHEMA: ResourceSchema = resourceSchema('nav_menu_item-revision', {
-  author: { description: 'The ID for the author of the revision.', type: 'integer', context: VEE },
-  date: {
-    description: "The date the revision was published, in the site's timezone.",
-    type: 'string',
-    format: 'date-time',
-    context: VEE,
-  },
-  date_gmt: {
-    description: 'The date the revision was published, as GMT.',
-    type: 'string',
-    format: 'date-time',
-    context: VE,
-  },
-  guid: {
-    description: 'GUID for the post, as it exists in the database.',
-    type: 'string',
-    context: VE,
-  },
-  id: { description: 'Unique identifier for the revision.', type: 'integer', context: VEE },
-  modified: {
-    description: "The date the revision was last modified, in the site's timezone.",
-    type: 'string',
-    format: 'date-time',
-    context: VE,
-  },
-  modified_gmt: {
-    description: 'The date the revision was last modified, as GMT.',
-    type: 'string',
-    format: 'date-time',
-    context: VE,
-  },
-  parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: VEE },
-  slug: {
-    description: 'An alphanumeric identifier for the revision unique to its type.',
-    type: 'string',
-    context: VEE,
-  },
-  title: MENU_ITEM_SCHEMA.properties.title!,
-  preview_link: {
-    description: 'Preview link for the post.',
-    type: 'string',
-    format: 'uri',
-    context: ['edit'],
-    readonly: true,
-  },
-});
+export const MENU_ITEM_AUTOSAVE_SCHEMA: ResourceSchema = revisionSchema(
+  MENU_ITEM_SCHEMA,
+  'nav_menu_item',
+  true,
+  { description: 'GUID for the post, as it exists in the database.', type: 'string', context: VE },
+);
 
 /**
  * The menu items' autosaves (WordPress registers WP_REST_Autosaves_Controller for every type

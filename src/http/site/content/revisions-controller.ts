@@ -36,15 +36,39 @@ import {
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 
+/** The `guid` of a revision of a post type whose schema has one: raw and rendered. */
+const REVISION_GUID: ArgSchema = {
+  description: 'The globally unique identifier for the post.',
+  type: 'object',
+  context: VE,
+  readonly: true,
+  properties: {
+    raw: {
+      description: 'GUID for the post, as it exists in the database.',
+      type: 'string',
+      context: ['edit'],
+      readonly: true,
+    },
+    rendered: {
+      description: 'GUID for the post, transformed for display.',
+      type: 'string',
+      context: VE,
+      readonly: true,
+    },
+  },
+};
+
 /**
  * WP_REST_Revisions_Controller::get_item_schema: its own properties, and `title`, `content`,
  * `excerpt` as the parent type's schema has them (a block's title and content with `raw` in the
  * view context and no `rendered`, no excerpt); the autosaves controller adds `preview_link`.
+ * `guid` is the revisions controller's unless given (a type whose schema has none to lend it).
  */
-function revisionSchema(
+export function revisionSchema(
   parent: ResourceSchema,
   typeName: string,
   autosave: boolean,
+  guid: ArgSchema = REVISION_GUID,
 ): ResourceSchema {
   const props: Record<string, ArgSchema> = {
     author: {
@@ -64,26 +88,7 @@ function revisionSchema(
       format: 'date-time',
       context: VE,
     },
-    guid: {
-      description: 'The globally unique identifier for the post.',
-      type: 'object',
-      context: VE,
-      readonly: true,
-      properties: {
-        raw: {
-          description: 'GUID for the post, as it exists in the database.',
-          type: 'string',
-          context: ['edit'],
-          readonly: true,
-        },
-        rendered: {
-          description: 'GUID for the post, transformed for display.',
-          type: 'string',
-          context: VE,
-          readonly: true,
-        },
-      },
-    },
+    guid,
     id: { description: 'Unique identifier for the revision.', type: 'integer', context: VEE },
     modified: {
       description: "The date the revision was last modified, in the site's timezone.",

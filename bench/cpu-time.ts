@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { median } from './repeat.js';
 
 /**
  * CPU time spent by the processes a benchmark round involves, from /proc (Linux): what a
@@ -74,4 +75,15 @@ export async function startCpuCount(serverPid?: number): Promise<() => Promise<C
 export function perRequestUs(spent: CpuSpent, requests: number): CpuSpent {
   const us = (ms: number) => (requests > 0 ? (ms * 1000) / requests : 0);
   return { server: us(spent.server), postgres: us(spent.postgres), self: us(spent.self) };
+}
+
+/** All the CPU a request costs the machine: server, Postgres and this process (us). */
+export const totalUs = (cpu: CpuSpent): number => cpu.server + cpu.postgres + cpu.self;
+
+/** The median over rounds of one part of their CPU per request, in whole microseconds. */
+export function medianUs(
+  rounds: ReadonlyArray<{ cpu: CpuSpent }>,
+  part: (cpu: CpuSpent) => number,
+): number {
+  return Math.round(median(rounds.map((r) => part(r.cpu))));
 }

@@ -12,7 +12,7 @@ import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { benchApiConfig } from '../bench-api-config.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
-import { perRequestUs, startCpuCount, type CpuSpent } from '../cpu-time.js';
+import { medianUs, perRequestUs, startCpuCount, totalUs, type CpuSpent } from '../cpu-time.js';
 import { median } from '../repeat.js';
 
 /** The API process's V8 flags, as `npm start` and docker-compose give them. */
@@ -62,9 +62,6 @@ async function load(
     cpu: perRequestUs(await spent(), result.requests.total),
   };
 }
-
-/** All the CPU a request costs the machine: server, Postgres and load generator (us). */
-export const totalUs = (cpu: CpuSpent): number => cpu.server + cpu.postgres + cpu.self;
 
 /** A server child (bench/api-server-child.ts) and its pid, for /proc. */
 interface ServerChild {
@@ -241,8 +238,6 @@ export const apiSuite: BenchSuite = {
       );
       const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
       const row = (x: Omit<BenchRow, 'suite'>): BenchRow => ({ suite: 'api', ...x });
-      const us = (loads: Load[], part: (cpu: CpuSpent) => number) =>
-        Math.round(median(loads.map((l) => part(l.cpu))));
       const cpuRatio = (part: (cpu: CpuSpent) => number) =>
         median(apiRounds.map((l, i) => part(bareRounds[i]!.cpu) / part(l.cpu)));
       return [
@@ -299,16 +294,16 @@ export const apiSuite: BenchSuite = {
         // better than the ratio of what a request costs them all (see cpu-time.ts).
         row({
           metric: `records/daily repeated pages: CPU per request of the app's process, us (${of}; reference: the bare route's)`,
-          value: us(apiRounds, (c) => c.server),
+          value: medianUs(apiRounds, (c) => c.server),
           unit: 'us',
-          reference: us(bareRounds, (c) => c.server),
+          reference: medianUs(bareRounds, (c) => c.server),
           ratio: cpuRatio((c) => c.server),
         }),
         row({
           metric: `records/daily repeated pages: CPU per request, app + Postgres + load generator, us (${of}; reference: bare route + load generator)`,
-          value: us(apiRounds, totalUs),
+          value: medianUs(apiRounds, totalUs),
           unit: 'us',
-          reference: us(bareRounds, totalUs),
+          reference: medianUs(bareRounds, totalUs),
           ratio: cpuRatio(totalUs),
         }),
         row({

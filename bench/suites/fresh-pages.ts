@@ -25,9 +25,9 @@ import {
   loadFreshPagesDataset,
   type FreshPage,
 } from '../fresh-pages-data.js';
-import { perRequestUs, startCpuCount, type CpuSpent } from '../cpu-time.js';
+import { medianUs, perRequestUs, startCpuCount, totalUs, type CpuSpent } from '../cpu-time.js';
 import { median } from '../repeat.js';
-import { startServer, totalUs } from './api.js';
+import { startServer } from './api.js';
 
 const DATE = '20260810';
 const CONNECTIONS = 10;
@@ -226,8 +226,6 @@ export const freshPagesSuite: BenchSuite = {
         const sqlRate = median(sqlRounds.map((l) => l.perSecond));
         const ratio = median(appRounds.map((l, r) => l.perSecond / sqlRounds[r]!.perSecond));
         const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
-        const us = (loads: Load[], part: (cpu: CpuSpent) => number) =>
-          Math.round(median(loads.map((l) => part(l.cpu))));
         rows.push(
           {
             suite: 'fresh-pages',
@@ -251,30 +249,30 @@ export const freshPagesSuite: BenchSuite = {
           {
             suite: 'fresh-pages',
             metric: `${s.name}, never-served pages: CPU per request of the API process, us (median of ${rounds})`,
-            value: us(appRounds, (c) => c.server),
+            value: medianUs(appRounds, (c) => c.server),
             unit: 'us',
           },
           {
             suite: 'fresh-pages',
             metric: `${s.name}, never-served pages: CPU per request of Postgres, us (median of ${rounds}; reference: per query of the floor)`,
-            value: us(appRounds, (c) => c.postgres),
+            value: medianUs(appRounds, (c) => c.postgres),
             unit: 'us',
-            reference: us(sqlRounds, (c) => c.postgres),
+            reference: medianUs(sqlRounds, (c) => c.postgres),
           },
           {
             suite: 'fresh-pages',
             metric: `${s.name}, never-served pages: CPU per request, API + Postgres + load generator, us (median of ${rounds}; reference: the floor's Postgres + client)`,
-            value: us(appRounds, totalUs),
+            value: medianUs(appRounds, totalUs),
             unit: 'us',
-            reference: us(sqlRounds, totalUs),
+            reference: medianUs(sqlRounds, totalUs),
             ratio: median(appRounds.map((l, r) => totalUs(sqlRounds[r]!.cpu) / totalUs(l.cpu))),
           },
           {
             suite: 'fresh-pages',
             metric: `${s.name}, never-served pages: CPU per request without the API process, Postgres + load generator, us (median of ${rounds}; reference: the floor's Postgres + client)`,
-            value: us(appRounds, (c) => c.postgres + c.self),
+            value: medianUs(appRounds, (c) => c.postgres + c.self),
             unit: 'us',
-            reference: us(sqlRounds, totalUs),
+            reference: medianUs(sqlRounds, totalUs),
             ratio: median(
               appRounds.map((l, r) => totalUs(sqlRounds[r]!.cpu) / (l.cpu.postgres + l.cpu.self)),
             ),

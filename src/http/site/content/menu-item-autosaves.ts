@@ -13,7 +13,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { CREATABLE, READABLE } from '../rest/route-registry.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
+import { MENU_ITEM_FIELDS, MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import type { MenuItemsController } from './menu-items-controller.js';
 import { revisionSchema } from './revisions-controller.js';
 import {
@@ -26,19 +26,6 @@ import {
 } from './rest-helpers.js';
 
 const VE = ['view', 'edit'] as const;
-
-/** The menu item fields an autosave keeps besides the title (wp_update_nav_menu_item's). */
-const ITEM_FIELDS = [
-  'type',
-  'object',
-  'object_id',
-  'url',
-  'target',
-  'attr_title',
-  'description',
-  'classes',
-  'xfn',
-] as const;
 
 /**
  * WP_REST_Autosaves_Controller's schema for menu items: the revisions controller's base
@@ -190,14 +177,14 @@ export class MenuItemAutosavesController extends RestController {
       title = typeof t === 'string' ? t : String((t as { raw?: string }).raw ?? '');
     }
     const extra: Record<string, unknown> = { ...parent.extra };
-    for (const key of ITEM_FIELDS) if (request.given(key)) extra[key] = request.get(key);
+    for (const key of MENU_ITEM_FIELDS) if (request.given(key)) extra[key] = request.get(key);
     if ((parent.status === 'draft' || parent.status === 'auto-draft') && parent.author === user) {
       const updated = (await updatePost(this.kit.db, parent.id, { title, extra }, now))!;
       return this.present(updated, 'edit');
     }
     const changed =
       title !== parent.title ||
-      ITEM_FIELDS.some((k) => JSON.stringify(extra[k]) !== JSON.stringify(parent.extra[k]));
+      MENU_ITEM_FIELDS.some((k) => JSON.stringify(extra[k]) !== JSON.stringify(parent.extra[k]));
     if (!changed) {
       await refuseUnchangedAutosave(this.kit.db, parent.id, user);
     }

@@ -4,6 +4,22 @@ import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 
+/**
+ * The fields of a menu item kept besides its title (wp_update_nav_menu_item's), written by a
+ * save and by an autosave alike.
+ */
+export const MENU_ITEM_FIELDS = [
+  'type',
+  'object',
+  'object_id',
+  'url',
+  'target',
+  'attr_title',
+  'description',
+  'classes',
+  'xfn',
+] as const;
+
 /** WP_REST_Menu_Items_Controller's item schema, its schema links and its write args. */
 const MENU_ITEM_PROPERTIES: ResourceSchema['properties'] = {
   title: {

@@ -17,7 +17,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import { MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
+import { MENU_ITEM_FIELDS, MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import { menuItemUrl } from './menu-navigation.js';
 import { termLinkOf, termRestBase } from './term-links.js';
 import type { PostLinks } from './post-presenter.js';
@@ -265,19 +265,7 @@ export class MenuItemsController extends RestController {
   private async save(r: RestRequest, updating = false): Promise<unknown> {
     const existing = updating ? await this.itemOf(r) : undefined;
     const extra: Record<string, unknown> = { ...(existing?.extra ?? {}) };
-    for (const key of [
-      'type',
-      'object',
-      'object_id',
-      'url',
-      'target',
-      'attr_title',
-      'description',
-      'classes',
-      'xfn',
-    ]) {
-      if (r.has(key)) extra[key] = r.get(key);
-    }
+    for (const key of MENU_ITEM_FIELDS) if (r.has(key)) extra[key] = r.get(key);
     extra.type ??= 'custom';
     const f: SitePostFields = { extra };
     if (r.given('title')) {

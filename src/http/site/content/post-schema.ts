@@ -20,6 +20,23 @@ export const POST_FORMATS = [
   'audio',
 ];
 
+/**
+ * The `orderby` values of get_collection_params for posts (and attachments, whose controller
+ * extends it); hierarchical types add `menu_order`.
+ */
+export const POST_ORDERBY = [
+  'author',
+  'date',
+  'id',
+  'include',
+  'modified',
+  'parent',
+  'relevance',
+  'slug',
+  'include_slugs',
+  'title',
+] as const;
+
 /** The item schema of a post type (WP_REST_Posts_Controller::get_item_schema, per type). */
 export function postSchema(type: PostTypeInfo): ResourceSchema {
   const s = type.supports;

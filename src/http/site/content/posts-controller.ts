@@ -44,7 +44,13 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import { POST_FORMATS, postSchema, writeArgs, WRITABLE_STATUSES } from './post-schema.js';
+import {
+  POST_FORMATS,
+  POST_ORDERBY,
+  postSchema,
+  writeArgs,
+  WRITABLE_STATUSES,
+} from './post-schema.js';
 import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
 import {
   collectionArgs,
@@ -97,18 +103,7 @@ function termIdsWithin(value: unknown): unknown {
 
 /** The collection params of a post type (get_collection_params). */
 export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema> {
-  const orderby = [
-    'author',
-    'date',
-    'id',
-    'include',
-    'modified',
-    'parent',
-    'relevance',
-    'slug',
-    'include_slugs',
-    'title',
-  ];
+  const orderby: string[] = [...POST_ORDERBY];
   const args: Record<string, ArgSchema> = {
     ...collectionArgs({ order: 'desc', perPage: type.type === 'nav_menu_item' ? 100 : 10 }),
     after: {

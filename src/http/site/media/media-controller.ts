@@ -20,6 +20,7 @@ import {
   perPageArg,
   type Context,
 } from '../content/rest-helpers.js';
+import { POST_ORDERBY } from '../content/post-schema.js';
 import { mediaFieldsOf, restErrorOf } from './media-fields.js';
 import { MediaPresenter } from './media-presenter.js';
 import { MEDIA_SCHEMA, MEDIA_TYPE_FILTERS, MEDIA_WRITE_ARGS } from './media-schema.js';
@@ -187,18 +188,7 @@ export class MediaController extends RestController {
       orderby: {
         type: 'string',
         default: 'date',
-        enum: [
-          'author',
-          'date',
-          'id',
-          'include',
-          'modified',
-          'parent',
-          'relevance',
-          'slug',
-          'include_slugs',
-          'title',
-        ],
+        enum: [...POST_ORDERBY],
       },
       parent: ID_LIST,
       parent_exclude: ID_LIST,

@@ -1,18 +1,11 @@
 import type { Queryable } from '../../shared/db/db.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
+import type { TimetableStop } from './timetable-input.js';
 
-/** One stop of a stored timetable; offsets are seconds from the service day's midnight. */
-export interface StoredTimetableStop {
+/** One stop of a stored timetable: a validated stop (timetable-input.ts) and its position. */
+export interface StoredTimetableStop extends TimetableStop {
   /** Position in running order, from 1. */
   stationNo: number;
-  stationName: string;
-  arriveOffset: number | null;
-  departOffset: number | null;
-  stationTrainCode: string | null;
-  wicket: string;
-  platformNo: number | null;
-  /** Kilometres from the origin. */
-  distance: number | null;
 }
 
 /** A stored timetable content (timetables row) with its stops. Contents never change. */

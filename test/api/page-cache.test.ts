@@ -39,7 +39,7 @@ describe('page cache: kept pages follow the version the build bumps', () => {
           renders++;
           return renderDay(db, day).then((body) => ({ body, records: 1 }));
         });
-        return { body: page.bytes.toString(), cached: page.cached };
+        return { body: page.body.toString(), cached: page.cached };
       };
 
       const first = await get(here, t.current.db);
@@ -112,5 +112,36 @@ describe('page cache: kept pages follow the version the build bumps', () => {
     const second = reader.read(recordsVersion(days[1]!));
     await Promise.all([first, second]);
     expect(queries).toBe(3);
+  });
+
+  it("keep: 'when-asked-again' keeps a page from its second render at a version, not its first", async () => {
+    const cache = new PageCache(new DataVersionReader(t.current.db));
+    const day = serviceDayFromYmd('20260802');
+    let renders = 0;
+    const get = (key: string) =>
+      cache.page(
+        key,
+        recordsVersion(day),
+        async (version) => {
+          renders++;
+          return { body: `{"key":"${key}","at":"${version}"}`, records: 1 };
+        },
+        { keep: 'when-asked-again' },
+      );
+    const once = await get('a');
+    // Asked for once: rendered and sent as text, not kept.
+    expect(once).toMatchObject({ cached: false, body: expect.any(String) });
+    expect(cache.stats().pages).toBe(0);
+    const twice = await get('a');
+    expect(twice.cached).toBe(false);
+    expect(Buffer.isBuffer(twice.body)).toBe(true);
+    expect(twice.body.toString()).toBe(once.body);
+    // The same entity tag whether kept or not: it names the key and version, not the render.
+    expect(twice.etag).toBe(once.etag);
+    expect(await get('a')).toMatchObject({ cached: true, etag: once.etag });
+    expect(renders).toBe(2);
+    // Another page is asked for once on its own account.
+    expect((await get('b')).cached).toBe(false);
+    expect(cache.stats().pages).toBe(1);
   });
 });

@@ -192,6 +192,13 @@ describe('GET /api/v2/records/daily', () => {
       target.id,
       timetableId,
     ]);
+    // As the build that writes a record's timetable does: it moves the day's version, which is
+    // what a kept page or a kept day is read again after (daily-record-days.ts).
+    await t.current.db.query(
+      `INSERT INTO daily_record_builds AS b (service_day, version, inputs) VALUES ($1, 1, 'test')
+       ON CONFLICT (service_day) DO UPDATE SET version = b.version + 1`,
+      [dayA],
+    );
     const { data } = successSchema.parse((await get('date=20260810&limit=10')).json());
     const withTimetable = data.items.filter((i) => i.timetableId !== undefined);
     expect(withTimetable.map((i) => [i.id, i.timetableId])).toEqual([[target.id, timetableId]]);

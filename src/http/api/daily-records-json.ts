@@ -8,9 +8,8 @@ import type { TimetableSummaryCache } from './timetable-summary-cache.js';
  * The success body of GetDailyRecords, written as JSON text directly: the API's hot path. The
  * generic serializer (fast-json-stringify over the zod schema) needs objects for 200 items and an
  * integer-keyed emuCodeMappings object, then writes a string of ~2,000 pieces. Here each item's
- * JSON is made once per distinct page line and reused (a line holds every field of its item, so
- * a reused item is exactly what would be written again), and the EMUs' mapping members come
- * from the EMU code cache: a request joins ready-made pieces. The output is the schema's
+ * JSON is made once per record and version of its day (DailyRecordDays keeps the day's items),
+ * and the EMUs' mapping members come from the EMU code cache: a page joins ready-made pieces. The output is the schema's
  * (dailyRecordsDataSchema): the tests parse it with the schema and compare it with the generic
  * serializer's.
  */
@@ -21,12 +20,6 @@ export interface RecordItemJson {
   /** The DailyRecordItem as JSON. */
   json: string;
 }
-
-// Per service day: page line -> item. Lines of past days stop changing, so the same few
-// thousand are asked for again and again; the whole memo starts over past MEMO_LIMIT entries.
-const memo = new Map<number, Map<string, RecordItemJson>>();
-let memoSize = 0;
-const MEMO_LIMIT = 200_000;
 
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
 const trainCodeJson = new Map<string, string>();
@@ -61,31 +54,9 @@ function itemOf(serviceDay: number, line: string): RecordItemJson {
   };
 }
 
-/** The items of a page's lines (from dailyRecordsPage). */
+/** The items of a day's lines (dailyRecordLines), in their order. */
 export function recordItems(serviceDay: number, lines: readonly string[]): RecordItemJson[] {
-  let day = memo.get(serviceDay);
-  if (!day) {
-    day = new Map();
-    memo.set(serviceDay, day);
-  }
-  const items = new Array<RecordItemJson>(lines.length);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    let item = day.get(line);
-    if (item === undefined) {
-      item = itemOf(serviceDay, line);
-      if (memoSize >= MEMO_LIMIT) {
-        memo.clear();
-        memoSize = 0;
-        memo.set(serviceDay, day);
-        day.clear();
-      }
-      day.set(line, item);
-      memoSize++;
-    }
-    items[i] = item;
-  }
-  return items;
+  return lines.map((line) => itemOf(serviceDay, line));
 }
 
 export interface DailyRecordsPageBody {

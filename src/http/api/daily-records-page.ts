@@ -1,6 +1,10 @@
 import type { Queryable } from '../../shared/db/db.js';
 
 /**
+ * A page of a service day's records, highest id first, below a cursor's id. The API reads whole
+ * days with it (dailyRecordLines: no limit) and slices pages from them (daily-record-days.ts);
+ * run per page, it is the database floor the bench measures a never-served page against.
+ *
  * The page comes back as one text value, a line per record, "id,emuId,status,timetableId,
  * trainCode" (timetableId empty when null; train codes are normalised at ingest, [A-Z]?[0-9]+,
  * so they hold no separator). Measured on a 200-record page, this costs node a third of what
@@ -31,6 +35,20 @@ export function dailyRecordsPageParams(
   return [serviceDay, beforeId ?? FIRST_PAGE, limit + 1];
 }
 
+/**
+ * Every record of a service day as lines, highest id first: DAILY_RECORDS_PAGE_SQL with no
+ * limit (LIMIT NULL), read once per version of the day by DailyRecordDays.
+ */
+export async function dailyRecordLines(db: Queryable, serviceDay: number): Promise<string[]> {
+  const r = await db.query<{ page: string | null }>(DAILY_RECORDS_PAGE_SQL, [
+    serviceDay,
+    FIRST_PAGE,
+    null,
+  ]);
+  const page = r.rows[0]?.page;
+  return page ? page.split('\n') : [];
+}
+
 export interface DailyRecordRow {
   id: number;
   emuId: number;
@@ -52,27 +70,4 @@ export function parseRecordLine(line: string): DailyRecordRow {
     timetableId: d === c + 1 ? null : Number(line.slice(c + 1, d)),
     trainCode: line.slice(d + 1),
   };
-}
-
-/**
- * One page of a service day's records, highest id first, as lines (parseRecordLine reads them),
- * and whether more follow. `beforeId` is the id of the previous page's last record (from the
- * cursor); absent = first page.
- */
-export async function dailyRecordsPage(
-  db: Queryable,
-  serviceDay: number,
-  limit: number,
-  beforeId?: number,
-): Promise<{ lines: string[]; more: boolean }> {
-  const r = await db.query<{ page: string | null }>(
-    DAILY_RECORDS_PAGE_SQL,
-    dailyRecordsPageParams(serviceDay, limit, beforeId),
-  );
-  const page = r.rows[0]?.page;
-  if (!page) return { lines: [], more: false };
-  const lines = page.split('\n', limit + 1);
-  const more = lines.length > limit;
-  if (more) lines.length = limit;
-  return { lines, more };
 }

@@ -12,19 +12,34 @@ export interface RenderedPage {
 }
 
 /**
- * A page as kept and served: its body as UTF-8 bytes (encoded once, when rendered, so that a
- * request copies bytes instead of encoding text), how many records it holds, whether it came
- * from the cache, and its strong entity tag (versionEtag: from the version it shows).
+ * A page as served: its body (UTF-8 bytes when kept, encoded once when rendered, so that a
+ * request copies bytes instead of encoding text; the rendered text when not kept), how many
+ * records it holds, whether it came from the cache, and its strong entity tag (versionEtag: from
+ * the version it shows).
  */
 export interface ServedPage {
-  bytes: Buffer;
+  body: Buffer | string;
   records: number;
   cached: boolean;
   etag: string;
 }
 
-interface Kept {
-  bytes: Buffer;
+export interface PageOptions {
+  /**
+   * When a rendered page is kept. 'always' (the default): from its first render. 'when-asked-
+   * again': from its second render at one version, among the last ASKED_ONCE_LIMIT pages asked
+   * for once. For pages whose keys are many (any cursor and any limit) and whose render is cheap:
+   * pages asked for once (a client paging from a random cursor) do not push out the pages asked
+   * for again and again, and cost no copy into bytes nor a place in the cache.
+   */
+  keep?: 'always' | 'when-asked-again';
+}
+
+/** Pages remembered as asked for once (PageOptions.keep); forgotten all at once past it. */
+const ASKED_ONCE_LIMIT = 50_000;
+
+interface Rendered {
+  body: Buffer | string;
   records: number;
   /** versionEtag of the key and version it is kept under: digested once, not per request. */
   etag: string;
@@ -39,37 +54,57 @@ interface Kept {
  */
 export class PageCache {
   /** Renders in progress: concurrent misses of one page and version share one render. */
-  private readonly rendering = new Map<string, Promise<Kept>>();
+  private readonly rendering = new Map<string, Promise<Rendered>>();
+  /** `version\0key` of pages asked for once, not kept yet (PageOptions.keep). */
+  private readonly askedOnce = new Set<string>();
 
   constructor(
     private readonly versions: DataVersionReader,
     private readonly cache: ByteCache = new ByteCache(),
   ) {}
 
-  /** The page `key` at the current version of `depends`, from the cache or from `render`. */
+  /**
+   * The page `key` at the current version of `depends`, from the cache or from `render`, which
+   * is given that version (as `name:key@version`: a render that keeps data of its own, as
+   * DailyRecordDays does, keeps it under the same version).
+   */
   async page(
     key: string,
     depends: DataVersionRef,
-    render: () => Promise<RenderedPage>,
+    render: (version: string) => Promise<RenderedPage>,
+    options: PageOptions = {},
   ): Promise<ServedPage> {
     const version = `${dataVersionTag(depends)}@${await this.versions.read(depends)}`;
-    const kept = this.cache.get<Kept>(key, version);
+    const kept = this.cache.get<Rendered>(key, version);
     if (kept) return { ...kept, cached: true };
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
-      rendering = render().then((page) => ({
-        bytes: Buffer.from(page.body),
+      const keep = options.keep !== 'when-asked-again' || this.askedBefore(renderKey);
+      rendering = render(version).then((page) => ({
+        body: keep ? Buffer.from(page.body) : page.body,
         records: page.records,
         etag: versionEtag(key, version),
       }));
       this.rendering.set(renderKey, rendering);
       rendering
-        .then((entry) => this.cache.set(key, version, entry, entry.bytes.byteLength))
+        .then((entry) => {
+          if (typeof entry.body !== 'string') {
+            this.cache.set(key, version, entry, entry.body.byteLength);
+          }
+        })
         .catch(() => {})
         .finally(() => this.rendering.delete(renderKey));
     }
     return { ...(await rendering), cached: false };
+  }
+
+  /** Whether `renderKey` was asked for once already (and is forgotten now); else remembers it. */
+  private askedBefore(renderKey: string): boolean {
+    if (this.askedOnce.delete(renderKey)) return true;
+    if (this.askedOnce.size >= ASKED_ONCE_LIMIT) this.askedOnce.clear();
+    this.askedOnce.add(renderKey);
+    return false;
   }
 
   /** Pages kept, and their size. */

@@ -118,7 +118,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           return { body: JSON.stringify(data), records: data.items.length };
         },
       );
-      return sendDataJson(request, reply, page.bytes, { etag: page.etag });
+      return sendDataJson(request, reply, page.body, { etag: page.etag });
     },
   );
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { recordsVersion } from '../../../shared/cache/data-versions.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { dailyRecordsDataJson, recordItems } from '../daily-records-json.js';
-import { dailyRecordsPage } from '../daily-records-page.js';
+import { DailyRecordDays } from '../daily-record-days.js';
+import { dailyRecordsDataJson } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';
 import type { RouteOptions } from '../services.js';
@@ -16,6 +16,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   { services },
 ) => {
   const { config, db, costs, emuCodes, timetables, pages } = services;
+  const days = new DailyRecordDays(db);
   app.get(
     '/records/daily',
     {
@@ -47,32 +48,39 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
           `cursor ${JSON.stringify(cursor.text)} belongs to service day ${cursor.serviceDay}, not to date ${ymdOfServiceDay(serviceDay)} (service day ${serviceDay})`,
         );
       }
-      // A page is rendered once per version of its day (page-cache.ts): the build moves it in
-      // the transaction that changes the day, so a kept page is never stale.
+      // A page is rendered once per version of its day (page-cache.ts), from the day's records
+      // read once per version (daily-record-days.ts): the build moves the version in the
+      // transaction that changes the day, so neither a kept page nor a kept day is ever stale.
       const pageKey = `records-daily:${serviceDay}:${limit}:${cursor?.text ?? ''}`;
-      const page = await pages.page(pageKey, recordsVersion(serviceDay), async () => {
-        const { lines, more } = await dailyRecordsPage(db, serviceDay, limit, cursor?.id);
-        const items = recordItems(serviceDay, lines);
-        await emuCodes.load(items.map((item) => item.emuId));
-        const timetableIds = items.flatMap((item) =>
-          item.timetableId === null ? [] : [item.timetableId],
-        );
-        if (timetableIds.length > 0) await timetables.load(timetableIds);
-        const last = items[items.length - 1];
-        const json = dailyRecordsDataJson(
-          {
-            serviceDay,
-            cursor: cursor?.text ?? '',
-            limit,
-            nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
-            items,
-          },
-          { emuCodes, timetables },
-        );
-        return { body: json, records: items.length };
-      });
+      const page = await pages.page(
+        pageKey,
+        recordsVersion(serviceDay),
+        async (version) => {
+          const { items, more } = await days.page(serviceDay, version, limit, cursor?.id);
+          await emuCodes.load(items.map((item) => item.emuId));
+          const timetableIds = items.flatMap((item) =>
+            item.timetableId === null ? [] : [item.timetableId],
+          );
+          if (timetableIds.length > 0) await timetables.load(timetableIds);
+          const last = items[items.length - 1];
+          const json = dailyRecordsDataJson(
+            {
+              serviceDay,
+              cursor: cursor?.text ?? '',
+              limit,
+              nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
+              items,
+            },
+            { emuCodes, timetables },
+          );
+          return { body: json, records: items.length };
+        },
+        // Any cursor and any limit make a page: one asked for once (a client paging from a
+        // random cursor) is sliced from the kept day again rather than kept.
+        { keep: 'when-asked-again' },
+      );
       // Already JSON (the 200 schema's shape, see daily-records-json.ts): sent as it is.
-      return sendDataJson(request, reply, page.bytes, {
+      return sendDataJson(request, reply, page.body, {
         records: page.records,
         etag: page.etag,
       });

@@ -279,7 +279,7 @@ export const timetableTrainRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         },
       );
       await quotaOf(request).charge(costs.timetableHistory.of(page.records));
-      return sendDataJson(request, reply, page.bytes, { etag: page.etag });
+      return sendDataJson(request, reply, page.body, { etag: page.etag });
     },
   );
 };

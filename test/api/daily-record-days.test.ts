@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DailyRecordDays } from '../../src/http/api/daily-record-days.js';
+import {
+  DAILY_RECORDS_PAGE_SQL,
+  dailyRecordsPageParams,
+} from '../../src/http/api/daily-records-page.js';
+import type { Queryable } from '../../src/shared/db/db.js';
+import { busyDay, seedDay, storedRecords } from './helpers/api-fixtures.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+
+/**
+ * Pages sliced from a kept day are the pages the page's own SQL returns, for any cursor and
+ * limit; a day is read once per version, concurrent misses included; a new version is read
+ * again and shows what changed.
+ */
+const t = useTestDatabase();
+let day: number;
+let ids: number[];
+
+/** The db, counting the queries that reach it. */
+function counted(db: Queryable): Queryable & { queries: number } {
+  const wrapper = {
+    queries: 0,
+    copyFrom: db.copyFrom.bind(db),
+    query: ((text: string, params?: unknown[]) => {
+      wrapper.queries++;
+      return db.query(text, params);
+    }) as Queryable['query'],
+  };
+  return wrapper;
+}
+
+/** The page as DAILY_RECORDS_PAGE_SQL returns it: record ids, and whether more follow. */
+async function sqlPage(
+  limit: number,
+  beforeId?: number,
+): Promise<{ ids: number[]; more: boolean }> {
+  const r = await t.current.db.query<{ page: string | null }>(
+    DAILY_RECORDS_PAGE_SQL,
+    dailyRecordsPageParams(day, limit, beforeId),
+  );
+  const lines = r.rows[0]!.page ? r.rows[0]!.page.split('\n') : [];
+  const found = lines.map((line) => Number(line.split(',')[0]));
+  return { ids: found.slice(0, limit), more: found.length > limit };
+}
+
+beforeAll(async () => {
+  day = await seedDay(t.current.db, '20260810', busyDay(2000));
+  ids = (await storedRecords(t.current.db, day)).map((r) => r.id);
+});
+
+describe('DailyRecordDays', () => {
+  it('slices the pages the page SQL returns, for every cursor and limit, ends included', async () => {
+    const days = new DailyRecordDays(t.current.db);
+    // Cursors: every record id, one above them all, one below them all, one between two ids.
+    const cursors: (number | undefined)[] = [undefined, ...ids, ids[0]! + 1000, 1, ids[3]! - 1];
+    for (const beforeId of cursors) {
+      for (const limit of [1, 7, ids.length - 1, ids.length, 200]) {
+        const page = await days.page(day, 'records:v1', limit, beforeId);
+        expect(
+          { ids: page.items.map((i) => i.id), more: page.more },
+          `${beforeId}/${limit}`,
+        ).toEqual(await sqlPage(limit, beforeId));
+      }
+    }
+  });
+
+  it('reads a day once per version, concurrent misses sharing the read', async () => {
+    const db = counted(t.current.db);
+    const days = new DailyRecordDays(db);
+    const pages = await Promise.all(
+      [5, 6, 7, 8].map((limit) => days.page(day, 'records:v1', limit, ids[10])),
+    );
+    expect(pages.map((p) => p.items.length)).toEqual([5, 6, 7, 8]);
+    await days.page(day, 'records:v1', 20);
+    expect(db.queries).toBe(1);
+    await days.page(day, 'records:v2', 20);
+    expect(db.queries).toBe(2);
+  });
+
+  it('shows a change from the next version on, and keeps the version it read before', async () => {
+    const days = new DailyRecordDays(t.current.db);
+    const before = await days.page(day, 'records:v1', 5);
+    await t.current.db.query('DELETE FROM daily_records WHERE id = $1', [ids[0]]);
+    // The same version: the day as read (a build that deletes moves the version).
+    expect((await days.page(day, 'records:v1', 5)).items).toEqual(before.items);
+    const after = await days.page(day, 'records:v2', 5);
+    expect(after.items.map((i) => i.id)).toEqual(ids.slice(1, 6));
+  });
+
+  it('answers an empty day with no items and no more', async () => {
+    const days = new DailyRecordDays(t.current.db);
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], more: false });
+  });
+
+  it('reads a day again once the bytes bound pushed it out', async () => {
+    const db = counted(t.current.db);
+    // Room for one read of the day (its 46 items take about 7 KB): the second pushes the first out.
+    const days = new DailyRecordDays(db, { maxBytes: 10 * 1024 });
+    await days.page(day, 'records:v1', 5);
+    await days.page(day, 'records:v2', 5);
+    await days.page(day, 'records:v1', 5);
+    expect(db.queries).toBe(3);
+  });
+});

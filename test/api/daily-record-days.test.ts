@@ -52,54 +52,86 @@ beforeAll(async () => {
 describe('DailyRecordDays', () => {
   it('slices the pages the page SQL returns, for every cursor and limit, ends included', async () => {
     const days = new DailyRecordDays(t.current.db);
+    await days.read(day, 'records:v1');
+    const db = counted(t.current.db);
+    const sliced = new DailyRecordDays(db);
+    await sliced.read(day, 'records:v1');
     // Cursors: every record id, one above them all, one below them all, one between two ids.
     const cursors: (number | undefined)[] = [undefined, ...ids, ids[0]! + 1000, 1, ids[3]! - 1];
     for (const beforeId of cursors) {
       for (const limit of [1, 7, ids.length - 1, ids.length, 200]) {
-        const page = await days.page(day, 'records:v1', limit, beforeId);
+        const page = await sliced.page(day, 'records:v1', limit, beforeId);
         expect(
           { ids: page.items.map((i) => i.id), more: page.more },
           `${beforeId}/${limit}`,
         ).toEqual(await sqlPage(limit, beforeId));
       }
     }
+    // All from memory: the one query is the day's read.
+    expect(db.queries).toBe(1);
   });
 
-  it('reads a day once per version, concurrent misses sharing the read', async () => {
+  it('queries the first page missed at a version, reads the day on the second, slices after', async () => {
     const db = counted(t.current.db);
     const days = new DailyRecordDays(db);
+    const first = await days.page(day, 'records:v1', 5);
+    expect(first.items.map((i) => i.id)).toEqual(ids.slice(0, 5));
+    expect(db.queries).toBe(1);
+    // The second miss: its own page query, and the day's read in the background.
+    const second = await days.page(day, 'records:v1', 6, ids[4]);
+    expect(second.items.map((i) => i.id)).toEqual(ids.slice(5, 11));
+    await days.read(day, 'records:v1'); // the read begun by the miss, waited for: not a second
+    const queries = db.queries;
+    expect(queries).toBe(3);
     const pages = await Promise.all(
       [5, 6, 7, 8].map((limit) => days.page(day, 'records:v1', limit, ids[10])),
     );
-    expect(pages.map((p) => p.items.length)).toEqual([5, 6, 7, 8]);
-    await days.page(day, 'records:v1', 20);
-    expect(db.queries).toBe(1);
+    expect(pages.map((p) => p.items.map((i) => i.id))).toEqual(
+      [5, 6, 7, 8].map((n) => ids.slice(11, 11 + n)),
+    );
+    expect(db.queries).toBe(queries);
+    // A new version: missed again, queried again.
     await days.page(day, 'records:v2', 20);
-    expect(db.queries).toBe(2);
+    expect(db.queries).toBe(queries + 1);
   });
 
   it('shows a change from the next version on, and keeps the version it read before', async () => {
     const days = new DailyRecordDays(t.current.db);
+    await days.read(day, 'records:v1');
     const before = await days.page(day, 'records:v1', 5);
     await t.current.db.query('DELETE FROM daily_records WHERE id = $1', [ids[0]]);
     // The same version: the day as read (a build that deletes moves the version).
     expect((await days.page(day, 'records:v1', 5)).items).toEqual(before.items);
     const after = await days.page(day, 'records:v2', 5);
     expect(after.items.map((i) => i.id)).toEqual(ids.slice(1, 6));
+    await days.read(day, 'records:v2');
+    expect((await days.page(day, 'records:v2', 5)).items.map((i) => i.id)).toEqual(ids.slice(1, 6));
   });
 
-  it('answers an empty day with no items and no more', async () => {
+  it('answers an empty day with no items and no more, read whole or not', async () => {
     const days = new DailyRecordDays(t.current.db);
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], more: false });
+    await days.read(day + 100, 'records:v0');
     expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], more: false });
   });
 
-  it('reads a day again once the bytes bound pushed it out', async () => {
+  it('keeps one read per day, and reads a day again once the bytes bound pushed it out', async () => {
     const db = counted(t.current.db);
-    // Room for one read of the day (its 46 items take about 7 KB): the second pushes the first out.
+    // Room for one read of the day (its 46 items take about 7 KB).
     const days = new DailyRecordDays(db, { maxBytes: 10 * 1024 });
+    await days.read(day, 'records:v1');
     await days.page(day, 'records:v1', 5);
-    await days.page(day, 'records:v2', 5);
+    expect(db.queries).toBe(1);
+    // A newer read of the day replaces the older.
+    await days.read(day, 'records:v2');
     await days.page(day, 'records:v1', 5);
     expect(db.queries).toBe(3);
+    await days.page(day, 'records:v2', 5);
+    expect(db.queries).toBe(3);
+    // A bound smaller than the day: read, not kept, every page queried.
+    const small = new DailyRecordDays(db, { maxBytes: 1024 });
+    await small.read(day, 'records:v2');
+    await small.page(day, 'records:v2', 5);
+    expect(db.queries).toBe(5);
   });
 });

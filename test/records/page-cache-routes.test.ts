@@ -50,6 +50,8 @@ describe('cached pages on the routes, in two apps', () => {
     const first = await Promise.all(apps.map((app) => data(app, RECORDS)));
     expect(first[1]).toBe(first[0]);
     expect(JSON.parse(first[0]!).items).toHaveLength(2);
+    // A records page is kept from its second request at a version (keep: 'when-asked-again').
+    for (const app of apps) expect(await data(app, RECORDS)).toBe(first[0]);
 
     // A write that is not a build (and bumps nothing) does not reach kept pages: they are kept.
     await t.current.db.query(

@@ -71,3 +71,26 @@ export function parseRecordLine(line: string): DailyRecordRow {
     trainCode: line.slice(d + 1),
   };
 }
+
+/**
+ * One page of a service day's records, highest id first, as lines (parseRecordLine reads them),
+ * and whether more follow. `beforeId` is the id of the previous page's last record (from the
+ * cursor); absent = first page.
+ */
+export async function dailyRecordsPage(
+  db: Queryable,
+  serviceDay: number,
+  limit: number,
+  beforeId?: number,
+): Promise<{ lines: string[]; more: boolean }> {
+  const r = await db.query<{ page: string | null }>(
+    DAILY_RECORDS_PAGE_SQL,
+    dailyRecordsPageParams(serviceDay, limit, beforeId),
+  );
+  const page = r.rows[0]?.page;
+  if (!page) return { lines: [], more: false };
+  const lines = page.split('\n', limit + 1);
+  const more = lines.length > limit;
+  if (more) lines.length = limit;
+  return { lines, more };
+}

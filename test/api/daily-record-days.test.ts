@@ -4,6 +4,8 @@ import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
 } from '../../src/http/api/daily-records-page.js';
+import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
 import { busyDay, seedDay, storedRecords } from './helpers/api-fixtures.js';
 import { useTestDatabase } from '../helpers/test-db.js';
@@ -16,6 +18,11 @@ import { useTestDatabase } from '../helpers/test-db.js';
 const t = useTestDatabase();
 let day: number;
 let ids: number[];
+
+/** Mapping caches over `db` (their queries count as the db's). */
+function cachesOf(db: Queryable) {
+  return { emuCodes: new EmuCodeCache(db), timetables: new TimetableSummaryCache(db) };
+}
 
 /** The db, counting the queries that reach it. */
 function counted(db: Queryable): Queryable & { queries: number } {
@@ -51,10 +58,10 @@ beforeAll(async () => {
 
 describe('DailyRecordDays', () => {
   it('slices the pages the page SQL returns, for every cursor and limit, ends included', async () => {
-    const days = new DailyRecordDays(t.current.db);
+    const days = new DailyRecordDays(t.current.db, cachesOf(t.current.db));
     await days.read(day, 'records:v1');
     const db = counted(t.current.db);
-    const sliced = new DailyRecordDays(db);
+    const sliced = new DailyRecordDays(db, cachesOf(t.current.db));
     await sliced.read(day, 'records:v1');
     // Cursors: every record id, one above them all, one below them all, one between two ids.
     const cursors: (number | undefined)[] = [undefined, ...ids, ids[0]! + 1000, 1, ids[3]! - 1];
@@ -69,11 +76,25 @@ describe('DailyRecordDays', () => {
     }
     // All from memory: the one query is the day's read.
     expect(db.queries).toBe(1);
+    // The same items and JSON as a page queried on its own (a new instance: no day kept).
+    for (const [limit, beforeId] of [
+      [5, undefined],
+      [7, ids[9]],
+      [200, ids[30]],
+    ] as const) {
+      const queried = await new DailyRecordDays(t.current.db, cachesOf(t.current.db)).page(
+        day,
+        'records:v1',
+        limit,
+        beforeId,
+      );
+      expect(await sliced.page(day, 'records:v1', limit, beforeId)).toEqual(queried);
+    }
   });
 
   it('queries the first page missed at a version, reads the day on the second, slices after', async () => {
     const db = counted(t.current.db);
-    const days = new DailyRecordDays(db);
+    const days = new DailyRecordDays(db, cachesOf(t.current.db));
     const first = await days.page(day, 'records:v1', 5);
     expect(first.items.map((i) => i.id)).toEqual(ids.slice(0, 5));
     expect(db.queries).toBe(1);
@@ -96,7 +117,7 @@ describe('DailyRecordDays', () => {
   });
 
   it('shows a change from the next version on, and keeps the version it read before', async () => {
-    const days = new DailyRecordDays(t.current.db);
+    const days = new DailyRecordDays(t.current.db, cachesOf(t.current.db));
     await days.read(day, 'records:v1');
     const before = await days.page(day, 'records:v1', 5);
     await t.current.db.query('DELETE FROM daily_records WHERE id = $1', [ids[0]]);
@@ -109,16 +130,16 @@ describe('DailyRecordDays', () => {
   });
 
   it('answers an empty day with no items and no more, read whole or not', async () => {
-    const days = new DailyRecordDays(t.current.db);
-    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], more: false });
+    const days = new DailyRecordDays(t.current.db, cachesOf(t.current.db));
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], itemsJson: '', more: false });
     await days.read(day + 100, 'records:v0');
-    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], more: false });
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], itemsJson: '', more: false });
   });
 
   it('keeps one read per day, and reads a day again once the bytes bound pushed it out', async () => {
     const db = counted(t.current.db);
-    // Room for one read of the day (its 46 items take about 7 KB).
-    const days = new DailyRecordDays(db, { maxBytes: 10 * 1024 });
+    // Room for one read of the day (its 46 items take about 14 KB: their JSON twice).
+    const days = new DailyRecordDays(db, cachesOf(t.current.db), { maxBytes: 20 * 1024 });
     await days.read(day, 'records:v1');
     await days.page(day, 'records:v1', 5);
     expect(db.queries).toBe(1);
@@ -129,7 +150,7 @@ describe('DailyRecordDays', () => {
     await days.page(day, 'records:v2', 5);
     expect(db.queries).toBe(3);
     // A bound smaller than the day: read, not kept, every page queried.
-    const small = new DailyRecordDays(db, { maxBytes: 1024 });
+    const small = new DailyRecordDays(db, cachesOf(t.current.db), { maxBytes: 1024 });
     await small.read(day, 'records:v2');
     await small.page(day, 'records:v2', 5);
     expect(db.queries).toBe(5);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/shared/db/db.js';
-import { dailyRecordsDataJson, recordItems } from '../../src/http/api/daily-records-json.js';
+import {
+  dailyRecordsDataJson,
+  recordItems,
+  withMappingMembers,
+} from '../../src/http/api/daily-records-json.js';
 import { dataEnvelopeJson } from '../../src/http/api/v2-edge.js';
 import type { DailyRecordRow } from '../../src/http/api/daily-records-page.js';
 import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
@@ -71,15 +75,22 @@ describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
         cursor: ['', '20675:123', 'x"\\\u2028y'][rand(3)]!,
         limit: 1 + rand(200),
         nextCursor: rand(2) ? '' : '20675:99',
-        // As the page query writes them (see dailyRecordsPage).
-        items: recordItems(
+      };
+      // As the page query writes them (see dailyRecordsPage).
+      const items = await withMappingMembers(
+        recordItems(
           20675,
           rows.map((r) => `${r.id},${r.emuId},${r.status},${r.timetableId ?? ''},${r.trainCode}`),
         ),
-      };
+        { emuCodes: cache, timetables },
+      );
       const json = dataEnvelopeJson(
         meta,
-        dailyRecordsDataJson(body, { emuCodes: cache, timetables }),
+        dailyRecordsDataJson({
+          ...body,
+          items,
+          itemsJson: items.map((item) => item.json).join(','),
+        }),
       );
       const expected = {
         ok: true,

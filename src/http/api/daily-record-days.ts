@@ -1,6 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../shared/db/db.js';
-import { recordItems, type RecordItemJson } from './daily-records-json.js';
+import {
+  recordItems,
+  withMappingMembers,
+  type MappingCaches,
+  type RecordItemJson,
+} from './daily-records-json.js';
 import { dailyRecordLines, dailyRecordsPage } from './daily-records-page.js';
 
 export interface DailyRecordDaysOptions {
@@ -8,11 +13,24 @@ export interface DailyRecordDaysOptions {
   maxBytes?: number;
 }
 
-/** A day's records at one version: items highest id first, and their ids (for the cursor). */
+/**
+ * A day's records at one version: items highest id first, their ids (for the cursor), and their
+ * JSON joined by commas once, with where each item's begins: a page's items are one slice of it.
+ */
 interface Day {
   version: string;
   ids: Float64Array;
   items: RecordItemJson[];
+  itemsJson: string;
+  /** Where item i begins in itemsJson; the last entry is itemsJson's length + 1. */
+  starts: Uint32Array;
+}
+
+/** A page: its items (mapping members filled), their JSON joined, whether more follow. */
+export interface DailyRecordsSlice {
+  items: RecordItemJson[];
+  itemsJson: string;
+  more: boolean;
 }
 
 /** Days remembered as missed once at a version (see `page`); forgotten all at once past it. */
@@ -43,6 +61,7 @@ export class DailyRecordDays {
 
   constructor(
     private readonly db: Queryable,
+    private readonly caches: MappingCaches,
     options: DailyRecordDaysOptions = {},
   ) {
     this.days = new LRUCache<number, Day>({
@@ -60,19 +79,25 @@ export class DailyRecordDays {
     version: string,
     limit: number,
     beforeId?: number,
-  ): Promise<{ items: RecordItemJson[]; more: boolean }> {
+  ): Promise<DailyRecordsSlice> {
     const day = this.days.get(serviceDay);
     if (day?.version === version) {
       const from = beforeId === undefined ? 0 : firstBelow(day.ids, beforeId);
       const to = Math.min(from + limit, day.items.length);
-      return { items: day.items.slice(from, to), more: to < day.items.length };
+      return {
+        items: day.items.slice(from, to),
+        // A slice of a string is not a copy in V8 (a sliced string over the day's).
+        itemsJson: from < to ? day.itemsJson.slice(day.starts[from], day.starts[to]! - 1) : '',
+        more: to < day.items.length,
+      };
     }
     const readKey = `${version}\u0000${serviceDay}`;
     if (!this.reading.has(readKey) && this.missedBefore(readKey)) {
       void this.read(serviceDay, version).catch(() => {});
     }
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
-    return { items: recordItems(serviceDay, lines), more };
+    const items = await withMappingMembers(recordItems(serviceDay, lines), this.caches);
+    return { items, itemsJson: items.map((item) => item.json).join(','), more };
   }
 
   /**
@@ -86,10 +111,9 @@ export class DailyRecordDays {
     let reading = this.reading.get(readKey);
     if (!reading) {
       reading = dailyRecordLines(this.db, serviceDay)
-        .then((lines) => {
-          const items = recordItems(serviceDay, lines);
-          const ids = Float64Array.from(items, (item) => item.id);
-          this.days.set(serviceDay, { version, ids, items });
+        .then((lines) => withMappingMembers(recordItems(serviceDay, lines), this.caches))
+        .then((items) => {
+          this.days.set(serviceDay, dayOf(version, items));
         })
         .finally(() => this.reading.delete(readKey));
       this.reading.set(readKey, reading);
@@ -106,6 +130,23 @@ export class DailyRecordDays {
   }
 }
 
+function dayOf(version: string, items: RecordItemJson[]): Day {
+  const starts = new Uint32Array(items.length + 1);
+  let at = 0;
+  for (let i = 0; i < items.length; i++) {
+    starts[i] = at;
+    at += items[i]!.json.length + 1;
+  }
+  starts[items.length] = at;
+  return {
+    version,
+    ids: Float64Array.from(items, (item) => item.id),
+    items,
+    itemsJson: items.map((item) => item.json).join(','),
+    starts,
+  };
+}
+
 /** Index of the first id below `id` in ids sorted descending (ids.length when none is). */
 function firstBelow(ids: Float64Array, id: number): number {
   let low = 0;
@@ -118,9 +159,9 @@ function firstBelow(ids: Float64Array, id: number): number {
   return low;
 }
 
-/** What a kept day holds: its items' JSON, an object per item and its id. */
+/** What a kept day holds: its items' JSON twice (each, and joined), an object per item, ids. */
 function byteSize(day: Day): number {
-  let bytes = day.ids.byteLength + 64;
-  for (const item of day.items) bytes += item.json.length + 48;
+  let bytes = day.ids.byteLength + day.starts.byteLength + day.itemsJson.length + 64;
+  for (const item of day.items) bytes += item.json.length + 56;
   return bytes;
 }

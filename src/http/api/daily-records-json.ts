@@ -8,8 +8,8 @@ import type { TimetableSummaryCache } from './timetable-summary-cache.js';
  * The success body of GetDailyRecords, written as JSON text directly: the API's hot path. The
  * generic serializer (fast-json-stringify over the zod schema) needs objects for 200 items and an
  * integer-keyed emuCodeMappings object, then writes a string of ~2,000 pieces. Here each item's
- * JSON is made once per record and version of its day (DailyRecordDays keeps the day's items),
- * and the EMUs' mapping members come from the EMU code cache: a page joins ready-made pieces. The output is the schema's
+ * JSON and its mapping members are made once per record and version of its day (DailyRecordDays
+ * keeps the day's items, and their JSON joined once): a page joins ready-made pieces. The output is the schema's
  * (dailyRecordsDataSchema): the tests parse it with the schema and compare it with the generic
  * serializer's.
  */
@@ -19,6 +19,10 @@ export interface RecordItemJson {
   timetableId: number | null;
   /** The DailyRecordItem as JSON. */
   json: string;
+  /** Its EMU's emuCodeMappings member (withMappingMembers), '' for an EMU not found. */
+  emuMember: string;
+  /** Its timetable's timetableMappings member (withMappingMembers), '' for none. */
+  timetableMember: string;
 }
 
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
@@ -51,12 +55,41 @@ function itemOf(serviceDay: number, line: string): RecordItemJson {
       `{"id":${row.id},"serviceDay":${serviceDay}${timetable},"emuId":${row.emuId}` +
         `${trainCodeMember(row.trainCode)},"status":${row.status}}`,
     ),
+    emuMember: '',
+    timetableMember: '',
   };
 }
 
-/** The items of a day's lines (dailyRecordLines), in their order. */
+/** The items of a day's or a page's lines (daily-records-page.ts), in their order. */
 export function recordItems(serviceDay: number, lines: readonly string[]): RecordItemJson[] {
   return lines.map((line) => itemOf(serviceDay, line));
+}
+
+export interface MappingCaches {
+  emuCodes: EmuCodeCache;
+  timetables: TimetableSummaryCache;
+}
+
+/**
+ * Fills the items' mapping members from the caches (one query each at most, for entries not
+ * cached). A canonical EMU code never changes once registered, nor does a timetable (its id names
+ * its content), so an item's members stay true for as long as the item is kept.
+ */
+export async function withMappingMembers(
+  items: RecordItemJson[],
+  caches: MappingCaches,
+): Promise<RecordItemJson[]> {
+  const timetableIds: number[] = [];
+  for (const item of items) if (item.timetableId !== null) timetableIds.push(item.timetableId);
+  await caches.emuCodes.load(items.map((item) => item.emuId));
+  if (timetableIds.length > 0) await caches.timetables.load(timetableIds);
+  for (const item of items) {
+    item.emuMember = caches.emuCodes.json(item.emuId) ?? '';
+    if (item.timetableId !== null) {
+      item.timetableMember = caches.timetables.json(item.timetableId) ?? '';
+    }
+  }
+  return items;
 }
 
 export interface DailyRecordsPageBody {
@@ -64,44 +97,45 @@ export interface DailyRecordsPageBody {
   cursor: string;
   limit: number;
   nextCursor: string;
+  /** The page's items, their mapping members filled (withMappingMembers). */
   items: readonly RecordItemJson[];
+  /** Their JSON joined by commas (a slice of the day's, when the page is cut from a kept day). */
+  itemsJson: string;
 }
 
 /**
  * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON; the API edge puts it in the
- * envelope (sendDataJson). The items' EMUs and timetables must be loaded in the caches;
- * timetableMappings is written only when an item has a timetable.
+ * envelope (sendDataJson). emuCodeMappings holds each EMU once, timetableMappings each timetable
+ * once and is written only when an item has a timetable.
  */
-export function dailyRecordsDataJson(
-  body: DailyRecordsPageBody,
-  caches: { emuCodes: EmuCodeCache; timetables: TimetableSummaryCache },
-): string {
+export function dailyRecordsDataJson(body: DailyRecordsPageBody): string {
   const { items } = body;
-  const parts = new Array<string>(items.length);
   const seenEmus = new Set<number>();
-  const emuMembers: string[] = [];
+  let emuMembers = '';
   let seenTimetables: Set<number> | undefined;
-  const timetableMembers: string[] = [];
+  let timetableMembers = '';
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    parts[i] = item.json;
     if (!seenEmus.has(item.emuId)) {
       seenEmus.add(item.emuId);
-      const member = caches.emuCodes.json(item.emuId);
-      if (member !== undefined) emuMembers.push(member);
+      if (item.emuMember !== '') {
+        emuMembers = emuMembers === '' ? item.emuMember : `${emuMembers},${item.emuMember}`;
+      }
     }
     if (item.timetableId !== null && !(seenTimetables ??= new Set()).has(item.timetableId)) {
       seenTimetables.add(item.timetableId);
-      const member = caches.timetables.json(item.timetableId);
-      if (member !== undefined) timetableMembers.push(member);
+      const member = item.timetableMember;
+      if (member !== '') {
+        timetableMembers = timetableMembers === '' ? member : `${timetableMembers},${member}`;
+      }
     }
   }
   const timetableMappings =
-    timetableMembers.length > 0 ? `,"timetableMappings":{${timetableMembers.join(',')}}` : '';
+    timetableMembers !== '' ? `,"timetableMappings":{${timetableMembers}}` : '';
   return (
     `{"serviceDay":${body.serviceDay},` +
     `"cursor":${JSON.stringify(body.cursor)},"limit":${body.limit},` +
-    `"nextCursor":${JSON.stringify(body.nextCursor)},"items":[${parts.join(',')}],` +
-    `"emuCodeMappings":{${emuMembers.join(',')}}${timetableMappings}}`
+    `"nextCursor":${JSON.stringify(body.nextCursor)},"items":[${body.itemsJson}],` +
+    `"emuCodeMappings":{${emuMembers}}${timetableMappings}}`
   );
 }

@@ -16,7 +16,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   { services },
 ) => {
   const { config, db, costs, emuCodes, timetables, pages } = services;
-  const days = new DailyRecordDays(db);
+  const days = new DailyRecordDays(db, { emuCodes, timetables });
   app.get(
     '/records/daily',
     {
@@ -56,23 +56,21 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         pageKey,
         recordsVersion(serviceDay),
         async (version) => {
-          const { items, more } = await days.page(serviceDay, version, limit, cursor?.id);
-          await emuCodes.load(items.map((item) => item.emuId));
-          const timetableIds = items.flatMap((item) =>
-            item.timetableId === null ? [] : [item.timetableId],
+          const { items, itemsJson, more } = await days.page(
+            serviceDay,
+            version,
+            limit,
+            cursor?.id,
           );
-          if (timetableIds.length > 0) await timetables.load(timetableIds);
           const last = items[items.length - 1];
-          const json = dailyRecordsDataJson(
-            {
-              serviceDay,
-              cursor: cursor?.text ?? '',
-              limit,
-              nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
-              items,
-            },
-            { emuCodes, timetables },
-          );
+          const json = dailyRecordsDataJson({
+            serviceDay,
+            cursor: cursor?.text ?? '',
+            limit,
+            nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
+            items,
+            itemsJson,
+          });
           return { body: json, records: items.length };
         },
         // Any cursor and any limit make a page: one asked for once (a client paging from a

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DailyRecordDays } from '../../src/http/api/daily-record-days.js';
+import { DailyRecordDays, type DailyRecordsSlice } from '../../src/http/api/daily-record-days.js';
+import { dailyRecordsDataJson } from '../../src/http/api/daily-records-json.js';
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
@@ -76,7 +77,9 @@ describe('DailyRecordDays', () => {
     }
     // All from memory: the one query is the day's read.
     expect(db.queries).toBe(1);
-    // The same items and JSON as a page queried on its own (a new instance: no day kept).
+    // The same bytes as a page queried on its own (a new instance: no day kept).
+    const json = (page: DailyRecordsSlice) =>
+      dailyRecordsDataJson({ serviceDay: day, cursor: '', limit: 1, nextCursor: '', ...page });
     for (const [limit, beforeId] of [
       [5, undefined],
       [7, ids[9]],
@@ -88,7 +91,11 @@ describe('DailyRecordDays', () => {
         limit,
         beforeId,
       );
-      expect(await sliced.page(day, 'records:v1', limit, beforeId)).toEqual(queried);
+      expect(queried.from).toBe(0);
+      const cut = await sliced.page(day, 'records:v1', limit, beforeId);
+      expect(cut.from).toBe(beforeId === undefined ? 0 : ids.indexOf(beforeId) + 1);
+      expect(json(cut)).toBe(json(queried));
+      expect(JSON.parse(json(cut)).emuCodeMappings).not.toEqual({});
     }
   });
 
@@ -131,9 +138,19 @@ describe('DailyRecordDays', () => {
 
   it('answers an empty day with no items and no more, read whole or not', async () => {
     const days = new DailyRecordDays(t.current.db, cachesOf(t.current.db));
-    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], itemsJson: '', more: false });
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({
+      items: [],
+      from: 0,
+      itemsJson: '',
+      more: false,
+    });
     await days.read(day + 100, 'records:v0');
-    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({ items: [], itemsJson: '', more: false });
+    expect(await days.page(day + 100, 'records:v0', 20)).toEqual({
+      items: [],
+      from: 0,
+      itemsJson: '',
+      more: false,
+    });
   });
 
   it('keeps one read per day, and reads a day again once the bytes bound pushed it out', async () => {

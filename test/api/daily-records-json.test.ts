@@ -89,6 +89,7 @@ describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
         dailyRecordsDataJson({
           ...body,
           items,
+          from: 0,
           itemsJson: items.map((item) => item.json).join(','),
         }),
       );

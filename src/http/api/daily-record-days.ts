@@ -26,9 +26,13 @@ interface Day {
   starts: Uint32Array;
 }
 
-/** A page: its items (mapping members filled), their JSON joined, whether more follow. */
+/**
+ * A page: its items (prepared by withMappingMembers over the list they were cut from, at
+ * `from`), their JSON joined, whether more follow.
+ */
 export interface DailyRecordsSlice {
   items: RecordItemJson[];
+  from: number;
   itemsJson: string;
   more: boolean;
 }
@@ -86,6 +90,7 @@ export class DailyRecordDays {
       const to = Math.min(from + limit, day.items.length);
       return {
         items: day.items.slice(from, to),
+        from,
         // A slice of a string is not a copy in V8 (a sliced string over the day's).
         itemsJson: from < to ? day.itemsJson.slice(day.starts[from], day.starts[to]! - 1) : '',
         more: to < day.items.length,
@@ -97,7 +102,7 @@ export class DailyRecordDays {
     }
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
     const items = await withMappingMembers(recordItems(serviceDay, lines), this.caches);
-    return { items, itemsJson: items.map((item) => item.json).join(','), more };
+    return { items, from: 0, itemsJson: items.map((item) => item.json).join(','), more };
   }
 
   /**

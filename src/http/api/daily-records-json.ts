@@ -23,6 +23,14 @@ export interface RecordItemJson {
   emuMember: string;
   /** Its timetable's timetableMappings member (withMappingMembers), '' for none. */
   timetableMember: string;
+  /**
+   * Index, in the list withMappingMembers was given, of the last item before it with the same
+   * EMU (-1: none): in a page cut from that list at `from`, the item is its EMU's first when
+   * this is below `from`, with no set of EMUs seen built per page.
+   */
+  emuBefore: number;
+  /** The same for its timetable (-1 for none, or no timetable). */
+  timetableBefore: number;
 }
 
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
@@ -57,6 +65,8 @@ function itemOf(serviceDay: number, line: string): RecordItemJson {
     ),
     emuMember: '',
     timetableMember: '',
+    emuBefore: -1,
+    timetableBefore: -1,
   };
 }
 
@@ -72,8 +82,9 @@ export interface MappingCaches {
 
 /**
  * Fills the items' mapping members from the caches (one query each at most, for entries not
- * cached). A canonical EMU code never changes once registered, nor does a timetable (its id names
- * its content), so an item's members stay true for as long as the item is kept.
+ * cached), and links each item to the last one before it with the same EMU and timetable
+ * (emuBefore, timetableBefore). A canonical EMU code never changes once registered, nor does a
+ * timetable (its id names its content), so an item's members stay true while the item is kept.
  */
 export async function withMappingMembers(
   items: RecordItemJson[],
@@ -83,10 +94,17 @@ export async function withMappingMembers(
   for (const item of items) if (item.timetableId !== null) timetableIds.push(item.timetableId);
   await caches.emuCodes.load(items.map((item) => item.emuId));
   if (timetableIds.length > 0) await caches.timetables.load(timetableIds);
-  for (const item of items) {
+  const lastOfEmu = new Map<number, number>();
+  const lastOfTimetable = new Map<number, number>();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
     item.emuMember = caches.emuCodes.json(item.emuId) ?? '';
+    item.emuBefore = lastOfEmu.get(item.emuId) ?? -1;
+    lastOfEmu.set(item.emuId, i);
     if (item.timetableId !== null) {
       item.timetableMember = caches.timetables.json(item.timetableId) ?? '';
+      item.timetableBefore = lastOfTimetable.get(item.timetableId) ?? -1;
+      lastOfTimetable.set(item.timetableId, i);
     }
   }
   return items;
@@ -97,8 +115,10 @@ export interface DailyRecordsPageBody {
   cursor: string;
   limit: number;
   nextCursor: string;
-  /** The page's items, their mapping members filled (withMappingMembers). */
+  /** The page's items, prepared by withMappingMembers over a list they were cut from at `from`. */
   items: readonly RecordItemJson[];
+  /** Where the items begin in that list (0: the list is the page). */
+  from: number;
   /** Their JSON joined by commas (a slice of the day's, when the page is cut from a kept day). */
   itemsJson: string;
 }
@@ -106,28 +126,20 @@ export interface DailyRecordsPageBody {
 /**
  * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON; the API edge puts it in the
  * envelope (sendDataJson). emuCodeMappings holds each EMU once, timetableMappings each timetable
- * once and is written only when an item has a timetable.
+ * once and is written only when an item has a timetable, in the order of their first items.
  */
 export function dailyRecordsDataJson(body: DailyRecordsPageBody): string {
-  const { items } = body;
-  const seenEmus = new Set<number>();
+  const { items, from } = body;
   let emuMembers = '';
-  let seenTimetables: Set<number> | undefined;
   let timetableMembers = '';
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    if (!seenEmus.has(item.emuId)) {
-      seenEmus.add(item.emuId);
-      if (item.emuMember !== '') {
-        emuMembers = emuMembers === '' ? item.emuMember : `${emuMembers},${item.emuMember}`;
-      }
+    if (item.emuBefore < from && item.emuMember !== '') {
+      emuMembers = emuMembers === '' ? item.emuMember : `${emuMembers},${item.emuMember}`;
     }
-    if (item.timetableId !== null && !(seenTimetables ??= new Set()).has(item.timetableId)) {
-      seenTimetables.add(item.timetableId);
+    if (item.timetableBefore < from && item.timetableMember !== '') {
       const member = item.timetableMember;
-      if (member !== '') {
-        timetableMembers = timetableMembers === '' ? member : `${timetableMembers},${member}`;
-      }
+      timetableMembers = timetableMembers === '' ? member : `${timetableMembers},${member}`;
     }
   }
   const timetableMappings =

@@ -56,7 +56,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         pageKey,
         recordsVersion(serviceDay),
         async (version) => {
-          const { items, itemsJson, more } = await days.page(
+          const { items, from, itemsJson, more } = await days.page(
             serviceDay,
             version,
             limit,
@@ -69,6 +69,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
             limit,
             nextCursor: more && last ? `${serviceDay}:${last.id}` : '',
             items,
+            from,
             itemsJson,
           });
           return { body: json, records: items.length };

@@ -79,7 +79,13 @@ describe('DailyRecordDays', () => {
     expect(db.queries).toBe(1);
     // The same bytes as a page queried on its own (a new instance: no day kept).
     const json = (page: DailyRecordsSlice) =>
-      dailyRecordsDataJson({ serviceDay: day, cursor: '', limit: 1, nextCursor: '', ...page });
+      dailyRecordsDataJson({
+        serviceDay: day,
+        cursor: '',
+        limit: 1,
+        nextCursor: '',
+        ...page,
+      }).join('');
     for (const [limit, beforeId] of [
       [5, undefined],
       [7, ids[9]],

@@ -91,7 +91,7 @@ describe('dailyRecordsDataJson in the envelope (the hot path writer)', () => {
           items,
           from: 0,
           itemsJson: items.map((item) => item.json).join(','),
-        }),
+        }).join(''),
       );
       const expected = {
         ok: true,

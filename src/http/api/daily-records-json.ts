@@ -124,11 +124,11 @@ export interface DailyRecordsPageBody {
 }
 
 /**
- * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON; the API edge puts it in the
- * envelope (sendDataJson). emuCodeMappings holds each EMU once, timetableMappings each timetable
+ * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON text pieces, in order (joined,
+ * they are the JSON; the API edge writes them into the envelope's bytes: utf8Concat). emuCodeMappings holds each EMU once, timetableMappings each timetable
  * once and is written only when an item has a timetable, in the order of their first items.
  */
-export function dailyRecordsDataJson(body: DailyRecordsPageBody): string {
+export function dailyRecordsDataJson(body: DailyRecordsPageBody): string[] {
   const { items, from } = body;
   let emuMembers = '';
   let timetableMembers = '';
@@ -144,10 +144,13 @@ export function dailyRecordsDataJson(body: DailyRecordsPageBody): string {
   }
   const timetableMappings =
     timetableMembers !== '' ? `,"timetableMappings":{${timetableMembers}}` : '';
-  return (
+  return [
     `{"serviceDay":${body.serviceDay},` +
-    `"cursor":${JSON.stringify(body.cursor)},"limit":${body.limit},` +
-    `"nextCursor":${JSON.stringify(body.nextCursor)},"items":[${body.itemsJson}],` +
-    `"emuCodeMappings":{${emuMembers}}${timetableMappings}}`
-  );
+      `"cursor":${JSON.stringify(body.cursor)},"limit":${body.limit},` +
+      `"nextCursor":${JSON.stringify(body.nextCursor)},"items":[`,
+    body.itemsJson,
+    '],"emuCodeMappings":{',
+    emuMembers,
+    `}${timetableMappings}}`,
+  ];
 }

@@ -93,6 +93,26 @@ export const DATA_ENVELOPE_TAIL = ',"error":""}';
 export const DATA_ENVELOPE_TAIL_BYTES = Buffer.from(DATA_ENVELOPE_TAIL);
 
 /**
+ * Text pieces as one UTF-8 buffer, each piece encoded straight into it: no joined string is
+ * made. A page cut from a kept day is a few pieces, its items a slice of the day's text; joining
+ * them first would copy that slice into a new string (two bytes a character once a station name
+ * is in it) only to encode it again.
+ */
+export function utf8Concat(pieces: readonly string[]): Buffer {
+  let total = 0;
+  for (const piece of pieces) total += Buffer.byteLength(piece);
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const piece of pieces) at += out.write(piece, at);
+  return out;
+}
+
+/** The success envelope around data given as JSON text pieces (utf8Concat), as one buffer. */
+export function dataEnvelopeOfPieces(meta: ApiMeta, data: readonly string[]): Buffer {
+  return utf8Concat([dataEnvelopeHead(meta), ...data, DATA_ENVELOPE_TAIL]);
+}
+
+/**
  * `{"ok":true,"meta":...,"data":<data>,"error":""}` as one buffer, from data already written as
  * UTF-8 JSON bytes: the meta is written in front and the data copied once (no text encoded per
  * request).

@@ -1,13 +1,17 @@
 import { ByteCache, versionEtag } from '../../shared/cache/byte-cache.js';
+import { utf8Concat } from './envelope.js';
 import {
   dataVersionTag,
   type DataVersionReader,
   type DataVersionRef,
 } from '../../shared/cache/data-versions.js';
 
-/** A rendered page: its body (JSON text) and how many records it holds (for per-record costs). */
+/**
+ * A rendered page: its body (JSON text, or its pieces in order: see utf8Concat) and how many
+ * records it holds (for per-record costs).
+ */
 export interface RenderedPage {
-  body: string;
+  body: string | readonly string[];
   records: number;
 }
 
@@ -18,7 +22,7 @@ export interface RenderedPage {
  * the version it shows).
  */
 export interface ServedPage {
-  body: Buffer | string;
+  body: Buffer | string | readonly string[];
   records: number;
   cached: boolean;
   etag: string;
@@ -39,7 +43,7 @@ export interface PageOptions {
 const ASKED_ONCE_LIMIT = 50_000;
 
 interface Rendered {
-  body: Buffer | string;
+  body: Buffer | string | readonly string[];
   records: number;
   /** versionEtag of the key and version it is kept under: digested once, not per request. */
   etag: string;
@@ -82,14 +86,14 @@ export class PageCache {
     if (!rendering) {
       const keep = options.keep !== 'when-asked-again' || this.askedBefore(renderKey);
       rendering = render(version).then((page) => ({
-        body: keep ? Buffer.from(page.body) : page.body,
+        body: !keep ? page.body : bytesOf(page.body),
         records: page.records,
         etag: versionEtag(key, version),
       }));
       this.rendering.set(renderKey, rendering);
       rendering
         .then((entry) => {
-          if (typeof entry.body !== 'string') {
+          if (Buffer.isBuffer(entry.body)) {
             this.cache.set(key, version, entry, entry.body.byteLength);
           }
         })
@@ -112,4 +116,8 @@ export class PageCache {
     const { entries, bytes } = this.cache.stats();
     return { pages: entries, bytes };
   }
+}
+
+function bytesOf(body: string | readonly string[]): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : utf8Concat(body);
 }

@@ -14,6 +14,7 @@ import {
   dataEnvelopeBytes,
   dataEnvelopeHead,
   dataEnvelopeOf,
+  dataEnvelopeOfPieces,
   DATA_ENVELOPE_TAIL,
   errorEnvelopeOf,
   QUOTA_HEADERS,
@@ -64,14 +65,14 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
 
 /**
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
- * or cached page, as text or as UTF-8 bytes: settles a per-record cost for `records` records, and
+ * or cached page, as text, as UTF-8 bytes or as text pieces (utf8Concat): settles a per-record cost for `records` records, and
  * sends the success envelope around it. The data must match the route's 200 data schema. Bytes are
  * sent as one buffer copied from the page's own (no text is encoded per request).
  */
 export async function sendDataJson(
   request: FastifyRequest,
   reply: FastifyReply,
-  data: string | Buffer,
+  data: string | Buffer | readonly string[],
   options: {
     records?: number;
     /** The data's strong entity tag, when known (a kept page's): not digested again. */
@@ -84,7 +85,8 @@ export async function sendDataJson(
   const meta = await quota.meta();
   reply.header('content-type', 'application/json; charset=utf-8');
   if (typeof data === 'string') return reply.send(dataEnvelopeJson(meta, data));
-  return reply.send(dataEnvelopeBytes(meta, data));
+  if (Buffer.isBuffer(data)) return reply.send(dataEnvelopeBytes(meta, data));
+  return reply.send(dataEnvelopeOfPieces(meta, data));
 }
 
 /** `{"ok":true,"meta":...,"data":<dataJson>,"error":""}`: the success envelope around data already written as JSON. */

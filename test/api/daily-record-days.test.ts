@@ -177,5 +177,9 @@ describe('DailyRecordDays', () => {
     await small.read(day, 'records:v2');
     await small.page(day, 'records:v2', 5);
     expect(db.queries).toBe(5);
+    // Found too large at a version, the day is not read whole again on later misses at it.
+    for (let i = 0; i < 4; i++) await small.page(day, 'records:v2', 5, ids[i]);
+    // (A day's read is counted when it starts: without the rule, the 2nd and 4th miss would start one.)
+    expect(db.queries).toBe(9);
   });
 });

@@ -37,7 +37,7 @@ export interface DailyRecordsSlice {
   more: boolean;
 }
 
-/** Days remembered as missed once at a version (see `page`); forgotten all at once past it. */
+/** Days remembered as missed once, or as too large, at a version (see `page`); forgotten all at once past it. */
 const MISSED_ONCE_LIMIT = 10_000;
 
 /**
@@ -62,14 +62,18 @@ export class DailyRecordDays {
   private readonly reading = new Map<string, Promise<void>>();
   /** `version\0serviceDay` of days missed once at that version. */
   private readonly missedOnce = new Set<string>();
+  /** `version\0serviceDay` of days read and found larger than the bound: not read again. */
+  private readonly tooLarge = new Set<string>();
+  private readonly maxBytes: number;
 
   constructor(
     private readonly db: Queryable,
     private readonly caches: MappingCaches,
     options: DailyRecordDaysOptions = {},
   ) {
+    this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
     this.days = new LRUCache<number, Day>({
-      maxSize: options.maxBytes ?? 16 * 1024 * 1024,
+      maxSize: this.maxBytes,
       sizeCalculation: byteSize,
     });
   }
@@ -97,7 +101,7 @@ export class DailyRecordDays {
       };
     }
     const readKey = `${version}\u0000${serviceDay}`;
-    if (!this.reading.has(readKey) && this.missedBefore(readKey)) {
+    if (!this.reading.has(readKey) && !this.tooLarge.has(readKey) && this.missedBefore(readKey)) {
       void this.read(serviceDay, version).catch(() => {});
     }
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
@@ -118,7 +122,11 @@ export class DailyRecordDays {
       reading = dailyRecordLines(this.db, serviceDay)
         .then((lines) => withMappingMembers(recordItems(serviceDay, lines), this.caches))
         .then((items) => {
-          this.days.set(serviceDay, dayOf(version, items));
+          const day = dayOf(version, items);
+          // A day over the bound is not kept: remembered, so that its pages are queried on
+          // their own instead of the whole day being read again on every second miss.
+          if (byteSize(day) > this.maxBytes) remember(this.tooLarge, readKey);
+          else this.days.set(serviceDay, day);
         })
         .finally(() => this.reading.delete(readKey));
       this.reading.set(readKey, reading);
@@ -129,10 +137,15 @@ export class DailyRecordDays {
   /** Whether `readKey` missed once already (and is forgotten now); else remembers it. */
   private missedBefore(readKey: string): boolean {
     if (this.missedOnce.delete(readKey)) return true;
-    if (this.missedOnce.size >= MISSED_ONCE_LIMIT) this.missedOnce.clear();
-    this.missedOnce.add(readKey);
+    remember(this.missedOnce, readKey);
     return false;
   }
+}
+
+/** Adds `key` to a set of at most MISSED_ONCE_LIMIT keys, forgotten all at once past it. */
+function remember(keys: Set<string>, key: string): void {
+  if (keys.size >= MISSED_ONCE_LIMIT) keys.clear();
+  keys.add(key);
 }
 
 function dayOf(version: string, items: RecordItemJson[]): Day {

@@ -65,6 +65,9 @@ describe("the site's sign-in", () => {
       { scrypt },
     );
     const { csrf, token } = await loginForm();
+    // Every password of the burst is wrong: a right one would reset the account's count when it
+    // settles (the rule: a proven password starts the pair afresh), and how many more of the
+    // burst it let through would depend on when its settle landed among them.
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         site.app.inject({
@@ -76,13 +79,14 @@ describe("the site's sign-in", () => {
           payload: new URLSearchParams({
             _csrf: token,
             log: 'wl_race',
-            pwd: i === 0 ? 'wl-race-long-passphrase' : `wrong-${i}`,
+            pwd: `wrong-${i}`,
           }).toString(),
         }),
       ),
     );
     const statuses = results.map((r) => r.statusCode);
-    const evaluated = statuses.filter((s) => s === 303 || s === 401).length;
+    const evaluated = statuses.filter((s) => s === 401).length;
+    expect(evaluated).toBeGreaterThan(0);
     expect(evaluated).toBeLessThanOrEqual(10);
     expect(statuses.filter((s) => s === 429).length).toBe(40 - evaluated);
     expect(results.find((r) => r.statusCode === 429)!.headers['retry-after']).toBeDefined();

@@ -37,6 +37,28 @@ export const POST_ORDERBY = [
   'title',
 ] as const;
 
+/** A post's `guid`, raw and rendered: the posts schema's, and its revisions' (revisions-controller.ts). */
+export const POST_GUID: ArgSchema = {
+  description: 'The globally unique identifier for the post.',
+  type: 'object',
+  context: VE,
+  readonly: true,
+  properties: {
+    raw: {
+      description: 'GUID for the post, as it exists in the database.',
+      type: 'string',
+      context: E,
+      readonly: true,
+    },
+    rendered: {
+      description: 'GUID for the post, transformed for display.',
+      type: 'string',
+      context: VE,
+      readonly: true,
+    },
+  },
+};
+
 /** The item schema of a post type (WP_REST_Posts_Controller::get_item_schema, per type). */
 export function postSchema(type: PostTypeInfo): ResourceSchema {
   const s = type.supports;
@@ -53,26 +75,7 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
       format: 'date-time',
       context: VE,
     },
-    guid: {
-      description: 'The globally unique identifier for the post.',
-      type: 'object',
-      context: VE,
-      readonly: true,
-      properties: {
-        raw: {
-          description: 'GUID for the post, as it exists in the database.',
-          type: 'string',
-          context: E,
-          readonly: true,
-        },
-        rendered: {
-          description: 'GUID for the post, transformed for display.',
-          type: 'string',
-          context: VE,
-          readonly: true,
-        },
-      },
-    },
+    guid: POST_GUID,
     id: {
       description: 'Unique identifier for the post.',
       type: 'integer',

@@ -18,7 +18,7 @@ import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, READABLE } from '../rest/route-registry.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import { writeArgs } from './post-schema.js';
+import { POST_GUID, writeArgs } from './post-schema.js';
 import type { PostsController } from './posts-controller.js';
 import {
   collectionArgs,
@@ -36,39 +36,17 @@ import {
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 
-/** The `guid` of a revision of a post type whose schema has one: raw and rendered. */
-const REVISION_GUID: ArgSchema = {
-  description: 'The globally unique identifier for the post.',
-  type: 'object',
-  context: VE,
-  readonly: true,
-  properties: {
-    raw: {
-      description: 'GUID for the post, as it exists in the database.',
-      type: 'string',
-      context: ['edit'],
-      readonly: true,
-    },
-    rendered: {
-      description: 'GUID for the post, transformed for display.',
-      type: 'string',
-      context: VE,
-      readonly: true,
-    },
-  },
-};
-
 /**
  * WP_REST_Revisions_Controller::get_item_schema: its own properties, and `title`, `content`,
  * `excerpt` as the parent type's schema has them (a block's title and content with `raw` in the
  * view context and no `rendered`, no excerpt); the autosaves controller adds `preview_link`.
- * `guid` is the revisions controller's unless given (a type whose schema has none to lend it).
+ * `guid` is a post's (POST_GUID) unless given (a type whose schema has none to lend it).
  */
 export function revisionSchema(
   parent: ResourceSchema,
   typeName: string,
   autosave: boolean,
-  guid: ArgSchema = REVISION_GUID,
+  guid: ArgSchema = POST_GUID,
 ): ResourceSchema {
   const props: Record<string, ArgSchema> = {
     author: {

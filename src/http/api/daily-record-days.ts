@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { BoundedKeySet } from '../../shared/cache/bounded-key-set.js';
 import type { Queryable } from '../../shared/db/db.js';
 import {
   recordItems,
@@ -37,8 +38,8 @@ export interface DailyRecordsSlice {
   more: boolean;
 }
 
-/** Days remembered as missed once, or as too large, at a version (see `page`); forgotten all at once past it. */
-const MISSED_ONCE_LIMIT = 10_000;
+/** Days remembered as missed once, or as too large, at a version (see `page`). */
+const REMEMBERED_LIMIT = 10_000;
 
 /**
  * The pages of GetDailyRecords as items (daily-records-json.ts), from the page's own query or
@@ -61,9 +62,9 @@ export class DailyRecordDays {
   /** Reads in progress, by `version\0serviceDay`. */
   private readonly reading = new Map<string, Promise<void>>();
   /** `version\0serviceDay` of days missed once at that version. */
-  private readonly missedOnce = new Set<string>();
+  private readonly missedOnce = new BoundedKeySet(REMEMBERED_LIMIT);
   /** `version\0serviceDay` of days read and found larger than the bound: not read again. */
-  private readonly tooLarge = new Set<string>();
+  private readonly tooLarge = new BoundedKeySet(REMEMBERED_LIMIT);
   private readonly maxBytes: number;
 
   constructor(
@@ -88,8 +89,8 @@ export class DailyRecordDays {
     limit: number,
     beforeId?: number,
   ): Promise<DailyRecordsSlice> {
-    const day = this.days.get(serviceDay);
-    if (day?.version === version) {
+    const day = this.kept(serviceDay, version);
+    if (day) {
       const from = beforeId === undefined ? 0 : firstBelow(day.ids, beforeId);
       const to = Math.min(from + limit, day.items.length);
       return {
@@ -101,12 +102,22 @@ export class DailyRecordDays {
       };
     }
     const readKey = `${version}\u0000${serviceDay}`;
-    if (!this.reading.has(readKey) && !this.tooLarge.has(readKey) && this.missedBefore(readKey)) {
+    if (
+      !this.reading.has(readKey) &&
+      !this.tooLarge.has(readKey) &&
+      this.missedOnce.seenBefore(readKey)
+    ) {
       void this.read(serviceDay, version).catch(() => {});
     }
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
     const items = await withMappingMembers(recordItems(serviceDay, lines), this.caches);
     return { items, from: 0, itemsJson: items.map((item) => item.json).join(','), more };
+  }
+
+  /** The day as kept, if it was read at `version`. */
+  private kept(serviceDay: number, version: string): Day | undefined {
+    const day = this.days.get(serviceDay);
+    return day?.version === version ? day : undefined;
   }
 
   /**
@@ -115,7 +126,7 @@ export class DailyRecordDays {
    * read is not kept, and a later miss reads again.
    */
   read(serviceDay: number, version: string): Promise<void> {
-    if (this.days.get(serviceDay)?.version === version) return Promise.resolve();
+    if (this.kept(serviceDay, version)) return Promise.resolve();
     const readKey = `${version}\u0000${serviceDay}`;
     let reading = this.reading.get(readKey);
     if (!reading) {
@@ -125,7 +136,7 @@ export class DailyRecordDays {
           const day = dayOf(version, items);
           // A day over the bound is not kept: remembered, so that its pages are queried on
           // their own instead of the whole day being read again on every second miss.
-          if (byteSize(day) > this.maxBytes) remember(this.tooLarge, readKey);
+          if (byteSize(day) > this.maxBytes) this.tooLarge.add(readKey);
           else this.days.set(serviceDay, day);
         })
         .finally(() => this.reading.delete(readKey));
@@ -133,19 +144,6 @@ export class DailyRecordDays {
     }
     return reading;
   }
-
-  /** Whether `readKey` missed once already (and is forgotten now); else remembers it. */
-  private missedBefore(readKey: string): boolean {
-    if (this.missedOnce.delete(readKey)) return true;
-    remember(this.missedOnce, readKey);
-    return false;
-  }
-}
-
-/** Adds `key` to a set of at most MISSED_ONCE_LIMIT keys, forgotten all at once past it. */
-function remember(keys: Set<string>, key: string): void {
-  if (keys.size >= MISSED_ONCE_LIMIT) keys.clear();
-  keys.add(key);
 }
 
 function dayOf(version: string, items: RecordItemJson[]): Day {

@@ -1,10 +1,11 @@
+import { BoundedKeySet } from '../../shared/cache/bounded-key-set.js';
 import { ByteCache, versionEtag } from '../../shared/cache/byte-cache.js';
-import { utf8Concat } from './envelope.js';
 import {
   dataVersionTag,
   type DataVersionReader,
   type DataVersionRef,
 } from '../../shared/cache/data-versions.js';
+import { utf8Concat } from './envelope.js';
 
 /**
  * A rendered page: its body (JSON text, or its pieces in order: see utf8Concat) and how many
@@ -60,7 +61,7 @@ export class PageCache {
   /** Renders in progress: concurrent misses of one page and version share one render. */
   private readonly rendering = new Map<string, Promise<Rendered>>();
   /** `version\0key` of pages asked for once, not kept yet (PageOptions.keep). */
-  private readonly askedOnce = new Set<string>();
+  private readonly askedOnce = new BoundedKeySet(ASKED_ONCE_LIMIT);
 
   constructor(
     private readonly versions: DataVersionReader,
@@ -84,7 +85,7 @@ export class PageCache {
     const renderKey = `${version}\u0000${key}`;
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
-      const keep = options.keep !== 'when-asked-again' || this.askedBefore(renderKey);
+      const keep = options.keep !== 'when-asked-again' || this.askedOnce.seenBefore(renderKey);
       rendering = render(version).then((page) => ({
         body: !keep ? page.body : bytesOf(page.body),
         records: page.records,
@@ -101,14 +102,6 @@ export class PageCache {
         .finally(() => this.rendering.delete(renderKey));
     }
     return { ...(await rendering), cached: false };
-  }
-
-  /** Whether `renderKey` was asked for once already (and is forgotten now); else remembers it. */
-  private askedBefore(renderKey: string): boolean {
-    if (this.askedOnce.delete(renderKey)) return true;
-    if (this.askedOnce.size >= ASKED_ONCE_LIMIT) this.askedOnce.clear();
-    this.askedOnce.add(renderKey);
-    return false;
   }
 
   /** Pages kept, and their size. */

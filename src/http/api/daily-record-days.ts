@@ -10,7 +10,7 @@ import {
 import { dailyRecordLines, dailyRecordsPage } from './daily-records-page.js';
 
 export interface DailyRecordDaysOptions {
-  /** Bytes of items kept, over all days (a day of 12,000 records takes about 3.5 MB). Default 16 MiB. */
+  /** Bytes of items kept, over all days (a 12,000-record day takes about 3.5 MB). Default 16 MiB. */
   maxBytes?: number;
 }
 

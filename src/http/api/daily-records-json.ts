@@ -9,9 +9,9 @@ import type { TimetableSummaryCache } from './timetable-summary-cache.js';
  * generic serializer (fast-json-stringify over the zod schema) needs objects for 200 items and an
  * integer-keyed emuCodeMappings object, then writes a string of ~2,000 pieces. Here each item's
  * JSON and its mapping members are made once per record and version of its day (DailyRecordDays
- * keeps the day's items, and their JSON joined once): a page joins ready-made pieces. The output is the schema's
- * (dailyRecordsDataSchema): the tests parse it with the schema and compare it with the generic
- * serializer's.
+ * keeps the day's items, and their JSON joined once): a page joins ready-made pieces. The output
+ * is the schema's (dailyRecordsDataSchema): the tests parse it with the schema and compare it
+ * with the generic serializer's.
  */
 export interface RecordItemJson {
   id: number;
@@ -125,8 +125,9 @@ export interface DailyRecordsPageBody {
 
 /**
  * The data of GetDailyRecords (dailyRecordsDataSchema) as JSON text pieces, in order (joined,
- * they are the JSON; the API edge writes them into the envelope's bytes: utf8Concat). emuCodeMappings holds each EMU once, timetableMappings each timetable
- * once and is written only when an item has a timetable, in the order of their first items.
+ * they are the JSON; the API edge writes them into the envelope's bytes: utf8Concat).
+ * emuCodeMappings holds each EMU once, timetableMappings each timetable once and is written only
+ * when an item has a timetable, in the order of their first items.
  */
 export function dailyRecordsDataJson(body: DailyRecordsPageBody): string[] {
   const { items, from } = body;

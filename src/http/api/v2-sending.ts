@@ -65,9 +65,10 @@ async function settleRecords(request: FastifyRequest, records: number): Promise<
 
 /**
  * Answers an operation's data already written as JSON (the value of `data`), e.g. a pre-rendered
- * or cached page, as text, as UTF-8 bytes or as text pieces (utf8Concat): settles a per-record cost for `records` records, and
- * sends the success envelope around it. The data must match the route's 200 data schema. Bytes are
- * sent as one buffer copied from the page's own (no text is encoded per request).
+ * or cached page, as text, as UTF-8 bytes or as text pieces (utf8Concat): settles a per-record
+ * cost for `records` records, and sends the success envelope around it. The data must match the
+ * route's 200 data schema. Bytes are sent as one buffer copied from the page's own (no text is
+ * encoded per request).
  */
 export async function sendDataJson(
   request: FastifyRequest,

@@ -37,7 +37,7 @@ export const POST_ORDERBY = [
   'title',
 ] as const;
 
-/** A post's `guid`, raw and rendered: the posts schema's, and its revisions' (revisions-controller.ts). */
+/** A post's `guid`, raw and rendered: the posts schema's and its revisions' (revisionSchema). */
 export const POST_GUID: ArgSchema = {
   description: 'The globally unique identifier for the post.',
   type: 'object',

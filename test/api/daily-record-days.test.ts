@@ -9,6 +9,7 @@ import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
 import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
 import { busyDay, seedDay, storedRecords } from './helpers/api-fixtures.js';
+import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**
@@ -23,19 +24,6 @@ let ids: number[];
 /** Mapping caches over `db` (their queries count as the db's). */
 function cachesOf(db: Queryable) {
   return { emuCodes: new EmuCodeCache(db), timetables: new TimetableSummaryCache(db) };
-}
-
-/** The db, counting the queries that reach it. */
-function counted(db: Queryable): Queryable & { queries: number } {
-  const wrapper = {
-    queries: 0,
-    copyFrom: db.copyFrom.bind(db),
-    query: ((text: string, params?: unknown[]) => {
-      wrapper.queries++;
-      return db.query(text, params);
-    }) as Queryable['query'],
-  };
-  return wrapper;
 }
 
 /** The page as DAILY_RECORDS_PAGE_SQL returns it: record ids, and whether more follow. */
@@ -61,7 +49,7 @@ describe('DailyRecordDays', () => {
   it('slices the pages the page SQL returns, for every cursor and limit, ends included', async () => {
     const days = new DailyRecordDays(t.current.db, cachesOf(t.current.db));
     await days.read(day, 'records:v1');
-    const db = counted(t.current.db);
+    const db = countedDb(t.current.db);
     const sliced = new DailyRecordDays(db, cachesOf(t.current.db));
     await sliced.read(day, 'records:v1');
     // Cursors: every record id, one above them all, one below them all, one between two ids.
@@ -106,7 +94,7 @@ describe('DailyRecordDays', () => {
   });
 
   it('queries the first page missed at a version, reads the day on the second, slices after', async () => {
-    const db = counted(t.current.db);
+    const db = countedDb(t.current.db);
     const days = new DailyRecordDays(db, cachesOf(t.current.db));
     const first = await days.page(day, 'records:v1', 5);
     expect(first.items.map((i) => i.id)).toEqual(ids.slice(0, 5));
@@ -160,7 +148,7 @@ describe('DailyRecordDays', () => {
   });
 
   it('keeps one read per day, and reads a day again once the bytes bound pushed it out', async () => {
-    const db = counted(t.current.db);
+    const db = countedDb(t.current.db);
     // Room for one read of the day (its 46 items take about 14 KB: their JSON twice).
     const days = new DailyRecordDays(db, cachesOf(t.current.db), { maxBytes: 20 * 1024 });
     await days.read(day, 'records:v1');

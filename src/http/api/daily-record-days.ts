@@ -1,5 +1,4 @@
-import { LRUCache } from 'lru-cache';
-import { BoundedKeySet } from '../../shared/cache/bounded-key-set.js';
+import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
 import {
   recordItems,
@@ -15,11 +14,10 @@ export interface DailyRecordDaysOptions {
 }
 
 /**
- * A day's records at one version: items highest id first, their ids (for the cursor), and their
+ * A day's records: items highest id first, their ids (for the cursor), and their
  * JSON joined by commas once, with where each item's begins: a page's items are one slice of it.
  */
 interface Day {
-  version: string;
   ids: Float64Array;
   items: RecordItemJson[];
   itemsJson: string;
@@ -38,50 +36,29 @@ export interface DailyRecordsSlice {
   more: boolean;
 }
 
-/** Days remembered as missed once, or as too large, at a version (see `page`). */
-const REMEMBERED_LIMIT = 10_000;
-
 /**
  * The pages of GetDailyRecords as items (daily-records-json.ts), from the page's own query or
- * sliced from the day's records kept in memory. A day is the unit the build versions
- * (recordsVersion), so one read of the whole day stays true for every page until the version
- * moves: a client paging from random cursors with random limits then costs the day's read once
- * instead of a query per page (the bench's fresh-pages rows).
- *
- * When a day is read whole: on the second page of it that misses at one version, in the
- * background (that page, and any until the read ends, are queried on their own). So the first
- * page asked after a build costs one small query, as a client following nextCursor from the
- * first page needs, and not the read of a whole day (about 50 ms for 12,000 records); a day
- * asked for page after page is read once. Only the newest day read is kept per service day.
- *
- * The caller names the version it read (PageCache hands it to the render), and the day is read
- * after that version was: so a kept day is never older than the version it is kept under.
+ * sliced from the day's records kept in memory (KeptReads: read whole on the second page of a
+ * day that misses at one version). A day is the unit the build versions (recordsVersion), so
+ * one read of the whole day stays true for every page until the version moves: a client paging
+ * from random cursors with random limits then costs the day's read once instead of a query per
+ * page (the bench's fresh-pages rows), and the first page asked after a build one small query,
+ * not the read of a whole day (about 50 ms for 12,000 records).
  */
 export class DailyRecordDays {
-  private readonly days: LRUCache<number, Day>;
-  /** Reads in progress, by `version\0serviceDay`. */
-  private readonly reading = new Map<string, Promise<void>>();
-  /** `version\0serviceDay` of days missed once at that version. */
-  private readonly missedOnce = new BoundedKeySet(REMEMBERED_LIMIT);
-  /** `version\0serviceDay` of days read and found larger than the bound: not read again. */
-  private readonly tooLarge = new BoundedKeySet(REMEMBERED_LIMIT);
-  private readonly maxBytes: number;
+  private readonly days: KeptReads<number, Day>;
 
   constructor(
     private readonly db: Queryable,
     private readonly caches: MappingCaches,
     options: DailyRecordDaysOptions = {},
   ) {
-    this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    this.days = new LRUCache<number, Day>({
-      maxSize: this.maxBytes,
-      sizeCalculation: byteSize,
-    });
+    this.days = new KeptReads({ maxBytes: options.maxBytes ?? 16 * 1024 * 1024, sizeOf: byteSize });
   }
 
   /**
-   * One page of `serviceDay` at `version`: up to `limit` items below `beforeId` (absent: from
-   * the highest id), highest first, and whether more follow.
+   * One page of `serviceDay` at `version` (read before this call): up to `limit` items below
+   * `beforeId` (absent: from the highest id), highest first, and whether more follow.
    */
   async page(
     serviceDay: number,
@@ -89,7 +66,7 @@ export class DailyRecordDays {
     limit: number,
     beforeId?: number,
   ): Promise<DailyRecordsSlice> {
-    const day = this.kept(serviceDay, version);
+    const day = this.days.get(serviceDay, version);
     if (day) {
       const from = beforeId === undefined ? 0 : firstBelow(day.ids, beforeId);
       const to = Math.min(from + limit, day.items.length);
@@ -101,52 +78,24 @@ export class DailyRecordDays {
         more: to < day.items.length,
       };
     }
-    const readKey = `${version}\u0000${serviceDay}`;
-    if (
-      !this.reading.has(readKey) &&
-      !this.tooLarge.has(readKey) &&
-      this.missedOnce.seenBefore(readKey)
-    ) {
-      void this.read(serviceDay, version).catch(() => {});
-    }
+    this.days.missed(serviceDay, version, () => this.readDay(serviceDay));
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
     const items = await withMappingMembers(recordItems(serviceDay, lines), this.caches);
     return { items, from: 0, itemsJson: items.map((item) => item.json).join(','), more };
   }
 
-  /** The day as kept, if it was read at `version`. */
-  private kept(serviceDay: number, version: string): Day | undefined {
-    const day = this.days.get(serviceDay);
-    return day?.version === version ? day : undefined;
+  /** Reads the whole day and keeps it under `version` (see KeptReads.read). */
+  read(serviceDay: number, version: string): Promise<void> {
+    return this.days.read(serviceDay, version, () => this.readDay(serviceDay));
   }
 
-  /**
-   * Reads the whole day and keeps it under `version` (a version read before this call), unless
-   * it is kept or being read at that version already (then it waits for that read). A failed
-   * read is not kept, and a later miss reads again.
-   */
-  read(serviceDay: number, version: string): Promise<void> {
-    if (this.kept(serviceDay, version)) return Promise.resolve();
-    const readKey = `${version}\u0000${serviceDay}`;
-    let reading = this.reading.get(readKey);
-    if (!reading) {
-      reading = dailyRecordLines(this.db, serviceDay)
-        .then((lines) => withMappingMembers(recordItems(serviceDay, lines), this.caches))
-        .then((items) => {
-          const day = dayOf(version, items);
-          // A day over the bound is not kept: remembered, so that its pages are queried on
-          // their own instead of the whole day being read again on every second miss.
-          if (byteSize(day) > this.maxBytes) this.tooLarge.add(readKey);
-          else this.days.set(serviceDay, day);
-        })
-        .finally(() => this.reading.delete(readKey));
-      this.reading.set(readKey, reading);
-    }
-    return reading;
+  private async readDay(serviceDay: number): Promise<Day> {
+    const lines = await dailyRecordLines(this.db, serviceDay);
+    return dayOf(await withMappingMembers(recordItems(serviceDay, lines), this.caches));
   }
 }
 
-function dayOf(version: string, items: RecordItemJson[]): Day {
+function dayOf(items: RecordItemJson[]): Day {
   const starts = new Uint32Array(items.length + 1);
   let at = 0;
   for (let i = 0; i < items.length; i++) {
@@ -155,7 +104,6 @@ function dayOf(version: string, items: RecordItemJson[]): Day {
   }
   starts[items.length] = at;
   return {
-    version,
     ids: Float64Array.from(items, (item) => item.id),
     items,
     itemsJson: items.map((item) => item.json).join(','),

@@ -29,17 +29,21 @@ import { startServer } from './api.js';
 const DATE = '20260810';
 const CONNECTIONS = 10;
 /**
- * Pages a connection is given per second of a round: more than one connection is ever served
- * (1,000 per second is 10,000 per second over the ten, several times the app's never-served rate).
+ * Pages a connection is given per second of a round: more than one connection is ever served.
+ * A day's pages: 1,000 per second (10,000 over the ten, above the app's never-served rate; a day
+ * has 12,000 x 51 distinct pages). A history's: 3,000 (kept histories serve more than 10,000).
  */
-const PAGES_PER_CONNECTION_SECOND = 1_000;
+const DAY_PAGES_PER_CONNECTION_SECOND = 1_000;
+const HISTORY_PAGES_PER_CONNECTION_SECOND = 3_000;
 /** Distinct pages drawn per scenario: the warm-up's and every round's lists, none asked twice. */
-const PAGES = 5 + CONNECTIONS * PAGES_PER_CONNECTION_SECOND * (2 + 5 * 5);
+const pagesFor = (perConnectionSecond: number) =>
+  5 + CONNECTIONS * perConnectionSecond * (2 + 5 * 5);
 const RATIO_TARGET = 0.6;
 
 interface Scenario {
   name: string;
   pages: FreshPage[];
+  pagesPerConnectionSecond: number;
   /** The page's own SQL with the page's parameters. */
   sql(page: FreshPage): { text: string; params: unknown[] };
 }
@@ -153,9 +157,10 @@ export const freshPagesSuite: BenchSuite = {
         name: 'records/daily',
         pages: freshPages(
           [{ path: `/api/v2/records/daily?date=${DATE}`, key: serviceDay, cursors: dayCursors }],
-          PAGES,
+          pagesFor(DAY_PAGES_PER_CONNECTION_SECOND),
           1,
         ),
+        pagesPerConnectionSecond: DAY_PAGES_PER_CONNECTION_SECOND,
         sql: (p) => ({
           text: DAILY_RECORDS_PAGE_SQL,
           params: dailyRecordsPageParams(serviceDay, p.limit, Number(p.cursor.split(':')[1])),
@@ -165,18 +170,20 @@ export const freshPagesSuite: BenchSuite = {
         name: 'history by EMU',
         pages: freshPages(
           data.emus.map((e) => ({ path: `/api/v2/history/emu/${e.code}`, ...e, key: e.id })),
-          PAGES,
+          pagesFor(HISTORY_PAGES_PER_CONNECTION_SECOND),
           2,
         ),
+        pagesPerConnectionSecond: HISTORY_PAGES_PER_CONNECTION_SECOND,
         sql: (p) => ({ text: MERGED_EMU_HISTORY_SQL, params: historyParams(p) }),
       },
       {
         name: 'history by train',
         pages: freshPages(
           data.trains.map((t) => ({ path: `/api/v2/history/train/${t.code}`, ...t, key: t.code })),
-          PAGES,
+          pagesFor(HISTORY_PAGES_PER_CONNECTION_SECOND),
           3,
         ),
+        pagesPerConnectionSecond: HISTORY_PAGES_PER_CONNECTION_SECOND,
         sql: (p) => ({ text: TRAIN_HISTORY_SQL, params: historyParams(p) }),
       },
     ];
@@ -198,7 +205,7 @@ export const freshPagesSuite: BenchSuite = {
         }
         let next = 5;
         const appLoad = async (secs: number) => {
-          const perConnection = secs * PAGES_PER_CONNECTION_SECOND;
+          const perConnection = secs * s.pagesPerConnectionSecond;
           const lists = Array.from({ length: CONNECTIONS }, () => {
             const paths = s.pages.slice(next, next + perConnection).map((p) => p.url);
             next += perConnection;

@@ -110,7 +110,7 @@ describe('history pages written as JSON directly', () => {
     };
     await fc.assert(
       fc.asyncProperty(page, fc.constantFrom(...trainCodes), async (p, trainCode) => {
-        const json = await trainHistoryDataJson(caches, { trainCode, ...p }, queryOf(p));
+        const json = (await trainHistoryDataJson(caches, { trainCode, ...p }, queryOf(p))).join('');
         const requested = trainCodeOf(trainCode);
         const expected = serialize({
           ...(requested ? { trainCode: requested } : {}),
@@ -140,7 +140,9 @@ describe('history pages written as JSON directly', () => {
       fc.asyncProperty(page, fc.integer({ min: 1, max: 60 }), async (p, emuId) => {
         // An EMU's page holds only its records.
         const records = p.records.map((r) => ({ ...r, emuId }));
-        const json = await emuHistoryDataJson(caches, { emuId, records, more: p.more }, queryOf(p));
+        const json = (
+          await emuHistoryDataJson(caches, { emuId, records, more: p.more }, queryOf(p))
+        ).join('');
         const expected = serialize({
           emuId,
           ...referenceData({ ...p, records }, caches.emuCodes, [emuId]),

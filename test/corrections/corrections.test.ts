@@ -15,6 +15,7 @@ import { importFleet } from '../../src/domain/emus/import-fleet.js';
 import { findEmuId } from '../../src/domain/emus/emu-registry.js';
 import { dailyExportCsv } from '../../src/domain/exports/daily-export-csv.js';
 import { EmuAliasCache } from '../../src/http/api/emu-alias-cache.js';
+import { HISTORIES_VERSION, readDataVersion } from '../../src/shared/cache/data-versions.js';
 import { readEmuAllocation } from '../../src/domain/emus/read-allocation.js';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
@@ -291,6 +292,10 @@ describe('merge-emu', () => {
         ?.metadata.lowestLinkSupportCount;
     expect(await supportOf()).toBe(7);
 
+    // Kept histories (kept-histories.ts) are kept under this version: the merge moves it (an
+    // EMU history follows merges at once), and so does each build that changes records.
+    const histories = () => readDataVersion(t.current.db, HISTORIES_VERSION);
+    const beforeMerge = await histories();
     const applied = await mergeEmu(
       t.current.db,
       'banana',
@@ -302,7 +307,9 @@ describe('merge-emu', () => {
     const bananaDays = ALL_DAYS.slice(0, 7);
     expect(applied.serviceDays).toEqual([DAY0 - 1, ...bananaDays]);
     expect((await staleDays()).map((s) => s.day)).toEqual(applied.serviceDays);
+    expect(await histories()).toBe(beforeMerge + 1);
     await buildDays(applied.serviceDays.filter((d) => d >= DAY0));
+    expect(await histories()).toBeGreaterThan(beforeMerge + 1);
     await clearStale();
 
     for (const d of bananaDays) {

@@ -12,9 +12,9 @@ import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
 
 /**
  * The cached routes as clients see them, in two apps on two connection pools (two API
- * processes as far as the database can tell): records/daily, the export index and a train's
- * timetable history are served from kept pages, and replaced right after the transaction that
- * changes what they show.
+ * processes as far as the database can tell): records/daily, the export index, a train's
+ * timetable history and the train and EMU histories are served from kept pages (and kept
+ * histories), and replaced right after the transaction that changes what they show.
  */
 const t = useTestDatabase();
 let otherDb: Db;
@@ -117,5 +117,36 @@ describe('cached pages on the routes, in two apps', () => {
       ]),
     ]);
     for (const app of apps) expect(JSON.parse(await data(app, url)).items).toHaveLength(2);
+  });
+
+  it('train and EMU histories: kept, and new right after a build that changes any day', async () => {
+    // G700 ran on DAY (first test) on CR400AF-2701; asked for until both apps keep the history
+    // whole (its second miss reads it) and keep the page (asked for again).
+    const train = '/api/v2/history/train/G700?limit=5';
+    const emu = '/api/v2/history/emu/CR400AF-2701?limit=5';
+    const before: string[] = [];
+    for (const url of [train, emu]) {
+      const seen = await Promise.all(apps.map((app) => data(app, url)));
+      expect(seen[1]).toBe(seen[0]);
+      for (let i = 0; i < 3; i++)
+        for (const app of apps) expect(await data(app, url)).toBe(seen[0]);
+      before.push(seen[0]!);
+      expect(JSON.parse(seen[0]!).items).toHaveLength(1);
+    }
+    // A write that is not a build moves no version: the histories are served as kept.
+    await t.current.db.query(`DELETE FROM daily_records WHERE train_code = 'G700'`);
+    for (const app of apps) expect(await data(app, train)).toBe(before[0]);
+
+    // A build of another day: G700 on the same unit, and DAY rebuilt; the very next request of
+    // either app has both records, newest first.
+    await ingestSightings(t.current.db, sightings('20260816', 'G700', 'CR400AF-2701', 2));
+    await buildDailyRecords(t.current.db, DAY + 1, {}, { force: true });
+    await buildDailyRecords(t.current.db, DAY, {}, { force: true });
+    for (const url of [train, emu]) {
+      for (const app of apps) {
+        const items = JSON.parse(await data(app, url)).items as { serviceDay: number }[];
+        expect(items.map((i) => i.serviceDay)).toEqual([DAY + 1, DAY]);
+      }
+    }
   });
 });

@@ -58,15 +58,22 @@ export const MERGED_EMU_HISTORY_SQL = `SELECT m.unit, ${pageSql('emu_id = m.unit
 const NO_LOWER_DAY = -2_147_483_648;
 const NO_UPPER_DAY = 2_147_483_647;
 
-/** The parameters of TRAIN_HISTORY_SQL / EMU_HISTORY_SQL for one page (limit + 1 rows: is there more). */
-export function historyQueryParams(key: string | number, options: HistoryPageOptions): unknown[] {
+/**
+ * The parameters of TRAIN_HISTORY_SQL / EMU_HISTORY_SQL for one page (limit + 1 rows: is there
+ * more), or for the whole history (`whole`: every record, LIMIT NULL).
+ */
+export function historyQueryParams(
+  key: string | number,
+  options: HistoryPageOptions | 'whole',
+): unknown[] {
+  const page = options === 'whole' ? undefined : options;
   return [
     key,
-    options.fromDay ?? NO_LOWER_DAY,
-    options.toDay ?? NO_UPPER_DAY,
-    options.before?.serviceDay ?? NO_UPPER_DAY,
-    options.before?.id ?? Number.MAX_SAFE_INTEGER,
-    options.limit + 1,
+    page?.fromDay ?? NO_LOWER_DAY,
+    page?.toDay ?? NO_UPPER_DAY,
+    page?.before?.serviceDay ?? NO_UPPER_DAY,
+    page?.before?.id ?? Number.MAX_SAFE_INTEGER,
+    page ? page.limit + 1 : null,
   ];
 }
 
@@ -96,6 +103,87 @@ function pageOf(
   const more = lines.length > options.limit;
   if (more) lines.length = options.limit;
   return { more, records: lines.map(parseHistoryLine) };
+}
+
+/**
+ * Where a page lies in a whole history (newest first, as read): records [from, to) are the ones
+ * the page's query would return, found by binary search, so a page costs its own length however
+ * deep the cursor; `more` whether any follow within the range.
+ */
+export function historyPageRange(
+  whole: readonly HistoryRecord[],
+  options: HistoryPageOptions,
+): { from: number; to: number; more: boolean } {
+  const { fromDay, toDay, before } = options;
+  // Records are in descending (serviceDay, id): those after the cursor and within toDay are a
+  // suffix, those from fromDay on a prefix.
+  let from = 0;
+  if (toDay !== undefined) from = firstIndex(whole, (r) => r.serviceDay <= toDay);
+  if (before) {
+    const { serviceDay, id } = before;
+    const after = firstIndex(
+      whole,
+      (r) => r.serviceDay < serviceDay || (r.serviceDay === serviceDay && r.id < id),
+    );
+    from = Math.max(from, after);
+  }
+  const end =
+    fromDay === undefined ? whole.length : firstIndex(whole, (r) => r.serviceDay < fromDay);
+  const to = Math.max(from, Math.min(from + options.limit, end));
+  return { from, to, more: to < end };
+}
+
+/** The page's records cut from a whole history (historyPageRange). */
+export function historyPageOf(
+  whole: readonly HistoryRecord[],
+  options: HistoryPageOptions,
+): { records: HistoryRecord[]; more: boolean } {
+  const { from, to, more } = historyPageRange(whole, options);
+  return { records: whole.slice(from, to), more };
+}
+
+/** The first index whose record meets `test` (false up to it, true from it on). */
+function firstIndex(
+  records: readonly HistoryRecord[],
+  test: (record: HistoryRecord) => boolean,
+): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (test(records[mid]!)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+function wholeOf(page: string | null): HistoryRecord[] {
+  return page ? page.split('\n').map(parseHistoryLine) : [];
+}
+
+/** Every record of a train number, newest first (for historyPageOf). */
+export async function wholeTrainHistory(
+  db: Queryable,
+  trainCode: string,
+): Promise<HistoryRecord[]> {
+  const r = await db.query<{ page: string | null }>(
+    TRAIN_HISTORY_SQL,
+    historyQueryParams(trainCode, 'whole'),
+  );
+  return wholeOf(r.rows[0]!.page);
+}
+
+/** Every record of the unit `emuId` names (see mergedEmuHistoryPage), newest first. */
+export async function wholeMergedEmuHistory(
+  db: Queryable,
+  emuId: number,
+): Promise<{ emuId: number; records: HistoryRecord[] }> {
+  const r = await db.query<{ unit: number; page: string | null }>(
+    MERGED_EMU_HISTORY_SQL,
+    historyQueryParams(emuId, 'whole'),
+  );
+  const row = r.rows[0]!;
+  return { emuId: row.unit, records: wholeOf(row.page) };
 }
 
 /** One page of a train number's records (the number as stored: normalised, e.g. G4337). */

@@ -30,7 +30,7 @@ export class EmuCodeCache {
   }
 
   /** Makes sure the given EMUs are cached (one query for those that are not). */
-  async load(emuIds: readonly number[]): Promise<void> {
+  async load(emuIds: Iterable<number>): Promise<void> {
     let missing: number[] | undefined;
     // get() marks an entry as recently used, so that the additions below do not evict it.
     for (const id of emuIds) if (this.entries.get(id) === undefined) (missing ??= []).push(id);

@@ -40,30 +40,42 @@ function rangeJson(query: HistoryPageQuery): string {
   );
 }
 
-function ascendingDistinct(ids: Iterable<number>): number[] {
-  return [...new Set(ids)].sort((a, b) => a - b);
+/** The ids in ascending order, each once (a typed array sorts numbers without a comparator). */
+function ascendingDistinct(ids: Set<number>): Float64Array {
+  return Float64Array.from(ids).sort();
 }
 
 /**
  * `,"emuCodeMappings":{..}` and, when an item has a timetable, `,"timetableMappings":{..}`
- * (one query each at most, for entries not cached yet). `alwaysEmuIds` are mapped even when no
- * item names them (an EMU history maps its EMU on an empty page too).
+ * (one query each at most, for entries not cached yet). `alwaysEmuId` is mapped even when no
+ * item names it (an EMU history maps its EMU on an empty page too).
  */
 async function mappingsJson(
   caches: Caches,
   records: readonly HistoryRecord[],
-  alwaysEmuIds: readonly number[],
+  alwaysEmuId?: number,
 ): Promise<string> {
-  const emus = ascendingDistinct([...alwaysEmuIds, ...records.map((r) => r.emuId)]);
-  const timetables = ascendingDistinct(
-    records.flatMap((r) => (r.timetableId === null ? [] : [r.timetableId])),
-  );
+  const emuSet = new Set<number>();
+  const timetableSet = new Set<number>();
+  if (alwaysEmuId !== undefined) emuSet.add(alwaysEmuId);
+  for (const r of records) {
+    emuSet.add(r.emuId);
+    if (r.timetableId !== null) timetableSet.add(r.timetableId);
+  }
+  const emus = ascendingDistinct(emuSet);
+  const timetables = ascendingDistinct(timetableSet);
   await Promise.all([
     caches.emuCodes.load(emus),
     timetables.length > 0 ? caches.timetables.load(timetables) : undefined,
   ]);
-  const members = (ids: readonly number[], json: (id: number) => string | undefined) =>
-    ids.flatMap((id) => json(id) ?? []).join(',');
+  const members = (ids: Float64Array, json: (id: number) => string | undefined) => {
+    let out = '';
+    for (const id of ids) {
+      const member = json(id);
+      if (member !== undefined) out += out === '' ? member : `,${member}`;
+    }
+    return out;
+  };
   const emuJson = `,"emuCodeMappings":{${members(emus, (id) => caches.emuCodes.json(id))}}`;
   if (timetables.length === 0) return emuJson;
   return `${emuJson},"timetableMappings":{${members(timetables, (id) => caches.timetables.json(id))}}`;
@@ -73,36 +85,56 @@ function timetableMember(r: HistoryRecord): string {
   return r.timetableId === null ? '' : `,"timetableId":${r.timetableId}`;
 }
 
-/** GetTrainHistory's data; `trainCode` is the number asked for, normalised (left out when it does not parse). */
-export async function trainHistoryDataJson(
-  caches: Caches,
-  page: { trainCode: string; records: readonly HistoryRecord[]; more: boolean },
-  query: HistoryPageQuery,
-): Promise<string> {
-  const items = page.records.map(
-    (r) =>
-      `{"id":${r.id},"serviceDay":${r.serviceDay},"emuId":${r.emuId},"status":${r.status}${timetableMember(r)}}`,
-  );
+/** One item of GetTrainHistory. */
+export function trainHistoryItemJson(r: HistoryRecord): string {
+  return `{"id":${r.id},"serviceDay":${r.serviceDay},"emuId":${r.emuId},"status":${r.status}${timetableMember(r)}}`;
+}
+
+/** One item of GetEmuHistory. */
+export function emuHistoryItemJson(r: HistoryRecord): string {
   return (
-    `{${pagingJson(query, page.records, page.more)},"items":[${items.join(',')}]` +
-    `${trainCodeMember(page.trainCode)}${rangeJson(query)}${await mappingsJson(caches, page.records, [])}}`
+    `{"id":${r.id},"serviceDay":${r.serviceDay},"status":${r.status}${timetableMember(r)}` +
+    `${trainCodeMember(r.trainCode)}}`
   );
 }
 
-/** GetEmuHistory's data. */
+/**
+ * A page of a history: its records, whether more follow, and its items' JSON joined by commas
+ * (made from the records when absent; a kept history's pages bring a slice of its own).
+ */
+export interface HistoryPageJson {
+  records: readonly HistoryRecord[];
+  more: boolean;
+  itemsJson?: string;
+}
+
+/**
+ * GetTrainHistory's data as JSON text pieces (in order; see utf8Concat); `trainCode` is the
+ * number asked for, normalised (left out when it does not parse).
+ */
+export async function trainHistoryDataJson(
+  caches: Caches,
+  page: HistoryPageJson & { trainCode: string },
+  query: HistoryPageQuery,
+): Promise<string[]> {
+  const items = page.itemsJson ?? page.records.map(trainHistoryItemJson).join(',');
+  return [
+    `{${pagingJson(query, page.records, page.more)},"items":[`,
+    items,
+    `]${trainCodeMember(page.trainCode)}${rangeJson(query)}${await mappingsJson(caches, page.records)}}`,
+  ];
+}
+
+/** GetEmuHistory's data as JSON text pieces (in order). */
 export async function emuHistoryDataJson(
   caches: Caches,
-  page: { emuId: number; records: readonly HistoryRecord[]; more: boolean },
+  page: HistoryPageJson & { emuId: number },
   query: HistoryPageQuery,
-): Promise<string> {
-  const items = page.records.map(
-    (r) =>
-      `{"id":${r.id},"serviceDay":${r.serviceDay},"status":${r.status}${timetableMember(r)}` +
-      `${trainCodeMember(r.trainCode)}}`,
-  );
-  return (
-    `{"emuId":${page.emuId},${pagingJson(query, page.records, page.more)},` +
-    `"items":[${items.join(',')}]${rangeJson(query)}` +
-    `${await mappingsJson(caches, page.records, [page.emuId])}}`
-  );
+): Promise<string[]> {
+  const items = page.itemsJson ?? page.records.map(emuHistoryItemJson).join(',');
+  return [
+    `{"emuId":${page.emuId},${pagingJson(query, page.records, page.more)},"items":[`,
+    items,
+    `]${rangeJson(query)}${await mappingsJson(caches, page.records, page.emuId)}}`,
+  ];
 }

@@ -24,7 +24,7 @@ export class TimetableSummaryCache {
   }
 
   /** Makes sure the given timetables are cached (one query for those that are not). */
-  async load(timetableIds: readonly number[]): Promise<void> {
+  async load(timetableIds: Iterable<number>): Promise<void> {
     let missing: number[] | undefined;
     // get() marks an entry as recently used, so that the additions below do not evict it.
     for (const id of timetableIds) {

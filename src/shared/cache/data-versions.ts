@@ -9,10 +9,17 @@ import { ReadsBegunAfter } from '../db/reads-begun-after.js';
  *   - `timetables`: timetable coverage;
  *   - `reference_models`: trains' reference models;
  *   - `emus`: the EMU register;
- *   - `site_content`: the documentation site's content.
+ *   - `site_content`: the documentation site's content;
+ *   - `histories`: every train's and EMU's history (migration 029): any day's records, merges.
  */
 export type DataVersionName =
-  'records' | 'exports' | 'timetables' | 'reference_models' | 'emus' | 'site_content';
+  | 'records'
+  | 'exports'
+  | 'timetables'
+  | 'reference_models'
+  | 'emus'
+  | 'site_content'
+  | 'histories';
 
 export interface DataVersionRef {
   name: DataVersionName;
@@ -28,6 +35,8 @@ export const recordsVersion = (serviceDay: number): DataVersionRef => ({
   name: 'records',
   key: serviceDay,
 });
+
+export const HISTORIES_VERSION: DataVersionRef = { name: 'histories' };
 
 export interface DataVersionReaderOptions {
   /**

@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
-import {
-  mergedEmuHistoryPage,
-  trainHistoryPage,
-  type HistoryPageOptions,
-} from '../../../domain/history/read-history.js';
+import type { HistoryPageOptions } from '../../../domain/history/read-history.js';
+import { HISTORIES_VERSION } from '../../../shared/cache/data-versions.js';
 import { serviceDayOf } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../emu-alias-cache.js';
-import { emuHistoryDataJson, trainHistoryDataJson } from '../history-json.js';
+import {
+  emuHistoryDataJson,
+  trainHistoryDataJson,
+  type HistoryPageQuery,
+} from '../history-json.js';
+import { KeptHistories } from '../kept-histories.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
@@ -108,10 +110,20 @@ function pageOptions(query: {
   };
 }
 
-/** GET /history/train/{trainCode} and /history/emu/{emuCode}. */
+/** What a history page shows besides its key: range as asked, limit, cursor. */
+function pageKeyOf(query: HistoryPageQuery): string {
+  return `${query.start ?? ''}:${query.end ?? ''}:${query.limit}:${query.cursor?.text ?? ''}`;
+}
+
+/**
+ * GET /history/train/{trainCode} and /history/emu/{emuCode}. A page is rendered once per
+ * version of the histories (page-cache.ts, kept when asked for again), from the history read
+ * once per version (kept-histories.ts); its ETag names that version.
+ */
 export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
-  const { config, db, costs } = services;
+  const { config, db, costs, pages } = services;
   const emus = new EmuAliasCache(db);
+  const histories = new KeptHistories(db);
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(
@@ -137,17 +149,22 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
     async (request, reply) => {
       const { trainCode } = request.params;
       const options = pageOptions(request.query);
-      const { records, more } = await trainHistoryPage(db, trainCode, options);
-      if (records.length === 0 && !(await isKnownTrain(db, trainCode))) {
+      const page = await pages.page(
+        `history-train:${trainCode}:${pageKeyOf(request.query)}`,
+        HISTORIES_VERSION,
+        async (version) => {
+          const found = await histories.trainPage(trainCode, version, options);
+          // Written as JSON directly (history-json.ts: the 200 schema's bytes).
+          const body = await trainHistoryDataJson(services, { trainCode, ...found }, request.query);
+          return { body, records: found.records.length };
+        },
+        { keep: 'when-asked-again' },
+      );
+      // Whether a number is known moves with timetables too: asked each time, never kept.
+      if (page.records === 0 && !(await isKnownTrain(db, trainCode))) {
         throw new ApiError('not_found', `no record and no timetable of ${trainCode} is known`);
       }
-      // Written as JSON directly (history-json.ts: the 200 schema's bytes), sent as it is.
-      const json = await trainHistoryDataJson(
-        services,
-        { trainCode, records, more },
-        request.query,
-      );
-      return sendDataJson(request, reply, json, { records: records.length });
+      return sendDataJson(request, reply, page.body, { records: page.records, etag: page.etag });
     },
   );
 
@@ -174,12 +191,20 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
     async (request, reply) => {
       const { emuCode } = request.params;
       const options = pageOptions(request.query);
-      // The page's query follows a merge itself: one query per page.
+      // The page's query (or the whole history's) follows a merge itself.
       const named = await emus.findUnmerged(emuCode);
       if (named === undefined) throw new ApiError('not_found', `no EMU is known as ${emuCode}`);
-      const page = await mergedEmuHistoryPage(db, named, options);
-      const json = await emuHistoryDataJson(services, page, request.query);
-      return sendDataJson(request, reply, json, { records: page.records.length });
+      const page = await pages.page(
+        `history-emu:${named}:${pageKeyOf(request.query)}`,
+        HISTORIES_VERSION,
+        async (version) => {
+          const found = await histories.emuPage(named, version, options);
+          const body = await emuHistoryDataJson(services, found, request.query);
+          return { body, records: found.records.length };
+        },
+        { keep: 'when-asked-again' },
+      );
+      return sendDataJson(request, reply, page.body, { records: page.records, etag: page.etag });
     },
   );
 };

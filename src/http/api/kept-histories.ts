@@ -1,0 +1,118 @@
+import {
+  historyPageRange,
+  mergedEmuHistoryPage,
+  trainHistoryPage,
+  wholeMergedEmuHistory,
+  wholeTrainHistory,
+  type HistoryPageOptions,
+  type HistoryRecord,
+} from '../../domain/history/read-history.js';
+import { KeptReads } from '../../shared/cache/kept-reads.js';
+import type { Queryable } from '../../shared/db/db.js';
+import { emuHistoryItemJson, trainHistoryItemJson, type HistoryPageJson } from './history-json.js';
+
+export interface KeptHistoriesOptions {
+  /** Bytes kept, over all histories (1,000 records take about 170 KB). Default 32 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * A history read whole: the unit it is of (an EMU's, after merges; 0 for a train's), its records
+ * newest first, and their items' JSON joined by commas once, with where each item's begins: a
+ * page's items are one slice of it.
+ */
+interface History {
+  emuId: number;
+  records: HistoryRecord[];
+  itemsJson: string;
+  /** Where item i begins in itemsJson; the last entry is itemsJson's length + 1. */
+  starts: Uint32Array;
+}
+
+type ItemJson = (record: HistoryRecord) => string;
+
+/**
+ * The pages of GetTrainHistory and GetEmuHistory, from the page's own query or cut from the
+ * whole history kept in memory (KeptReads: read whole on the second page of it that misses at
+ * one version). The version is HISTORIES_VERSION (migration 029), which any build that changes
+ * records and any merge move: a kept history is exact until then, and a client paging from
+ * random cursors with random limits costs the history's read once instead of a query a page.
+ */
+export class KeptHistories {
+  private readonly histories: KeptReads<string, History>;
+
+  constructor(
+    private readonly db: Queryable,
+    options: KeptHistoriesOptions = {},
+  ) {
+    this.histories = new KeptReads({ maxBytes: options.maxBytes ?? 32 * 1024 * 1024, sizeOf });
+  }
+
+  /** Resolves once the whole histories being read now are kept (or failed). */
+  readsSettled(): Promise<void> {
+    return this.histories.settled();
+  }
+
+  /** One page of the train number's records (the number as stored) at `version`. */
+  async trainPage(
+    trainCode: string,
+    version: string,
+    options: HistoryPageOptions,
+  ): Promise<HistoryPageJson> {
+    const key = `train:${trainCode}`;
+    const kept = this.histories.get(key, version);
+    if (kept) return pageOf(kept, options);
+    this.histories.missed(key, version, async () =>
+      historyOf(0, await wholeTrainHistory(this.db, trainCode), trainHistoryItemJson),
+    );
+    const page = await trainHistoryPage(this.db, trainCode, options);
+    return { ...page, itemsJson: page.records.map(trainHistoryItemJson).join(',') };
+  }
+
+  /** One page of the records of the unit `emuId` names (itself or the unit it was merged into). */
+  async emuPage(
+    emuId: number,
+    version: string,
+    options: HistoryPageOptions,
+  ): Promise<HistoryPageJson & { emuId: number }> {
+    const key = `emu:${emuId}`;
+    const kept = this.histories.get(key, version);
+    if (kept) return { emuId: kept.emuId, ...pageOf(kept, options) };
+    this.histories.missed(key, version, async () => {
+      const whole = await wholeMergedEmuHistory(this.db, emuId);
+      return historyOf(whole.emuId, whole.records, emuHistoryItemJson);
+    });
+    const page = await mergedEmuHistoryPage(this.db, emuId, options);
+    return { ...page, itemsJson: page.records.map(emuHistoryItemJson).join(',') };
+  }
+}
+
+function historyOf(emuId: number, records: HistoryRecord[], itemJson: ItemJson): History {
+  const items = records.map(itemJson);
+  const starts = new Uint32Array(items.length + 1);
+  let at = 0;
+  for (let i = 0; i < items.length; i++) {
+    starts[i] = at;
+    at += items[i]!.length + 1;
+  }
+  starts[items.length] = at;
+  return { emuId, records, itemsJson: items.join(','), starts };
+}
+
+function pageOf(history: History, options: HistoryPageOptions): HistoryPageJson {
+  const { from, to, more } = historyPageRange(history.records, options);
+  return {
+    records: history.records.slice(from, to),
+    more,
+    // A slice of a string is not a copy in V8 (a sliced string over the history's).
+    itemsJson:
+      from < to ? history.itemsJson.slice(history.starts[from], history.starts[to]! - 1) : '',
+  };
+}
+
+/** About what a kept record costs: the object, its train code, its item's JSON and offset. */
+function sizeOf(history: History): number {
+  let bytes = 64 + history.itemsJson.length;
+  for (const record of history.records) bytes += 100 + record.trainCode.length;
+  return bytes;
+}

@@ -281,16 +281,6 @@ export async function setUserBanned(
 export const banUser = (db: Queryable, username: string) => setUserBanned(db, username, true);
 export const unbanUser = (db: Queryable, username: string) => setUserBanned(db, username, false);
 
-/** Sets a user's role by name; throws user_not_found. */
-export async function setUserRole(db: Queryable, username: string, role: Role): Promise<User> {
-  const r = await db.query<UserRow>(
-    `UPDATE users SET role = $2 WHERE lower(username) = lower($1) RETURNING ${USER_COLUMNS}`,
-    [username, role],
-  );
-  if (!r.rows[0]) throw new AccountError('user_not_found', `no user ${username}`, 'username');
-  return userOf(r.rows[0]);
-}
-
 /**
  * Changes a user's password when `currentPassword` is right (returns false otherwise) and
  * revokes the user's other web sessions (every `webapp` credential but `keepCredentialId`), in

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Queryable } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 
@@ -171,9 +171,3 @@ export async function verifyAppPassword(
   return seen.rows[0] ? toApp(seen.rows[0]) : undefined;
 }
 
-/** A random application id (uuid) for clients that do not bring one. */
-export function newAppId(): string {
-  return randomBytes(16)
-    .toString('hex')
-    .replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5');
-}

@@ -124,18 +124,6 @@ export async function createImageSubsizes(
   return details;
 }
 
-/** Whether every file the item should have exists in its details (nothing left to make). */
-export function subsizesComplete(
-  details: StoredMediaDetails,
-  options: Pick<SubsizeOptions, 'sizes'>,
-): boolean {
-  const width = details.width ?? 0;
-  const height = details.height ?? 0;
-  return (options.sizes ?? DEFAULT_IMAGE_SIZES).every(
-    (spec) => details.sizes[spec.name] !== undefined || !sizeDimensions(width, height, spec),
-  );
-}
-
 /** Every storage key an item's files use (the upload, its copy, its sizes): what deleting removes. */
 export function allFileKeys(originalKey: string, details: StoredMediaDetails): string[] {
   const dir = keyDir(originalKey);

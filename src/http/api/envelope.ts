@@ -60,15 +60,6 @@ export function errorEnvelopeOf(meta: ApiMeta, error: { code: string; message: s
   return { ok: false as const, meta, error };
 }
 
-/** Response schemas shared by every v2 operation, keyed by status. */
-export const errorResponses = {
-  400: errorEnvelopeSchema,
-  404: errorEnvelopeSchema,
-  429: errorEnvelopeSchema,
-  500: errorEnvelopeSchema,
-  503: errorEnvelopeSchema,
-} as const;
-
 export const QUOTA_HEADERS = {
   remain: 'x-api-remain',
   cost: 'x-api-cost',

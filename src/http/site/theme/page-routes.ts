@@ -1,21 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
-import { CJK_FONT_FAMILY } from '../../../domain/circulation-images/cjk-font.js';
 import type { NavLink, ThemeContext, ThemeView } from './site-theme.js';
-import { CJK_FONT_FACE, CJK_FONT_PATHS } from './theme-fonts.js';
-
-/**
- * Every theme's page gets the site's Chinese font: readers without a CJK font would see boxes.
- * A theme that does not declare it (no link to the font file) gets the @font-face and the face
- * first in the body's font list, after its own styles.
- */
-export function withCjkFont(html: string): string {
-  if (html.includes(CJK_FONT_PATHS.regular)) return html;
-  const style = `<style id="site-cjk-font">${CJK_FONT_FACE}\nbody{font-family:"${CJK_FONT_FAMILY}",system-ui,sans-serif}</style>`;
-  const at = html.search(/<\/head>/i);
-  return at === -1 ? style + html : html.slice(0, at) + style + html.slice(at);
-}
 
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 

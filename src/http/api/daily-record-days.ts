@@ -1,3 +1,4 @@
+import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
 import {
@@ -13,16 +14,11 @@ export interface DailyRecordDaysOptions {
   maxBytes?: number;
 }
 
-/**
- * A day's records: items highest id first, their ids (for the cursor), and their
- * JSON joined by commas once, with where each item's begins: a page's items are one slice of it.
- */
+/** A day's records: items highest id first, their ids (for the cursor), their JSON joined. */
 interface Day {
   ids: Float64Array;
   items: RecordItemJson[];
-  itemsJson: string;
-  /** Where item i begins in itemsJson; the last entry is itemsJson's length + 1. */
-  starts: Uint32Array;
+  itemsJson: JoinedJson;
 }
 
 /**
@@ -73,8 +69,7 @@ export class DailyRecordDays {
       return {
         items: day.items.slice(from, to),
         from,
-        // A slice of a string is not a copy in V8 (a sliced string over the day's).
-        itemsJson: from < to ? day.itemsJson.slice(day.starts[from], day.starts[to]! - 1) : '',
+        itemsJson: day.itemsJson.slice(from, to),
         more: to < day.items.length,
       };
     }
@@ -96,18 +91,10 @@ export class DailyRecordDays {
 }
 
 function dayOf(items: RecordItemJson[]): Day {
-  const starts = new Uint32Array(items.length + 1);
-  let at = 0;
-  for (let i = 0; i < items.length; i++) {
-    starts[i] = at;
-    at += items[i]!.json.length + 1;
-  }
-  starts[items.length] = at;
   return {
     ids: Float64Array.from(items, (item) => item.id),
     items,
-    itemsJson: items.map((item) => item.json).join(','),
-    starts,
+    itemsJson: new JoinedJson(items.map((item) => item.json)),
   };
 }
 
@@ -125,7 +112,7 @@ function firstBelow(ids: Float64Array, id: number): number {
 
 /** What a kept day holds: its items' JSON twice (each, and joined), an object per item, ids. */
 function byteSize(day: Day): number {
-  let bytes = day.ids.byteLength + day.starts.byteLength + day.itemsJson.length + 64;
+  let bytes = day.ids.byteLength + day.itemsJson.byteSize + 64;
   for (const item of day.items) bytes += item.json.length + 56;
   return bytes;
 }

@@ -7,6 +7,7 @@ import {
   type HistoryPageOptions,
   type HistoryRecord,
 } from '../../domain/history/read-history.js';
+import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
 import { emuHistoryItemJson, trainHistoryItemJson, type HistoryPageJson } from './history-json.js';
@@ -18,15 +19,12 @@ export interface KeptHistoriesOptions {
 
 /**
  * A history read whole: the unit it is of (an EMU's, after merges; 0 for a train's), its records
- * newest first, and their items' JSON joined by commas once, with where each item's begins: a
- * page's items are one slice of it.
+ * newest first, and their items' JSON joined (a page's items are one slice of it).
  */
 interface History {
   emuId: number;
   records: HistoryRecord[];
-  itemsJson: string;
-  /** Where item i begins in itemsJson; the last entry is itemsJson's length + 1. */
-  starts: Uint32Array;
+  itemsJson: JoinedJson;
 }
 
 type ItemJson = (record: HistoryRecord) => string;
@@ -88,15 +86,7 @@ export class KeptHistories {
 }
 
 function historyOf(emuId: number, records: HistoryRecord[], itemJson: ItemJson): History {
-  const items = records.map(itemJson);
-  const starts = new Uint32Array(items.length + 1);
-  let at = 0;
-  for (let i = 0; i < items.length; i++) {
-    starts[i] = at;
-    at += items[i]!.length + 1;
-  }
-  starts[items.length] = at;
-  return { emuId, records, itemsJson: items.join(','), starts };
+  return { emuId, records, itemsJson: new JoinedJson(records.map(itemJson)) };
 }
 
 function pageOf(history: History, options: HistoryPageOptions): HistoryPageJson {
@@ -104,15 +94,13 @@ function pageOf(history: History, options: HistoryPageOptions): HistoryPageJson 
   return {
     records: history.records.slice(from, to),
     more,
-    // A slice of a string is not a copy in V8 (a sliced string over the history's).
-    itemsJson:
-      from < to ? history.itemsJson.slice(history.starts[from], history.starts[to]! - 1) : '',
+    itemsJson: history.itemsJson.slice(from, to),
   };
 }
 
 /** About what a kept record costs: the object, its train code, its item's JSON and offset. */
 function sizeOf(history: History): number {
-  let bytes = 64 + history.itemsJson.length;
+  let bytes = 64 + history.itemsJson.byteSize;
   for (const record of history.records) bytes += 100 + record.trainCode.length;
   return bytes;
 }

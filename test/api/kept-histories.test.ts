@@ -4,8 +4,6 @@ import {
   historyPageOf,
   mergedEmuHistoryPage,
   trainHistoryPage,
-  wholeMergedEmuHistory,
-  wholeTrainHistory,
   type HistoryPageOptions,
 } from '../../src/domain/history/read-history.js';
 import { emuHistoryItemJson, trainHistoryItemJson } from '../../src/http/api/history-json.js';
@@ -59,7 +57,7 @@ beforeAll(async () => {
      VALUES ($1, $2, $2, $3)`,
     [merged, unit, corrections.rows[0]!.id],
   );
-  trainKeys = (await wholeTrainHistory(db, 'G5')).map((r) => ({
+  trainKeys = (await trainHistoryPage(db, 'G5', 'whole')).records.map((r) => ({
     serviceDay: r.serviceDay,
     id: r.id,
   }));
@@ -84,8 +82,8 @@ const pageOptions = (): fc.Arbitrary<HistoryPageOptions> => {
 describe('historyPageOf', () => {
   it("cuts the page the page's own query returns, for any range, cursor and limit", async () => {
     const { db } = t.current;
-    const train = await wholeTrainHistory(db, 'G5');
-    const emu = await wholeMergedEmuHistory(db, merged);
+    const train = (await trainHistoryPage(db, 'G5', 'whole')).records;
+    const emu = await mergedEmuHistoryPage(db, merged, 'whole');
     expect(emu.emuId).toBe(unit);
     expect(train.length).toBeGreaterThan(30);
     await fc.assert(
@@ -110,7 +108,7 @@ describe('KeptHistories', () => {
   it('queries the first page missed at a version, reads the history on the second, cuts after', async () => {
     const db = countedDb(t.current.db);
     const histories = new KeptHistories(db);
-    const whole = await wholeTrainHistory(t.current.db, 'G5');
+    const whole = (await trainHistoryPage(t.current.db, 'G5', 'whole')).records;
     const first = await histories.trainPage('G5', 'histories:0@1', { limit: 5 });
     expect(first.records).toEqual(whole.slice(0, 5));
     expect(db.queries).toBe(1);

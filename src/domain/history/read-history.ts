@@ -94,11 +94,13 @@ function parseHistoryLine(line: string): HistoryRecord {
   };
 }
 
-/** The records of a page's text (limit + 1 lines at most: is there more). */
+/** The records of a page's text (limit + 1 lines at most: is there more; every line when whole). */
 function pageOf(
   page: string | null,
-  options: HistoryPageOptions,
+  options: HistoryPageOptions | 'whole',
 ): { records: HistoryRecord[]; more: boolean } {
+  if (options === 'whole')
+    return { more: false, records: page ? page.split('\n').map(parseHistoryLine) : [] };
   const lines = page ? page.split('\n', options.limit + 1) : [];
   const more = lines.length > options.limit;
   if (more) lines.length = options.limit;
@@ -157,40 +159,14 @@ function firstIndex(
   return low;
 }
 
-function wholeOf(page: string | null): HistoryRecord[] {
-  return page ? page.split('\n').map(parseHistoryLine) : [];
-}
-
-/** Every record of a train number, newest first (for historyPageOf). */
-export async function wholeTrainHistory(
-  db: Queryable,
-  trainCode: string,
-): Promise<HistoryRecord[]> {
-  const r = await db.query<{ page: string | null }>(
-    TRAIN_HISTORY_SQL,
-    historyQueryParams(trainCode, 'whole'),
-  );
-  return wholeOf(r.rows[0]!.page);
-}
-
-/** Every record of the unit `emuId` names (see mergedEmuHistoryPage), newest first. */
-export async function wholeMergedEmuHistory(
-  db: Queryable,
-  emuId: number,
-): Promise<{ emuId: number; records: HistoryRecord[] }> {
-  const r = await db.query<{ unit: number; page: string | null }>(
-    MERGED_EMU_HISTORY_SQL,
-    historyQueryParams(emuId, 'whole'),
-  );
-  const row = r.rows[0]!;
-  return { emuId: row.unit, records: wholeOf(row.page) };
-}
-
-/** One page of a train number's records (the number as stored: normalised, e.g. G4337). */
+/**
+ * One page of a train number's records (the number as stored: normalised, e.g. G4337), or all of
+ * them (`whole`, for historyPageRange).
+ */
 export async function trainHistoryPage(
   db: Queryable,
   trainCode: string,
-  options: HistoryPageOptions,
+  options: HistoryPageOptions | 'whole',
 ): Promise<{ records: HistoryRecord[]; more: boolean }> {
   const r = await db.query<{ page: string | null }>(
     TRAIN_HISTORY_SQL,
@@ -200,13 +176,14 @@ export async function trainHistoryPage(
 }
 
 /**
- * One page of the records of the unit `emuId` names: itself, or the unit a correction merged it
- * into (followMerge), found in the same query; `emuId` is the unit the page is of.
+ * One page (or all: `whole`) of the records of the unit `emuId` names: itself, or the unit a
+ * correction merged it into (followMerge), found in the same query; `emuId` is the unit the page
+ * is of.
  */
 export async function mergedEmuHistoryPage(
   db: Queryable,
   emuId: number,
-  options: HistoryPageOptions,
+  options: HistoryPageOptions | 'whole',
 ): Promise<{ emuId: number; records: HistoryRecord[]; more: boolean }> {
   const r = await db.query<{ unit: number; page: string | null }>(
     MERGED_EMU_HISTORY_SQL,

@@ -2,8 +2,6 @@ import {
   historyPageRange,
   mergedEmuHistoryPage,
   trainHistoryPage,
-  wholeMergedEmuHistory,
-  wholeTrainHistory,
   type HistoryPageOptions,
   type HistoryRecord,
 } from '../../domain/history/read-history.js';
@@ -61,7 +59,11 @@ export class KeptHistories {
     const kept = this.histories.get(key, version);
     if (kept) return pageOf(kept, options);
     this.histories.missed(key, version, async () =>
-      historyOf(0, await wholeTrainHistory(this.db, trainCode), trainHistoryItemJson),
+      historyOf(
+        0,
+        (await trainHistoryPage(this.db, trainCode, 'whole')).records,
+        trainHistoryItemJson,
+      ),
     );
     const page = await trainHistoryPage(this.db, trainCode, options);
     return { ...page, itemsJson: page.records.map(trainHistoryItemJson).join(',') };
@@ -77,7 +79,7 @@ export class KeptHistories {
     const kept = this.histories.get(key, version);
     if (kept) return { emuId: kept.emuId, ...pageOf(kept, options) };
     this.histories.missed(key, version, async () => {
-      const whole = await wholeMergedEmuHistory(this.db, emuId);
+      const whole = await mergedEmuHistoryPage(this.db, emuId, 'whole');
       return historyOf(whole.emuId, whole.records, emuHistoryItemJson);
     });
     const page = await mergedEmuHistoryPage(this.db, emuId, options);

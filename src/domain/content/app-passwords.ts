@@ -170,4 +170,3 @@ export async function verifyAppPassword(
   );
   return seen.rows[0] ? toApp(seen.rows[0]) : undefined;
 }
-

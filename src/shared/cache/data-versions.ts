@@ -13,13 +13,7 @@ import { ReadsBegunAfter } from '../db/reads-begun-after.js';
  *   - `histories`: every train's and EMU's history (migration 029): any day's records, merges.
  */
 export type DataVersionName =
-  | 'records'
-  | 'exports'
-  | 'timetables'
-  | 'reference_models'
-  | 'emus'
-  | 'site_content'
-  | 'histories';
+  'records' | 'exports' | 'timetables' | 'reference_models' | 'emus' | 'site_content' | 'histories';
 
 export interface DataVersionRef {
   name: DataVersionName;

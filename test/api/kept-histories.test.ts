@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  historyPageOf,
+  historyPageRange,
   mergedEmuHistoryPage,
   trainHistoryPage,
   type HistoryPageOptions,
+  type HistoryRecord,
 } from '../../src/domain/history/read-history.js';
 import { emuHistoryItemJson, trainHistoryItemJson } from '../../src/http/api/history-json.js';
 import { KeptHistories } from '../../src/http/api/kept-histories.js';
@@ -12,7 +13,7 @@ import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**
- * Pages cut from a whole history (historyPageOf) are the pages the page's own query returns,
+ * Pages cut from a whole history (historyPageRange) are the pages the page's own query returns,
  * for any range, cursor and limit, ends and empty ranges included; KeptHistories queries the
  * first page that misses at a version, reads the history whole on the second, and cuts every
  * page after that from memory until the version moves.
@@ -79,7 +80,13 @@ const pageOptions = (): fc.Arbitrary<HistoryPageOptions> => {
     .map((o) => o as HistoryPageOptions);
 };
 
-describe('historyPageOf', () => {
+/** The page's records cut from a whole history, as KeptHistories cuts them. */
+function historyPageOf(whole: readonly HistoryRecord[], options: HistoryPageOptions) {
+  const { from, to, more } = historyPageRange(whole, options);
+  return { records: whole.slice(from, to), more };
+}
+
+describe('historyPageRange', () => {
   it("cuts the page the page's own query returns, for any range, cursor and limit", async () => {
     const { db } = t.current;
     const train = (await trainHistoryPage(db, 'G5', 'whole')).records;

@@ -135,15 +135,6 @@ export function historyPageRange(
   return { from, to, more: to < end };
 }
 
-/** The page's records cut from a whole history (historyPageRange). */
-export function historyPageOf(
-  whole: readonly HistoryRecord[],
-  options: HistoryPageOptions,
-): { records: HistoryRecord[]; more: boolean } {
-  const { from, to, more } = historyPageRange(whole, options);
-  return { records: whole.slice(from, to), more };
-}
-
 /** The first index whose record meets `test` (false up to it, true from it on). */
 function firstIndex(
   records: readonly HistoryRecord[],

@@ -217,14 +217,17 @@ describe('registration and sign-in', () => {
     expect(owner.statusCode).toBe(200);
   });
 
-  it('40 concurrent sign-ins (39 wrong, 1 right) are not all evaluated (issue 19, finding 3): at most the free number answer, the rest 429', async () => {
+  // All wrong: a right password resets the account's count when its attempt settles (the rule),
+  // so a burst holding one could let one more through whenever that settle lands before the last
+  // of the burst is counted; the right password past the free attempts is the test above.
+  it('40 concurrent wrong sign-ins are not all evaluated (issue 19, finding 3): at most the free number answer, the rest 429', async () => {
     const user = await makeUser(t.current.db, 'racer');
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         app.inject({
           method: 'POST',
           url: '/api/v2/auth/login',
-          ...json({ username: user.username, password: i === 39 ? user.password : `wrong-${i}` }),
+          ...json({ username: user.username, password: `wrong-${i}` }),
           remoteAddress: '10.0.4.40',
         }),
       ),

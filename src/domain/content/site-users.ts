@@ -110,6 +110,11 @@ export interface ListSiteAccountsOptions {
   include?: number[];
   exclude?: number[];
   search?: string;
+  /**
+   * Whether the caller may list users (`list_users`): WordPress then searches the columns the
+   * term's form calls for (searchColumns); otherwise only id, login, slug and display name.
+   */
+  searchAllColumns?: boolean;
   roles?: string[];
   /** Only accounts with one of these slugs (a user's slug is its lower-case name). */
   slugs?: string[];
@@ -121,6 +126,23 @@ export interface ListSiteAccountsOptions {
   orderby?: 'id' | 'name' | 'username' | 'registered_date' | 'slug' | 'include';
   limit: number;
   offset: number;
+}
+
+/**
+ * The columns a users search looks in, as WordPress's users controller and WP_User_Query choose
+ * them: a caller without `list_users` searches id, login, slug (nicename) and display name; one
+ * with it, the e-mail for a term with "@", login and id for a number, the URL for an address,
+ * else login, URL, e-mail, slug and display name. Every column but the id is matched anywhere
+ * in it (the controller wraps the term in `*`), case-insensitively as MySQL's collation does.
+ */
+function searchColumns(term: string, allColumns: boolean): string[] {
+  const displayName = 'coalesce(p.display_name, u.username)';
+  if (!allColumns) return ['u.id', 'u.username', 'lower(u.username)', displayName];
+  if (term.includes('@')) return ['u.email'];
+  // PHP's is_numeric.
+  if (/^\s*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?\s*$/i.test(term)) return ['u.username', 'u.id'];
+  if (/^https?:\/\//.test(term)) return ['p.url'];
+  return ['u.username', 'p.url', 'u.email', 'lower(u.username)', displayName];
 }
 
 export async function listSiteAccounts(
@@ -135,7 +157,13 @@ export async function listSiteAccounts(
   };
   if (o.include?.length) where.push(`u.id = ANY(${p(o.include)}::bigint[])`);
   if (o.exclude?.length) where.push(`NOT (u.id = ANY(${p(o.exclude)}::bigint[]))`);
-  if (o.search) where.push(`u.username ILIKE ${p(`%${o.search.replace(/[\\%_]/g, '\\$&')}%`)}`);
+  if (o.search) {
+    const like = p(`%${o.search.replace(/[\\%_]/g, '\\$&')}%`);
+    const matches = searchColumns(o.search, o.searchAllColumns ?? false).map((column) =>
+      column === 'u.id' ? `u.id::text = ${p(o.search)}` : `${column} ILIKE ${like}`,
+    );
+    where.push(`(${matches.join(' OR ')})`);
+  }
   if (o.roles?.length) {
     where.push(`${SITE_ROLE} = ANY(${p(o.roles)}::text[])`);
   }
@@ -162,7 +190,8 @@ export async function listSiteAccounts(
           : // WordPress's `name` is the display name.
             'lower(coalesce(p.display_name, u.username))';
   const total = await db.query<{ n: string | number }>(
-    `SELECT count(*) AS n FROM users u LEFT JOIN site_roles r ON r.user_id = u.id ${cond}`,
+    `SELECT count(*) AS n FROM users u LEFT JOIN site_roles r ON r.user_id = u.id
+       LEFT JOIN site_user_profiles p ON p.user_id = u.id ${cond}`,
     countParams,
   );
   const rows = await db.query<Row>(

@@ -77,4 +77,39 @@ describe('users controller: who may list whom, and how', () => {
     });
     expect([past.status, past.body, links(past)]).toEqual([200, [], ['prev:2']]);
   });
+
+  it('GET /wp/v2/users?search= looks where WordPress does: display name, login, slug; e-mail and URL for list_users only', async () => {
+    const names = (r: { body: { slug: string }[] }) => r.body.map((u) => u.slug).sort();
+    // The author's display name, e-mail and URL (as a profile edit writes them).
+    const edit = await site.call('POST', `/wp-json/wp/v2/users/${author.id}`, {
+      auth: admin,
+      body: { name: 'Zhang Wei', email: 'zw@rail.example', url: 'https://zw.example/blog' },
+    });
+    expect(edit.status).toBe(200);
+    // Anyone (the author has published, so is listed): display name and login, any case.
+    for (const term of ['zhang', 'WEI', 'auth']) {
+      const anon = await site.call('GET', `/wp-json/wp/v2/users?search=${term}`);
+      expect([term, names(anon), anon.headers['x-wp-total']]).toEqual([term, ['author'], '1']);
+    }
+    // Without list_users, the e-mail and the URL are not searched (they are not shown either).
+    for (const term of ['zw@rail', 'zw.example', 'rail.example']) {
+      const anon = await site.call('GET', `/wp-json/wp/v2/users?search=${term}`);
+      expect([term, names(anon)]).toEqual([term, []]);
+    }
+    // With list_users: a term with "@" searches the e-mail alone, an address the URL alone.
+    const byEmail = await site.call('GET', '/wp-json/wp/v2/users?search=zw@rail', { auth: admin });
+    expect(names(byEmail)).toEqual(['author']);
+    const byUrl = await site.call('GET', '/wp-json/wp/v2/users?search=https://zw.example', {
+      auth: admin,
+    });
+    expect(names(byUrl)).toEqual(['author']);
+    // ... and a number the login and the id (exactly).
+    const byId = await site.call('GET', `/wp-json/wp/v2/users?search=${contributor.id}`, {
+      auth: admin,
+    });
+    expect(names(byId)).toEqual(['contrib']);
+    // Anything else: login, URL, e-mail, slug and display name.
+    const any = await site.call('GET', '/wp-json/wp/v2/users?search=rail.exa', { auth: admin });
+    expect([names(any), any.headers['x-wp-total']]).toEqual([['author'], '1']);
+  });
 });

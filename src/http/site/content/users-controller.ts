@@ -233,6 +233,7 @@ export function registerUsersRoutes(kit: SiteKit): void {
           include: r.get<number[]>('include'),
           exclude: r.get<number[]>('exclude'),
           search: r.get<string | undefined>('search') || undefined,
+          searchAllColumns: r.can('list_users'),
           roles: r.get<string[] | undefined>('roles'),
           anyRoleOf: holdingRoles(
             r.get('who') === 'authors' ? AUTHOR_ROLES : undefined,

@@ -7,6 +7,8 @@ import { migrate } from '../../src/shared/db/migrate.js';
 import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
 import { importFleet } from '../../src/domain/emus/import-fleet.js';
 import { getDailyExport } from '../../src/domain/exports/daily-export-csv.js';
+import { trainHistoryPage } from '../../src/domain/history/read-history.js';
+import { HISTORIES_VERSION, readDataVersion } from '../../src/shared/cache/data-versions.js';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
 import { createLogger } from '../../src/shared/log/logger.js';
 import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';
@@ -61,5 +63,14 @@ describe('the embedded default against the servers', () => {
       expect(embedded.equals(server), `day ${day}`).toBe(true);
       expect(embedded.length).toBeGreaterThan(100);
     }
+    // A whole history (what the API keeps, under the histories version the builds moved) reads
+    // the same on both (ids are each database's own: compared without them).
+    const whole = async (db: Db) => {
+      const { records } = await trainHistoryPage(db, 'G1', 'whole');
+      return records.map(({ id: _id, ...rest }) => rest);
+    };
+    expect((await whole(pglite)).length).toBeGreaterThan(3);
+    expect(await whole(pglite)).toEqual(await whole(env.database.db));
+    expect(await readDataVersion(pglite, HISTORIES_VERSION)).toBeGreaterThan(0);
   });
 });

@@ -13,6 +13,7 @@ import type { Clock, ImmediateQuotaStore, QuotaStore } from '../quota/quota-stor
 import { ByteCache } from '../../shared/cache/byte-cache.js';
 import { DataVersionReader } from '../../shared/cache/data-versions.js';
 import { PageCache } from './page-cache.js';
+import { renderGeneration } from './render-generation.js';
 import { registerCors } from './cors.js';
 import { accountPages } from '../account/account-pages.js';
 import { AccountPanels } from '../account/account-panels.js';
@@ -105,8 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
     clock,
-    // One version reader and one bounded byte cache for every cached route of this app.
-    pages: new PageCache(new DataVersionReader(db), new ByteCache()),
+    // One version reader and one bounded byte cache for every cached route of this app; the
+    // pages' ETags name the code that wrote them too (a deploy that changes it changes them).
+    pages: new PageCache(new DataVersionReader(db), new ByteCache(), renderGeneration()),
     circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
   };
 

@@ -63,9 +63,14 @@ export class PageCache {
   /** `version\0key` of pages asked for once, not kept yet (PageOptions.keep). */
   private readonly askedOnce = new BoundedKeySet(ASKED_ONCE_LIMIT);
 
+  /**
+   * @param generation what else the pages' bytes depend on: the code that writes them
+   *   (renderGeneration, in the app); part of every ETag. Default ''.
+   */
   constructor(
     private readonly versions: DataVersionReader,
     private readonly cache: ByteCache = new ByteCache(),
+    private readonly generation = '',
   ) {}
 
   /**
@@ -89,7 +94,7 @@ export class PageCache {
       rendering = render(version).then((page) => ({
         body: !keep ? page.body : bytesOf(page.body),
         records: page.records,
-        etag: versionEtag(key, version),
+        etag: versionEtag(key, `${this.generation}/${version}`),
       }));
       this.rendering.set(renderKey, rendering);
       rendering

@@ -24,7 +24,7 @@ import { answerV2Error, answerV2NotFound, v2Sending } from './v2-sending.js';
  */
 
 export type { OperationCostRule, V2OperationConfig, V2Route } from './v2-operations.js';
-export { queryLimit } from './v2-operations.js';
+export { queryLimit, signedInOperations } from './v2-operations.js';
 export { callerOf, clientAddress, quotaOf } from './v2-caller-quota.js';
 export {
   answerError,

@@ -69,6 +69,31 @@ export interface V2OperationConfig {
   cache?: CacheClass;
 }
 
+/**
+ * Configs of free operations only a credential may call (`auth: 'required'`), as account, OAuth
+ * and administration operations are: `shared` holds what the family has in common (tag,
+ * issuers, scope, error statuses), `describe` what each description adds (default: nothing).
+ */
+export function signedInOperations(
+  shared: Pick<V2OperationConfig, 'tag' | 'issuers' | 'scope' | 'errorStatuses'>,
+  describe: (description: string) => string = (description) => description,
+) {
+  return (
+    operationId: string,
+    summary: string,
+    description: string,
+  ): { v2: V2OperationConfig } => ({
+    v2: {
+      operationId,
+      summary,
+      description: describe(description),
+      auth: 'required',
+      cost: { free: true },
+      ...shared,
+    },
+  });
+}
+
 /** One v2 operation's route: method, URL pattern and its config. */
 export interface V2Route {
   method: string;

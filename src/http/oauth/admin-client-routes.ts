@@ -7,7 +7,7 @@ import {
   revokeAllClientTokens,
 } from '../../domain/oauth/client-review.js';
 import { ApiError } from '../api/api-error.js';
-import type { V2OperationConfig } from '../api/v2-edge.js';
+import { signedInOperations } from '../api/v2-edge.js';
 import { asApiError, clientIdParams, clientJson, oauthClientSchema } from './client-json.js';
 import { signedIn } from './client-routes.js';
 import type { OAuthRouteOptions } from './oauth-route-options.js';
@@ -15,26 +15,13 @@ import type { OAuthRouteOptions } from './oauth-route-options.js';
 /** The administrators' scope of the review operations (the accounts' catalogue). */
 const ADMIN_REVIEW_SCOPE = 'api.admin.oauth.clients.review';
 
-function adminOperation(
-  operationId: string,
-  summary: string,
-  description: string,
-): { v2: V2OperationConfig } {
-  return {
-    v2: {
-      operationId,
-      tag: 'OAuth administration',
-      summary,
-      description: `${description} Administrators only (scope ${ADMIN_REVIEW_SCOPE}; 403 otherwise): their web session or an API key of theirs carrying the scope.`,
-      // Administrators signed in on the web, or their API keys carrying the review scope;
-      // never an OAuth token (an app does not review apps).
-      scope: ADMIN_REVIEW_SCOPE,
-      auth: 'required',
-      issuers: ['webapp', 'api'],
-      cost: { free: true },
-    },
-  };
-}
+// Administrators signed in on the web, or their API keys carrying the review scope; never an
+// OAuth token (an app does not review apps).
+const adminOperation = signedInOperations(
+  { tag: 'OAuth administration', scope: ADMIN_REVIEW_SCOPE, issuers: ['webapp', 'api'] },
+  (description) =>
+    `${description} Administrators only (scope ${ADMIN_REVIEW_SCOPE}; 403 otherwise): their web session or an API key of theirs carrying the scope.`,
+);
 
 /** The signed-in administrator's user id; anyone else is refused with 403 forbidden. */
 function administrator(request: FastifyRequest): string {

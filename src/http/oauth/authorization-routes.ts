@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
-import type { V2OperationConfig } from '../api/v2-edge.js';
+import { signedInOperations } from '../api/v2-edge.js';
 import {
   asApiError,
   authorizationJson,
@@ -11,23 +11,7 @@ import {
 import { signedIn } from './client-routes.js';
 import type { OAuthRouteOptions } from './oauth-route-options.js';
 
-function operation(
-  operationId: string,
-  summary: string,
-  description: string,
-): { v2: V2OperationConfig } {
-  return {
-    v2: {
-      operationId,
-      tag: 'Auth',
-      summary,
-      description,
-      auth: 'required',
-      issuers: ['webapp'],
-      cost: { free: true },
-    },
-  };
-}
+const operation = signedInOperations({ tag: 'Auth', issuers: ['webapp'] });
 
 /** /api/v2/auth/authorizations: the apps the signed-in user has authorized, and revoking one. */
 export const authorizationRoutes: FastifyPluginAsyncZod<OAuthRouteOptions> = async (

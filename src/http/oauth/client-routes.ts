@@ -7,7 +7,7 @@ import {
   listOwnClients,
   updateOwnClient,
 } from '../../domain/oauth/clients.js';
-import { callerOf, type V2OperationConfig } from '../api/v2-edge.js';
+import { callerOf, signedInOperations } from '../api/v2-edge.js';
 import type { SignedInCaller } from '../api/caller.js';
 import {
   asApiError,
@@ -19,24 +19,11 @@ import {
 import type { OAuthRouteOptions } from './oauth-route-options.js';
 
 /** The v2 config of an operation on one's own OAuth clients: web session only, free. */
-function ownClientsOperation(
-  operationId: string,
-  summary: string,
-  description: string,
-): { v2: V2OperationConfig } {
-  return {
-    v2: {
-      operationId,
-      tag: 'OAuth',
-      summary,
-      description,
-      auth: 'required',
-      issuers: ['webapp'],
-      cost: { free: true },
-      errorStatuses: [],
-    },
-  };
-}
+const ownClientsOperation = signedInOperations({
+  tag: 'OAuth',
+  issuers: ['webapp'],
+  errorStatuses: [],
+});
 
 /** The signed-in caller (the edge has refused everyone else for auth: required). */
 export function signedIn(request: Parameters<typeof callerOf>[0]): SignedInCaller {

@@ -16,31 +16,22 @@ import { listCorrections } from '../../../domain/corrections/list-corrections.js
 import type { Db } from '../../../shared/db/db.js';
 import { ApiError } from '../api-error.js';
 import type { RouteOptions } from '../services.js';
-import { callerOf, type V2OperationConfig } from '../v2-edge.js';
+import { callerOf, signedInOperations } from '../v2-edge.js';
 
 /** The administrators' scope of corrections (accounts' catalogue; never granted to OAuth apps). */
 const CORRECTIONS_SCOPE = 'api.admin.corrections.write';
 
-function adminOperation(
-  operationId: string,
-  summary: string,
-  description: string,
-): { v2: V2OperationConfig } {
-  return {
-    v2: {
-      operationId,
-      tag: 'Corrections',
-      summary,
-      description: `${description} Administrators only (scope ${CORRECTIONS_SCOPE}; 403 otherwise): their web session or an API key of theirs carrying the scope, never an OAuth token.`,
-      scope: CORRECTIONS_SCOPE,
-      auth: 'required',
-      // An app acting for a user does not correct the record.
-      issuers: ['webapp', 'api'],
-      cost: { free: true },
-      errorStatuses: [409],
-    },
-  };
-}
+// Administrators' web sessions or API keys: an app acting for a user does not correct the record.
+const adminOperation = signedInOperations(
+  {
+    tag: 'Corrections',
+    scope: CORRECTIONS_SCOPE,
+    issuers: ['webapp', 'api'],
+    errorStatuses: [409],
+  },
+  (description) =>
+    `${description} Administrators only (scope ${CORRECTIONS_SCOPE}; 403 otherwise): their web session or an API key of theirs carrying the scope, never an OAuth token.`,
+);
 
 /** The administrator making the request; anyone else is refused with 403 forbidden. */
 function administrator(request: FastifyRequest): CorrectionActor {

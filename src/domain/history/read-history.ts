@@ -1,4 +1,5 @@
 import type { Queryable } from '../../shared/db/db.js';
+import { textPageLines } from '../../shared/db/text-page.js';
 
 /**
  * Assignment histories: the daily records of one train number or one EMU over a range of
@@ -99,11 +100,7 @@ function pageOf(
   page: string | null,
   options: HistoryPageOptions | 'whole',
 ): { records: HistoryRecord[]; more: boolean } {
-  if (options === 'whole')
-    return { more: false, records: page ? page.split('\n').map(parseHistoryLine) : [] };
-  const lines = page ? page.split('\n', options.limit + 1) : [];
-  const more = lines.length > options.limit;
-  if (more) lines.length = options.limit;
+  const { lines, more } = textPageLines(page, options === 'whole' ? undefined : options.limit);
   return { more, records: lines.map(parseHistoryLine) };
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../shared/db/db.js';
+import { textPageLines } from '../../shared/db/text-page.js';
 
 /**
  * A page of a service day's records, highest id first, below a cursor's id. The API reads whole
@@ -45,8 +46,7 @@ export async function dailyRecordLines(db: Queryable, serviceDay: number): Promi
     FIRST_PAGE,
     null,
   ]);
-  const page = r.rows[0]?.page;
-  return page ? page.split('\n') : [];
+  return textPageLines(r.rows[0]?.page).lines;
 }
 
 export interface DailyRecordRow {
@@ -87,10 +87,5 @@ export async function dailyRecordsPage(
     DAILY_RECORDS_PAGE_SQL,
     dailyRecordsPageParams(serviceDay, limit, beforeId),
   );
-  const page = r.rows[0]?.page;
-  if (!page) return { lines: [], more: false };
-  const lines = page.split('\n', limit + 1);
-  const more = lines.length > limit;
-  if (more) lines.length = limit;
-  return { lines, more };
+  return textPageLines(r.rows[0]?.page, limit);
 }

@@ -32,10 +32,8 @@ export class KeptReads<Key extends string | number, Value extends object> {
   private readonly tooLarge = new BoundedKeySet(REMEMBERED_LIMIT);
 
   constructor(private readonly options: KeptReadsOptions<Value>) {
-    this.values = new LRUCache({
-      maxSize: options.maxBytes,
-      sizeCalculation: (kept) => options.sizeOf(kept.value),
-    });
+    // Sizes are given with each set (read): sizeOf walks the whole value, once per read.
+    this.values = new LRUCache({ maxSize: options.maxBytes });
   }
 
   /** The value of `key` as kept, if it was read at `version`. */
@@ -75,8 +73,9 @@ export class KeptReads<Key extends string | number, Value extends object> {
         .then((value) => {
           // Over the bound: remembered, so that its pages are queried on their own instead of
           // the whole being read again on every second miss.
-          if (this.options.sizeOf(value) > this.options.maxBytes) this.tooLarge.add(readKey);
-          else this.values.set(key, { version, value });
+          const size = this.options.sizeOf(value);
+          if (size > this.options.maxBytes) this.tooLarge.add(readKey);
+          else this.values.set(key, { version, value }, { size });
         })
         .finally(() => this.reading.delete(readKey));
       this.reading.set(readKey, reading);

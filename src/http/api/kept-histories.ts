@@ -65,8 +65,8 @@ export class KeptHistories {
         trainHistoryItemJson,
       ),
     );
-    const page = await trainHistoryPage(this.db, trainCode, options);
-    return { ...page, itemsJson: page.records.map(trainHistoryItemJson).join(',') };
+    // Its items' JSON is written from the records (history-json.ts), as for any page queried.
+    return trainHistoryPage(this.db, trainCode, options);
   }
 
   /** One page of the records of the unit `emuId` names (itself or the unit it was merged into). */
@@ -82,8 +82,7 @@ export class KeptHistories {
       const whole = await mergedEmuHistoryPage(this.db, emuId, 'whole');
       return historyOf(whole.emuId, whole.records, emuHistoryItemJson);
     });
-    const page = await mergedEmuHistoryPage(this.db, emuId, options);
-    return { ...page, itemsJson: page.records.map(emuHistoryItemJson).join(',') };
+    return mergedEmuHistoryPage(this.db, emuId, options);
   }
 }
 

@@ -181,31 +181,21 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
         );
       }),
     );
-    scope.post<{ Params: { clientId: string } }>(
-      '/account/oauth/clients/:clientId/delete',
-      opts,
-      act(async (request, userId) => {
-        await deleteOwnClient(
-          edge.db,
-          userId,
-          (request.params as { clientId: string }).clientId,
-          edge.now(),
-        );
-        edge.credentialsChanged(request);
-      }),
-    );
-    scope.post(
-      '/account/oauth/authorizations/:clientId/revoke',
-      opts,
-      act(async (request, userId) => {
-        await revokeAuthorization(
-          edge.db,
-          userId,
-          (request.params as { clientId: string }).clientId,
-          edge.now(),
-        );
-        edge.credentialsChanged(request);
-      }),
-    );
+    // Both revoke tokens (every one of a deleted client, the user's of a revoked app), so the
+    // credential cache is told.
+    for (const [url, withdraw] of [
+      ['/account/oauth/clients/:clientId/delete', deleteOwnClient],
+      ['/account/oauth/authorizations/:clientId/revoke', revokeAuthorization],
+    ] as const) {
+      scope.post(
+        url,
+        opts,
+        act(async (request, userId) => {
+          const { clientId } = request.params as { clientId: string };
+          await withdraw(edge.db, userId, clientId, edge.now());
+          edge.credentialsChanged(request);
+        }),
+      );
+    }
   });
 }

@@ -13,6 +13,7 @@ import {
 import { accountSettingsFromConfig } from '../../../domain/accounts/account-settings.js';
 import {
   apiKeyItemOf,
+  apiKeySummaryOf,
   apiKeyItemSchema,
   apiKeyListSchema,
   createApiKeyBodySchema,
@@ -23,8 +24,6 @@ import type { RouteOptions } from '../services.js';
 import { callerOf, quotaOf, signedInOperations } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 import { authQuota } from './auth-quota.js';
-
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
  * The signed-in user's API keys: list (every credential of the user, web sessions and OAuth
@@ -123,17 +122,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
           maxLifetimeSeconds: settings.maxLifetimeSeconds,
         },
       );
-      return {
-        apiKey: secret,
-        name: credential.name,
-        maskedApiKey: credential.maskedApiKey,
-        revokeId: credential.revokeId,
-        issuer: credential.issuer,
-        activeFrom: seconds(credential.activeFrom),
-        expiresAt: seconds(credential.expiresAt),
-        dailyTokenLimit: credential.dailyTokenLimit,
-        scopes: credential.scopes,
-      };
+      return { apiKey: secret, name: credential.name, ...apiKeySummaryOf(credential) };
     },
   );
 

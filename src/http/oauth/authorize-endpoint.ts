@@ -19,7 +19,8 @@ import { isDatabaseUnavailable } from '../api/api-error.js';
 import { clientAddress } from '../api/v2-edge.js';
 import { authorizationErrorPage, CONSENT_FIELDS, consentPage } from './authorize-pages.js';
 import type { OAuthEdge } from './oauth-edge.js';
-import type { PageSession, SignedInBrowser } from './page-session.js';
+import type { PageSession } from './page-session.js';
+import type { SignedInBrowser } from '../session/web-session.js';
 import { html, page } from './html.js';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -6,7 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
-import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import type { ApiApp } from '../../src/http/api/services.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { useTestDatabase } from '../helpers/test-db.js';
@@ -47,7 +47,7 @@ describe('ingest counters in /metrics', () => {
 
     const config = { ...loadConfig({}), METRICS_TOKEN: TOKEN, REDIS_URL: undefined };
     const logger = pino({ level: 'silent' });
-    const app = Fastify({ loggerInstance: logger }) as unknown as ApiFastify;
+    const app = Fastify({ loggerInstance: logger }) as unknown as ApiApp;
     await registerOperations(app, { db, config, logger });
     try {
       const res = await app.inject({

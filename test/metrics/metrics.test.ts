@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
-import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import type { ApiApp } from '../../src/http/api/services.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
 
@@ -21,7 +21,7 @@ interface Family {
 async function opsApp(token: string | null = TOKEN) {
   const config = { ...env.config(), METRICS_TOKEN: token ?? undefined };
   const logger = pino({ level: 'silent' });
-  const app = Fastify({ loggerInstance: logger }) as unknown as ApiFastify;
+  const app = Fastify({ loggerInstance: logger }) as unknown as ApiApp;
   const queues = env.queues();
   await registerOperations(app, { db: env.database.db, config, logger, queues });
   app.get('/ok', { schema: { operationId: 'GetOk' } }, async () => ({ ok: true }));

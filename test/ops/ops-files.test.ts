@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { ApiFastify } from '../../src/http/ops/api-fastify.js';
+import type { ApiApp } from '../../src/http/api/services.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { prerequisites } from '../helpers/prerequisites.js';
 import { useQueueEnv } from '../queue/support/queue-env.js';
@@ -38,7 +38,7 @@ const rules = parse(readFileSync(RULES, 'utf8')) as {
 async function scrapedFamilies(): Promise<Map<string, string>> {
   const config = { ...env.config(), METRICS_TOKEN: TOKEN };
   const logger = pino({ level: 'silent' });
-  const app = Fastify({ loggerInstance: logger }) as unknown as ApiFastify;
+  const app = Fastify({ loggerInstance: logger }) as unknown as ApiApp;
   await registerOperations(app, { db: env.database.db, config, logger, queues: env.queues() });
   env.defer(() => app.close());
   const res = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });

@@ -37,6 +37,9 @@ const HIDDEN = { hide: true };
 /** Form posts are small; anything larger is refused unread. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
+/** The route options of every form post. */
+const FORM_POST = { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN };
+
 type Form = Record<string, string | string[] | undefined>;
 
 const field = (form: Form, name: string): string => {
@@ -110,7 +113,7 @@ export async function accountPages(
       return signInPage(request, reply, mode, 200, { next });
     });
 
-    app.post(`/${mode}`, { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN }, async (request, reply) => {
+    app.post(`/${mode}`, FORM_POST, async (request, reply) => {
       const form = (request.body ?? {}) as Form;
       if (!csrfValid(request, form)) return refuseForgery(request, reply);
       const next = safeNextPath(form.next);
@@ -166,7 +169,7 @@ export async function accountPages(
     });
   }
 
-  app.post('/logout', { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN }, async (request, reply) => {
+  app.post('/logout', FORM_POST, async (request, reply) => {
     if (!csrfValid(request, (request.body ?? {}) as Form)) return refuseForgery(request, reply);
     const secret = request.cookies[SESSION_COOKIE];
     if (secret) {
@@ -249,57 +252,53 @@ export async function accountPages(
     return accountPage(request, reply, signedIn, { tab, notice });
   });
 
-  app.post(
-    '/account/keys',
-    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
-    async (request, reply) => {
-      const form = (request.body ?? {}) as Form;
-      if (!csrfValid(request, form)) return refuseForgery(request, reply);
-      const signedIn = await requireSignIn(request, reply, '/account?tab=development');
-      if (!signedIn) return reply;
-      const { user } = signedIn;
-      const scopes =
-        form.scopes === undefined ? [] : [form.scopes].flat().filter((s) => s !== undefined);
-      const days = Number(field(form, 'expiresInDays') || config.API_KEY_DEFAULT_LIFETIME_DAYS);
-      const name = field(form, 'name').trim();
-      const fail = (error: string) =>
-        accountPage(request, reply, signedIn, { tab: 'development', status: 400, error });
-      if (name === '' || name.length > 100)
-        return fail('Give the key a name (at most 100 characters).');
-      if (scopes.length === 0) return fail('Choose at least one scope.');
-      if (
-        !(KEY_LIFETIMES as readonly number[]).includes(days) ||
-        days > config.API_KEY_MAX_LIFETIME_DAYS
-      ) {
-        return fail('Choose one of the offered lifetimes.');
-      }
-      try {
-        const { secret, credential } = await issueCredential(
-          db,
-          {
-            userId: user.userId,
-            issuer: 'api',
-            name,
-            scopes,
-            expiresAt: new Date(Date.now() + days * 86_400_000),
-            dailyTokenLimit: settings.dailyTokenLimit,
-          },
-          { maxLifetimeSeconds: settings.maxLifetimeSeconds },
-        );
-        return accountPage(request, reply, signedIn, {
-          tab: 'development',
-          newKey: { secret, name: credential.name },
-        });
-      } catch (err) {
-        if (!(err instanceof AccountError)) throw err;
-        return fail(err.message);
-      }
-    },
-  );
+  app.post('/account/keys', FORM_POST, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    if (!csrfValid(request, form)) return refuseForgery(request, reply);
+    const signedIn = await requireSignIn(request, reply, '/account?tab=development');
+    if (!signedIn) return reply;
+    const { user } = signedIn;
+    const scopes =
+      form.scopes === undefined ? [] : [form.scopes].flat().filter((s) => s !== undefined);
+    const days = Number(field(form, 'expiresInDays') || config.API_KEY_DEFAULT_LIFETIME_DAYS);
+    const name = field(form, 'name').trim();
+    const fail = (error: string) =>
+      accountPage(request, reply, signedIn, { tab: 'development', status: 400, error });
+    if (name === '' || name.length > 100)
+      return fail('Give the key a name (at most 100 characters).');
+    if (scopes.length === 0) return fail('Choose at least one scope.');
+    if (
+      !(KEY_LIFETIMES as readonly number[]).includes(days) ||
+      days > config.API_KEY_MAX_LIFETIME_DAYS
+    ) {
+      return fail('Choose one of the offered lifetimes.');
+    }
+    try {
+      const { secret, credential } = await issueCredential(
+        db,
+        {
+          userId: user.userId,
+          issuer: 'api',
+          name,
+          scopes,
+          expiresAt: new Date(Date.now() + days * 86_400_000),
+          dailyTokenLimit: settings.dailyTokenLimit,
+        },
+        { maxLifetimeSeconds: settings.maxLifetimeSeconds },
+      );
+      return accountPage(request, reply, signedIn, {
+        tab: 'development',
+        newKey: { secret, name: credential.name },
+      });
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err;
+      return fail(err.message);
+    }
+  });
 
   app.post<{ Params: { revokeId: string } }>(
     '/account/keys/:revokeId/revoke',
-    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
+    FORM_POST,
     async (request, reply) => {
       if (!csrfValid(request, (request.body ?? {}) as Form)) return refuseForgery(request, reply);
       const signedIn = await requireSignIn(request, reply, '/account?tab=development');
@@ -319,53 +318,49 @@ export async function accountPages(
     },
   );
 
-  app.post(
-    '/account/password',
-    { bodyLimit: FORM_BODY_LIMIT, schema: HIDDEN },
-    async (request, reply) => {
-      const form = (request.body ?? {}) as Form;
-      if (!csrfValid(request, form)) return refuseForgery(request, reply);
-      const signedIn = await requireSignIn(request, reply, '/account');
-      if (!signedIn) return reply;
-      try {
-        const changed = await changePasswordLimited(
-          db,
-          {
-            user: signedIn.user,
-            currentPassword: field(form, 'currentPassword'),
-            newPassword: field(form, 'newPassword'),
-            keepCredentialId: signedIn.session.credentialId,
-          },
-          settings,
-        );
-        if (!changed.ok && changed.reason === 'throttled') {
-          reply.header('retry-after', changed.retryAfterSeconds);
-          return accountPage(request, reply, signedIn, {
-            tab: 'profile',
-            status: 429,
-            error: `Too many wrong guesses at the current password. Try again in ${waitText(changed.retryAfterSeconds)}.`,
-          });
-        }
-        if (!changed.ok) {
-          return accountPage(request, reply, signedIn, {
-            tab: 'profile',
-            status: 401,
-            error: 'The current password is wrong.',
-          });
-        }
-        credentials.clear();
+  app.post('/account/password', FORM_POST, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    if (!csrfValid(request, form)) return refuseForgery(request, reply);
+    const signedIn = await requireSignIn(request, reply, '/account');
+    if (!signedIn) return reply;
+    try {
+      const changed = await changePasswordLimited(
+        db,
+        {
+          user: signedIn.user,
+          currentPassword: field(form, 'currentPassword'),
+          newPassword: field(form, 'newPassword'),
+          keepCredentialId: signedIn.session.credentialId,
+        },
+        settings,
+      );
+      if (!changed.ok && changed.reason === 'throttled') {
+        reply.header('retry-after', changed.retryAfterSeconds);
         return accountPage(request, reply, signedIn, {
           tab: 'profile',
-          notice: 'Password changed. Your other browsers are signed out.',
-        });
-      } catch (err) {
-        if (!(err instanceof AccountError)) throw err;
-        return accountPage(request, reply, signedIn, {
-          tab: 'profile',
-          status: 400,
-          error: err.message,
+          status: 429,
+          error: `Too many wrong guesses at the current password. Try again in ${waitText(changed.retryAfterSeconds)}.`,
         });
       }
-    },
-  );
+      if (!changed.ok) {
+        return accountPage(request, reply, signedIn, {
+          tab: 'profile',
+          status: 401,
+          error: 'The current password is wrong.',
+        });
+      }
+      credentials.clear();
+      return accountPage(request, reply, signedIn, {
+        tab: 'profile',
+        notice: 'Password changed. Your other browsers are signed out.',
+      });
+    } catch (err) {
+      if (!(err instanceof AccountError)) throw err;
+      return accountPage(request, reply, signedIn, {
+        tab: 'profile',
+        status: 400,
+        error: err.message,
+      });
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { panelFormAction } from './panel-form-action.js';
+import { hiddenCsrf, listField, panelFormAction } from './panel-form-action.js';
 import type { ApiApp } from '../api/services.js';
 import formbody from '@fastify/formbody';
 import type { FastifyRequest } from 'fastify';
@@ -7,8 +7,7 @@ import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../domain/accounts/sc
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oauth/clients.js';
-import { CSRF_FIELD } from '../session/web-session.js';
-import { html, type Html } from '../oauth/html.js';
+import { html } from '../oauth/html.js';
 import type { OAuthEdge } from '../oauth/oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -16,10 +15,6 @@ const FORM = 'application/x-www-form-urlencoded';
 const PANEL_ID = 'oauth-clients';
 
 const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
-
-function hiddenCsrf(token: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
-}
 
 /**
  * The OAuth panels of the account page's Development tab: the user's clients (with a form to
@@ -146,16 +141,6 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
   return [clients, authorized];
 }
 
-/** Lines of a textarea, or the values of repeated checkboxes, as a list. */
-function listField(value: unknown, split: boolean): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values
-    .filter((v): v is string => typeof v === 'string')
-    .flatMap((v) => (split ? v.split(/\r?\n/) : [v]))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-}
-
 /**
  * The panel's form targets. Each checks the web session and the CSRF token, acts, and comes
  * back to the panel (303); a refusal comes back with its message.
@@ -187,8 +172,8 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
           { userId, role },
           {
             name: typeof form.name === 'string' ? form.name : '',
-            redirectUris: listField(form.redirectUris, true),
-            requestedScopes: listField(form.requestedScopes, false),
+            redirectUris: listField(form.redirectUris, /\r?\n/),
+            requestedScopes: listField(form.requestedScopes),
             description: typeof form.description === 'string' ? form.description : null,
             homepageUrl: typeof form.homepageUrl === 'string' ? form.homepageUrl : null,
           },
@@ -196,31 +181,21 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
         );
       }),
     );
-    scope.post<{ Params: { clientId: string } }>(
-      '/account/oauth/clients/:clientId/delete',
-      opts,
-      act(async (request, userId) => {
-        await deleteOwnClient(
-          edge.db,
-          userId,
-          (request.params as { clientId: string }).clientId,
-          edge.now(),
-        );
-        edge.credentialsChanged(request);
-      }),
-    );
-    scope.post(
-      '/account/oauth/authorizations/:clientId/revoke',
-      opts,
-      act(async (request, userId) => {
-        await revokeAuthorization(
-          edge.db,
-          userId,
-          (request.params as { clientId: string }).clientId,
-          edge.now(),
-        );
-        edge.credentialsChanged(request);
-      }),
-    );
+    // Both revoke tokens (every one of a deleted client, the user's of a revoked app), so the
+    // credential cache is told.
+    for (const [url, withdraw] of [
+      ['/account/oauth/clients/:clientId/delete', deleteOwnClient],
+      ['/account/oauth/authorizations/:clientId/revoke', revokeAuthorization],
+    ] as const) {
+      scope.post(
+        url,
+        opts,
+        act(async (request, userId) => {
+          const { clientId } = request.params as { clientId: string };
+          await withdraw(edge.db, userId, clientId, edge.now());
+          edge.credentialsChanged(request);
+        }),
+      );
+    }
   });
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../oauth/html.js';
 
 /**
  * The frame of every account page: plain HTML and CSS, usable without JavaScript (forms post,

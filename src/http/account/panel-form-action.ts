@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { html, type Html } from '../oauth/html.js';
 import {
+  CSRF_FIELD,
   csrfValid,
   loginUrl,
   signedInBrowser,
@@ -8,6 +10,24 @@ import {
 
 /** The Development tab of the account page, where the panels are. */
 export const DEVELOPMENT_TAB = '/account?tab=development';
+
+/** The hidden field that carries this browser's CSRF token in a panel's form. */
+export function hiddenCsrf(token: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
+}
+
+/**
+ * A posted field as a list of its values, trimmed, empty ones dropped: the values of repeated
+ * checkboxes, or a text split at `separator`.
+ */
+export function listField(value: unknown, separator?: RegExp): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => (separator ? v.split(separator) : [v]))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
 
 export interface PanelFormOptions {
   /** The panel's element id: where the browser comes back to. */

@@ -1,4 +1,4 @@
-import { DEVELOPMENT_TAB, panelFormAction } from './panel-form-action.js';
+import { DEVELOPMENT_TAB, hiddenCsrf, listField, panelFormAction } from './panel-form-action.js';
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';
@@ -19,17 +19,15 @@ import {
 import { WebhookError } from '../../domain/webhooks/webhook-error.js';
 import { html, type Html } from '../oauth/html.js';
 import type { ApiApp } from '../api/services.js';
-import { CSRF_FIELD, csrfToken } from '../session/web-session.js';
+import { csrfToken } from '../session/web-session.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const PANEL_ID = 'webhooks';
 const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
+/** What separates the trains and units written in the form's text fields. */
+const COMMAS_OR_SPACES = /[,\s]+/;
 
 const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') : '');
-
-function hiddenCsrf(token: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
-}
 
 /** The endpoints the signed-in user registered with a session or a key (not those of apps). */
 const ownerOf = (userId: string): WebhookOwner => ({ userId, oauthClientId: null });
@@ -141,15 +139,6 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
   };
 }
 
-function listField(value: unknown, split: boolean): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values
-    .filter((v): v is string => typeof v === 'string')
-    .flatMap((v) => (split ? v.split(/[,\s]+/) : [v]))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-}
-
 /** The page that shows a new secret, once. */
 function secretPage(
   reply: FastifyReply,
@@ -202,7 +191,7 @@ export async function registerWebhookAccountForms(
       opts,
       act(async (request, reply, owner, username) => {
         const form = request.body as Record<string, unknown>;
-        const trains = listField(form.trains, true).map((t) => {
+        const trains = listField(form.trains, COMMAS_OR_SPACES).map((t) => {
           try {
             return normalizeTrainCode(t);
           } catch (err) {
@@ -212,7 +201,7 @@ export async function registerWebhookAccountForms(
           }
         });
         const emuIds: number[] = [];
-        for (const written of listField(form.emus, true)) {
+        for (const written of listField(form.emus, COMMAS_OR_SPACES)) {
           const id = await findEmuId(db, written);
           if (id === undefined)
             throw new WebhookError(
@@ -227,7 +216,7 @@ export async function registerWebhookAccountForms(
           owner,
           {
             url: typeof form.url === 'string' ? form.url.trim() : '',
-            events: listField(form.events, false),
+            events: listField(form.events),
             trains,
             emuIds,
           },

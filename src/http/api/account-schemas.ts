@@ -30,17 +30,7 @@ export const webSessionSchema = z
   .meta({ id: 'WebSession' });
 
 export function webSessionOf(username: string, credential: Credential) {
-  return {
-    userId: credential.userId,
-    username,
-    revokeId: credential.revokeId,
-    issuer: credential.issuer,
-    maskedApiKey: credential.maskedApiKey,
-    scopes: credential.scopes,
-    activeFrom: seconds(credential.activeFrom),
-    expiresAt: seconds(credential.expiresAt),
-    dailyTokenLimit: credential.dailyTokenLimit,
-  };
+  return { userId: credential.userId, username, ...apiKeySummaryOf(credential) };
 }
 
 export const authQuotaSummarySchema = z

@@ -54,15 +54,4 @@ export class EmuCodeCache {
   json(emuId: number): string | undefined {
     return this.entries.peek(emuId)?.json;
   }
-
-  /** The codes of the given EMUs, as the API's string-keyed mapping. */
-  async mappings(emuIds: readonly number[]): Promise<Record<string, string>> {
-    await this.load(emuIds);
-    const out: Record<string, string> = {};
-    for (const id of emuIds) {
-      const code = this.code(id);
-      if (code !== undefined) out[id] = code;
-    }
-    return out;
-  }
 }

@@ -1,15 +1,13 @@
 import { prefixList } from '../../domain/trains/train-prefixes.js';
 import { z } from 'zod';
 import { MalformedTrainCodeError, normalizeTrainCode } from '../../domain/trains/train-code.js';
+import { quoted } from './query-params.js';
 
 /**
  * Path and range parameters of the timetable, history and allocation operations, in the manner
  * of query-params.ts: each validates (the message starts with the parameter's name), converts
  * and documents itself.
  */
-function quoted(value: string): string {
-  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-}
 
 /** A single train number, case-insensitive, normalised (g2492 -> G2492). */
 export function trainCodePathParam() {

@@ -14,7 +14,8 @@ function text(name: string) {
   });
 }
 
-function quoted(value: string): string {
+/** A value sent, for a message: as JSON, cut after 40 characters. */
+export function quoted(value: string): string {
   return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
 }
 

@@ -16,10 +16,11 @@ import {
 import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 import type { OAuthErrorValue } from '../../domain/oauth/oauth-error.js';
 import { isDatabaseUnavailable } from '../api/api-error.js';
+import { clientAddress } from '../api/v2-edge.js';
 import { authorizationErrorPage, CONSENT_FIELDS, consentPage } from './authorize-pages.js';
 import type { OAuthEdge } from './oauth-edge.js';
-import { clientAddress } from './oauth-json.js';
-import type { PageSession, SignedInBrowser } from './page-session.js';
+import type { PageSession } from './page-session.js';
+import type { SignedInBrowser } from '../session/web-session.js';
 import { html, page } from './html.js';
 
 const FORM = 'application/x-www-form-urlencoded';

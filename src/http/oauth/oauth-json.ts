@@ -2,12 +2,6 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../domain/oauth/oauth-error.js';
 import { isDatabaseUnavailable } from '../api/api-error.js';
 
-/** The client address (X-Forwarded-For only through TRUSTED_PROXIES), IPv4-mapped IPv6 as IPv4. */
-export function clientAddress(request: FastifyRequest): string {
-  const ip = request.ip;
-  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-}
-
 /** Headers of every token-endpoint answer (RFC 6749 5.1: tokens must not be cached). */
 export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');

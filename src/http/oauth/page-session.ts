@@ -1,12 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Credential } from '../../domain/accounts/credentials.js';
-import type { User } from '../../domain/accounts/users.js';
-
-/** A signed-in browser: the user and the web session (issuer webapp) of the `token` cookie. */
-export interface SignedInBrowser {
-  user: User;
-  session: Credential;
-}
+import type { SignedInBrowser } from '../session/web-session.js';
 
 /**
  * What the OAuth pages need of the accounts' web sign-in (issue 8): who is signed in, where to

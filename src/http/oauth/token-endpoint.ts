@@ -6,13 +6,8 @@ import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 import { exchangeAuthorizationCode } from '../../domain/oauth/token-exchange.js';
 import type { RequestParams } from '../../domain/oauth/authorization-request.js';
 import type { OAuthEdge } from './oauth-edge.js';
-import {
-  allowAnyOrigin,
-  clientAddress,
-  noStore,
-  sendOAuthError,
-  toOAuthError,
-} from './oauth-json.js';
+import { clientAddress } from '../api/v2-edge.js';
+import { allowAnyOrigin, noStore, sendOAuthError, toOAuthError } from './oauth-json.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const BODY_LIMIT = 16 * 1024;

@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiFastify } from './api-fastify.js';
+import type { ApiApp } from '../api/services.js';
 import { html, page } from '../oauth/html.js';
 import { loginUrl } from '../session/web-session.js';
 import type { JobQueues } from '../../worker/job-queues.js';
@@ -28,7 +28,7 @@ export interface QueueDashboardOptions {
  * Bull Board's own routes (pages, assets, API) see the request.
  */
 export async function registerQueueDashboard(
-  app: ApiFastify,
+  app: ApiApp,
   options: QueueDashboardOptions,
 ): Promise<void> {
   const serverAdapter = new FastifyAdapter();

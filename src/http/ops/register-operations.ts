@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiFastify } from './api-fastify.js';
+import type { ApiApp } from '../api/services.js';
 import { signedInBrowser } from '../session/web-session.js';
 import type { Config } from '../../shared/config/config.js';
 import type { Db } from '../../shared/db/db.js';
@@ -38,7 +38,7 @@ export interface OperationsDeps {
  * What operators use, on the API app: request metrics (hook on every route), GET /metrics behind
  * METRICS_TOKEN, and Bull Board at /admin/queues for administrators. Call once on the root app.
  */
-export async function registerOperations(app: ApiFastify, deps: OperationsDeps): Promise<void> {
+export async function registerOperations(app: ApiApp, deps: OperationsDeps): Promise<void> {
   const { config, logger } = deps;
   let queues = deps.queues;
   if (!queues && config.REDIS_URL) {

@@ -13,6 +13,7 @@ import {
 import { accountSettingsFromConfig } from '../../../domain/accounts/account-settings.js';
 import {
   apiKeyItemOf,
+  apiKeySummaryOf,
   apiKeyItemSchema,
   apiKeyListSchema,
   createApiKeyBodySchema,
@@ -20,11 +21,9 @@ import {
 } from '../account-schemas.js';
 import { ApiError } from '../api-error.js';
 import type { RouteOptions } from '../services.js';
-import { callerOf, quotaOf } from '../v2-edge.js';
+import { callerOf, quotaOf, signedInOperations } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 import { authQuota } from './auth-quota.js';
-
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /**
  * The signed-in user's API keys: list (every credential of the user, web sessions and OAuth
@@ -60,21 +59,17 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
     }
     return caller;
   };
+  /** The v2 config of an operation for such a manager. */
+  const managerOperation = signedInOperations({ tag: 'Auth', issuers: ['webapp', 'api'] });
 
   app.get(
     '/auth/api-keys',
     {
-      config: {
-        v2: {
-          operationId: 'ListApiKeys',
-          tag: 'Auth',
-          summary: "The signed-in user's keys, sessions and OAuth tokens",
-          description: `With a web session, or an API key that holds \`${CREDENTIALS_MANAGE_SCOPE}\` (asked for by name when the key is made; never given to OAuth apps): any other key is 403 insufficient_scope. \`isCurrent\` marks the credential making the request. Free of quota.`,
-          auth: 'required',
-          issuers: ['webapp', 'api'],
-          cost: { free: true },
-        },
-      },
+      config: managerOperation(
+        'ListApiKeys',
+        "The signed-in user's keys, sessions and OAuth tokens",
+        `With a web session, or an API key that holds \`${CREDENTIALS_MANAGE_SCOPE}\` (asked for by name when the key is made; never given to OAuth apps): any other key is 403 insufficient_scope. \`isCurrent\` marks the credential making the request. Free of quota.`,
+      ),
       schema: { response: { 200: apiKeyListSchema } },
     },
     async (request) => {
@@ -127,35 +122,18 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { s
           maxLifetimeSeconds: settings.maxLifetimeSeconds,
         },
       );
-      return {
-        apiKey: secret,
-        name: credential.name,
-        maskedApiKey: credential.maskedApiKey,
-        revokeId: credential.revokeId,
-        issuer: credential.issuer,
-        activeFrom: seconds(credential.activeFrom),
-        expiresAt: seconds(credential.expiresAt),
-        dailyTokenLimit: credential.dailyTokenLimit,
-        scopes: credential.scopes,
-      };
+      return { apiKey: secret, name: credential.name, ...apiKeySummaryOf(credential) };
     },
   );
 
   app.delete(
     '/auth/api-keys/:revokeId',
     {
-      config: {
-        v2: {
-          operationId: 'RevokeApiKey',
-          tag: 'Auth',
-          summary: 'Revokes one of your credentials by its revokeId',
-          description:
-            'Any of your credentials: a key, a web session (signs that browser out) or an OAuth token. With a web session, or an API key that holds `api.auth.credentials.manage` (any other key is 403 insufficient_scope). Takes effect at once (within a second on every API process). 404 not_found when the revokeId is not one of yours. Free of quota.',
-          auth: 'required',
-          issuers: ['webapp', 'api'],
-          cost: { free: true },
-        },
-      },
+      config: managerOperation(
+        'RevokeApiKey',
+        'Revokes one of your credentials by its revokeId',
+        'Any of your credentials: a key, a web session (signs that browser out) or an OAuth token. With a web session, or an API key that holds `api.auth.credentials.manage` (any other key is 403 insufficient_scope). Takes effect at once (within a second on every API process). 404 not_found when the revokeId is not one of yours. Free of quota.',
+      ),
       schema: {
         params: z.object({
           revokeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'revokeId: not a revokeId'),

@@ -17,7 +17,7 @@ import { WebhookError } from '../../../domain/webhooks/webhook-error.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../../domain/webhooks/webhook-url.js';
 import { ApiError } from '../api-error.js';
 import type { RouteOptions } from '../services.js';
-import { callerOf } from '../v2-edge.js';
+import { callerOf, signedInOperations } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 
 export const WEBHOOKS_SCOPE = 'api.webhooks.manage';
@@ -99,10 +99,10 @@ export function webhookEndpointItem(e: WebhookEndpoint) {
   };
 }
 
-function apiErrorOf(err: unknown): unknown {
-  if (!(err instanceof WebhookError)) return err;
-  if (err.code === 'webhook_not_found') return new ApiError('not_found', err.message);
-  return new ApiError('invalid_param', err.message);
+function throwAsApiError(err: unknown): never {
+  if (!(err instanceof WebhookError)) throw err;
+  if (err.code === 'webhook_not_found') throw new ApiError('not_found', err.message);
+  throw new ApiError('invalid_param', err.message);
 }
 
 /**
@@ -116,26 +116,23 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
     if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
     return { userId: caller.user.userId, oauthClientId: caller.credential.oauthClientId };
   };
-  const common = {
+  const webhooksOperation = signedInOperations({ tag: 'Webhooks', scope: WEBHOOKS_SCOPE });
+  // Creating reads a JSON body: one over ACCOUNT_BODY_LIMIT is 413.
+  const webhookCreation = signedInOperations({
     tag: 'Webhooks',
     scope: WEBHOOKS_SCOPE,
-    auth: 'required' as const,
-    cost: { free: true as const },
-  };
+    errorStatuses: [413],
+  });
 
   app.post(
     '/webhooks',
     {
       bodyLimit: ACCOUNT_BODY_LIMIT,
-      config: {
-        v2: {
-          ...common,
-          operationId: 'CreateWebhookEndpoint',
-          summary: 'Registers an endpoint for events; its secret is shown this once',
-          description: `JSON \`{url, events, trains?, emus?}\`. \`url\`: https (http only on the loopback where the server allows it), never a private address. \`events\`: any of ${WEBHOOK_EVENTS.join(', ')}; records.changed needs \`trains\` and/or \`emus\` (any written form) to follow. Deliveries are POSTs signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff up to ${config.WEBHOOK_MAX_ATTEMPTS} attempts; an endpoint failing for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h is disabled. Free of quota.`,
-          errorStatuses: [413],
-        },
-      },
+      config: webhookCreation(
+        'CreateWebhookEndpoint',
+        'Registers an endpoint for events; its secret is shown this once',
+        `JSON \`{url, events, trains?, emus?}\`. \`url\`: https (http only on the loopback where the server allows it), never a private address. \`events\`: any of ${WEBHOOK_EVENTS.join(', ')}; records.changed needs \`trains\` and/or \`emus\` (any written form) to follow. Deliveries are POSTs signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff up to ${config.WEBHOOK_MAX_ATTEMPTS} attempts; an endpoint failing for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h is disabled. Free of quota.`,
+      ),
       schema: { body: createBodySchema, response: { 200: createdSchema } },
     },
     async (request) => {
@@ -160,31 +157,24 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
           );
         emuIds.push(id);
       }
-      try {
-        const { endpoint, secret } = await createWebhookEndpoint(
-          db,
-          owner,
-          { url, events, trains: trainCodes, emuIds },
-          { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
-        );
-        return { ...webhookEndpointItem(endpoint), secret };
-      } catch (err) {
-        throw apiErrorOf(err);
-      }
+      const { endpoint, secret } = await createWebhookEndpoint(
+        db,
+        owner,
+        { url, events, trains: trainCodes, emuIds },
+        { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
+      ).catch(throwAsApiError);
+      return { ...webhookEndpointItem(endpoint), secret };
     },
   );
 
   app.get(
     '/webhooks',
     {
-      config: {
-        v2: {
-          ...common,
-          operationId: 'ListWebhookEndpoints',
-          summary: 'Your webhook endpoints, with their health',
-          description: 'Newest first. Secrets are never shown again. Free of quota.',
-        },
-      },
+      config: webhooksOperation(
+        'ListWebhookEndpoints',
+        'Your webhook endpoints, with their health',
+        'Newest first. Secrets are never shown again. Free of quota.',
+      ),
       schema: { response: { 200: z.object({ items: z.array(webhookEndpointSchema) }) } },
     },
     async (request) => ({
@@ -195,15 +185,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   app.get(
     '/webhooks/:id/deliveries',
     {
-      config: {
-        v2: {
-          ...common,
-          operationId: 'ListWebhookDeliveries',
-          summary: 'The latest deliveries to one of your endpoints',
-          description:
-            'The last 50, newest first: what was sent, how often, what came back. Free of quota.',
-        },
-      },
+      config: webhooksOperation(
+        'ListWebhookDeliveries',
+        'The latest deliveries to one of your endpoints',
+        'The last 50, newest first: what was sent, how often, what came back. Free of quota.',
+      ),
       schema: {
         params: idParams,
         response: { 200: z.object({ items: z.array(deliverySchema) }) },
@@ -229,52 +215,38 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
   app.delete(
     '/webhooks/:id',
     {
-      config: {
-        v2: {
-          ...common,
-          operationId: 'DeleteWebhookEndpoint',
-          summary: 'Deletes one of your endpoints; nothing more is delivered to it',
-          description: 'Free of quota.',
-        },
-      },
+      config: webhooksOperation(
+        'DeleteWebhookEndpoint',
+        'Deletes one of your endpoints; nothing more is delivered to it',
+        'Free of quota.',
+      ),
       schema: { params: idParams, response: { 200: webhookEndpointSchema } },
     },
     async (request) => {
-      try {
-        return webhookEndpointItem(
-          await deleteWebhookEndpoint(db, ownerOf(request), request.params.id),
-        );
-      } catch (err) {
-        throw apiErrorOf(err);
-      }
+      return webhookEndpointItem(
+        await deleteWebhookEndpoint(db, ownerOf(request), request.params.id).catch(throwAsApiError),
+      );
     },
   );
 
   app.post(
     '/webhooks/:id/rotate-secret',
     {
-      config: {
-        v2: {
-          ...common,
-          operationId: 'RotateWebhookSecret',
-          summary: 'A new signing secret, shown this once; the old one signs too for a while',
-          description: `For ${Math.round(config.WEBHOOK_SECRET_OVERLAP_SECONDS / 3600)} h each delivery carries a signature by each secret, so the receiver can switch without a failure. Also re-enables a disabled endpoint. Free of quota.`,
-        },
-      },
+      config: webhooksOperation(
+        'RotateWebhookSecret',
+        'A new signing secret, shown this once; the old one signs too for a while',
+        `For ${Math.round(config.WEBHOOK_SECRET_OVERLAP_SECONDS / 3600)} h each delivery carries a signature by each secret, so the receiver can switch without a failure. Also re-enables a disabled endpoint. Free of quota.`,
+      ),
       schema: { params: idParams, response: { 200: createdSchema } },
     },
     async (request) => {
-      try {
-        const { endpoint, secret } = await rotateWebhookSecret(
-          db,
-          ownerOf(request),
-          request.params.id,
-          config.WEBHOOK_SECRET_OVERLAP_SECONDS,
-        );
-        return { ...webhookEndpointItem(endpoint), secret };
-      } catch (err) {
-        throw apiErrorOf(err);
-      }
+      const { endpoint, secret } = await rotateWebhookSecret(
+        db,
+        ownerOf(request),
+        request.params.id,
+        config.WEBHOOK_SECRET_OVERLAP_SECONDS,
+      ).catch(throwAsApiError);
+      return { ...webhookEndpointItem(endpoint), secret };
     },
   );
 };

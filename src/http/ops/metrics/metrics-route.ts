@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { ApiFastify } from '../api-fastify.js';
+import type { ApiApp } from '../../api/services.js';
 import type { OperationsMetrics } from './operations-metrics.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -23,7 +23,7 @@ export interface MetricsRouteOptions {
  * every request is observed in an onResponse hook on the instance given (the root app, so that
  * it sees every route).
  */
-export function registerMetricsRoute(app: ApiFastify, options: MetricsRouteOptions): void {
+export function registerMetricsRoute(app: ApiApp, options: MetricsRouteOptions): void {
   const { metrics, token } = options;
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions;

@@ -73,6 +73,16 @@ export function parseList(value: unknown): unknown[] {
   return [value];
 }
 
+/** `title: "x"` or `title: {raw: "x"}`, as WordPress takes text fields. */
+export function rawText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'object') {
+    const raw = (value as { raw?: unknown }).raw;
+    return raw === undefined ? undefined : String(raw);
+  }
+  return String(value);
+}
+
 function isIntegerLike(v: unknown): boolean {
   if (typeof v === 'number') return Number.isInteger(v);
   return typeof v === 'string' && /^-?\d+$/.test(v.trim());

@@ -3,6 +3,7 @@ import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
 import { sanitizeSlug } from '../../../domain/content/slugs.js';
 import { texturize } from '../../../domain/content/texturize.js';
 import { DEFAULT_IMAGE_SIZES, sizeDimensions } from '../../../domain/media/image-dimensions.js';
+import { allFileKeys } from '../../../domain/media/image-subsizes.js';
 import type { MediaItem } from '../../../domain/media/media-item.js';
 import { keyDir } from '../../../domain/media/store-unique.js';
 import { CURIES, filterByContext, type Context } from '../content/rest-helpers.js';
@@ -26,11 +27,7 @@ export class MediaPresenter {
 
   /** Every URL the item's files are served at (what `src` of an edit may name). */
   fileUrls(item: MediaItem): string[] {
-    const dir = keyDir(item.originalKey);
-    const keys = new Set([item.originalKey, item.details.file]);
-    for (const s of Object.values(item.details.sizes))
-      keys.add(dir === '' ? s.file : `${dir}/${s.file}`);
-    return [...keys].map((k) => uploadUrl(this.urls, k));
+    return allFileKeys(item.originalKey, item.details).map((k) => uploadUrl(this.urls, k));
   }
 
   mediaDetails(item: MediaItem): Record<string, unknown> {

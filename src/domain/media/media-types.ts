@@ -48,3 +48,9 @@ export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
+
+/** A file name without the extension extensionOf finds. */
+export function stripExtension(name: string): string {
+  const ext = extensionOf(name);
+  return ext === '' ? name : name.slice(0, -ext.length - 1);
+}

@@ -148,7 +148,6 @@ function joinList(values: readonly unknown[]): string {
 export function coerceArg(value: unknown, schema: ArgSchema, param: string): unknown {
   if (schema.anyOf || schema.oneOf) {
     const options = (schema.anyOf ?? schema.oneOf)!;
-    let firstError: ArgInvalid | undefined;
     for (const option of options) {
       try {
         return coerceArg(
@@ -158,7 +157,6 @@ export function coerceArg(value: unknown, schema: ArgSchema, param: string): unk
         );
       } catch (err) {
         if (!(err instanceof ArgInvalid)) throw err;
-        firstError ??= err;
       }
     }
     throw new ArgInvalid(param, `${param} does not match any of the expected formats.`);

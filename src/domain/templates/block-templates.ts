@@ -118,8 +118,8 @@ export class BlockTemplates {
   }
 
   /** Every template: database items first by slug, then the theme files not overridden. */
-  async list(filter: { wpId?: number; includeTrash?: boolean } = {}): Promise<BlockTemplate[]> {
-    const posts = await this.rows(filter.includeTrash ? '' : `AND status <> 'trash'`);
+  async list(filter: { wpId?: number } = {}): Promise<BlockTemplate[]> {
+    const posts = await this.rows(`AND status <> 'trash'`);
     const out = posts.map((p) => this.fromPost(p));
     const overridden = new Set((await this.rows()).map((p) => p.slug));
     for (const file of this.files.templates.values()) {
@@ -136,11 +136,6 @@ export class BlockTemplates {
     if (post) return this.fromPost(post);
     const file = this.files.templates.get(parsed.slug);
     return file ? this.fromFile(file.slug, file.content) : undefined;
-  }
-
-  async getByPostId(id: number): Promise<BlockTemplate | undefined> {
-    const [post] = await this.rows('AND id = $2', [id]);
-    return post ? this.fromPost(post) : undefined;
   }
 
   /** A new custom template; a slug the theme or the database already has is refused. */

@@ -138,15 +138,20 @@ export class BlockTemplates {
     return file ? this.fromFile(file.slug, file.content) : undefined;
   }
 
-  /** A new custom template; a slug the theme or the database already has is refused. */
-  async create(fields: TemplateFields & { slug: string }, now: Date): Promise<BlockTemplate> {
-    if (await this.get(`${this.theme}//${fields.slug}`)) {
+  /** 400 rest_template_exists when the theme or the database already has a template `slug`. */
+  private async refuseTakenSlug(slug: string): Promise<void> {
+    if (await this.get(`${this.theme}//${slug}`)) {
       throw new TemplateError(
         'rest_template_exists',
         400,
-        `A template with the slug "${fields.slug}" already exists.`,
+        `A template with the slug "${slug}" already exists.`,
       );
     }
+  }
+
+  /** A new custom template; a slug the theme or the database already has is refused. */
+  async create(fields: TemplateFields & { slug: string }, now: Date): Promise<BlockTemplate> {
+    await this.refuseTakenSlug(fields.slug);
     const post = await insertPost(this.db, {
       type: TEMPLATE_TYPE,
       status: fields.status ?? 'publish',
@@ -167,16 +172,8 @@ export class BlockTemplates {
    * content under the changes); an item keeps a revision of each saved state.
    */
   async update(template: BlockTemplate, fields: TemplateFields, now: Date): Promise<BlockTemplate> {
-    if (
-      fields.slug !== undefined &&
-      fields.slug !== template.slug &&
-      (await this.get(`${this.theme}//${fields.slug}`))
-    ) {
-      throw new TemplateError(
-        'rest_template_exists',
-        400,
-        `A template with the slug "${fields.slug}" already exists.`,
-      );
+    if (fields.slug !== undefined && fields.slug !== template.slug) {
+      await this.refuseTakenSlug(fields.slug);
     }
     let post: SitePost | undefined;
     if (!template.post) {

@@ -1,8 +1,6 @@
 /** What an uploaded file is, decided from its bytes. */
 export interface MediaKind {
   mime: string;
-  /** WordPress's media_type: image, video, audio, text or application (the mime's first part). */
-  mediaType: 'image' | 'video' | 'audio' | 'text' | 'application';
   /** Extension written when the name has none that fits; the first of `extensions`. */
   extensions: readonly string[];
   /** Images sharp can decode, resize and edit (sizes are made for these). */
@@ -11,7 +9,6 @@ export interface MediaKind {
 
 const kind = (mime: string, extensions: string[], resizable = false): MediaKind => ({
   mime,
-  mediaType: mime.split('/')[0] as MediaKind['mediaType'],
   extensions,
   resizable,
 });

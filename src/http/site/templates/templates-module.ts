@@ -198,15 +198,16 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
         }
         return { t, r };
       };
+      const readRevision = (autosave: boolean) => async (request: RestRequest) => {
+        const { t, r } = await revisionOf(request, autosave);
+        return prepareTemplateRevision(urls, t, r);
+      };
       rest.register('wp/v2', `/templates/(?P<parent>${TEMPLATE_ID})/revisions/(?P<id>[\\d]+)`, [
         {
           methods: READABLE,
           permission,
           args: { context: contextArg('view') },
-          callback: async (request) => {
-            const { t, r } = await revisionOf(request, false);
-            return prepareTemplateRevision(urls, t, r);
-          },
+          callback: readRevision(false),
         },
         {
           methods: DELETABLE,
@@ -267,10 +268,7 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
         methods: READABLE,
         permission,
         args: { context: contextArg('view') },
-        callback: async (request) => {
-          const { t, r } = await revisionOf(request, true);
-          return prepareTemplateRevision(urls, t, r);
-        },
+        callback: readRevision(true),
       });
 
       rest.register(

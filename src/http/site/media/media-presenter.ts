@@ -81,7 +81,8 @@ export class MediaPresenter {
       const h = shown?.height ?? item.details.height;
       html += `<p class="attachment"><a href="${escapeHtml(this.sourceUrl(item))}"><img width="${w}" height="${h}" src="${escapeHtml(src)}" class="attachment-medium size-medium" alt="${escapeHtml(item.altText)}" decoding="async" loading="lazy" /></a></p>\n`;
     }
-    return html + (item.post.content === '' ? '' : texturize(autop(item.post.content)));
+    // autop of '' is '' (so is texturize): no case for an empty description or caption.
+    return html + texturize(autop(item.post.content));
   }
 
   prepare(item: MediaItem, context: Context): Record<string, unknown> {
@@ -108,10 +109,7 @@ export class MediaPresenter {
       permalink_template: this.urls.page('/?attachment_id=%postname%'),
       generated_slug: post.slug || sanitizeSlug(post.title) || String(post.id),
       description: { raw: post.content, rendered: this.renderedDescription(item) },
-      caption: {
-        raw: post.excerpt,
-        rendered: post.excerpt === '' ? '' : texturize(autop(post.excerpt)),
-      },
+      caption: { raw: post.excerpt, rendered: texturize(autop(post.excerpt)) },
       alt_text: item.altText,
       media_type: item.details.width !== undefined ? 'image' : 'file',
       mime_type: item.mimeType,

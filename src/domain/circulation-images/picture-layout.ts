@@ -232,8 +232,18 @@ export function layoutCirculation(
 
   const firstDay = days.find((g) => g.day !== undefined)?.day;
   const inner = boxWidth - BOX_PADDING;
-  const fit = (text: string, preferred: number, weight: FontWeight) =>
-    measure.fittedSize(text, inner, preferred, MIN_TEXT_SIZE, weight) ?? MIN_TEXT_SIZE;
+  /** A line of a box, centred on `x` and shrunk from `preferred` to fit inside the box. */
+  const boxLine = (
+    x: number,
+    y: number,
+    text: string,
+    preferred: number,
+    weight: FontWeight,
+    fill: string,
+  ) => {
+    const size = measure.fittedSize(text, inner, preferred, MIN_TEXT_SIZE, weight) ?? MIN_TEXT_SIZE;
+    texts.push({ x, y, size, weight, anchor: 'middle', fill, text });
+  };
   days.forEach((group, d) => {
     const dayNo = group.day !== undefined && firstDay !== undefined ? group.day - firstDay : d;
     const lines = Math.ceil(group.nodes.length / BOXES_PER_LINE);
@@ -267,35 +277,9 @@ export function layoutCirculation(
         arrows.push({ x1: x - GAP_X + 4, x2: x - 4, y: top + BOX_HEIGHT / 2, stroke: MUTED });
       }
       const cx = x + boxWidth / 2;
-      texts.push({
-        x: cx,
-        y: top + 24,
-        size: fit(box.codes, 18, 'bold'),
-        weight: 'bold',
-        anchor: 'middle',
-        fill: box.deadhead ? MUTED : INK,
-        text: box.codes,
-      });
-      texts.push({
-        x: cx,
-        y: top + 47,
-        size: fit(box.stations, 15, 'regular'),
-        weight: 'regular',
-        anchor: 'middle',
-        fill: INK,
-        text: box.stations,
-      });
-      if (box.times) {
-        texts.push({
-          x: cx,
-          y: top + 68,
-          size: fit(box.times, 14, 'regular'),
-          weight: 'regular',
-          anchor: 'middle',
-          fill: MUTED,
-          text: box.times,
-        });
-      }
+      boxLine(cx, top + 24, box.codes, 18, 'bold', box.deadhead ? MUTED : INK);
+      boxLine(cx, top + 47, box.stations, 15, 'regular', INK);
+      if (box.times) boxLine(cx, top + 68, box.times, 14, 'regular', MUTED);
     });
     y += lines * BOX_HEIGHT + (lines - 1) * GAP_Y + GAP_Y * 1.5;
   });

@@ -56,14 +56,9 @@ export class DirectoryStorage implements MediaStorage {
   }
 
   async stat(key: string): Promise<StoredFileInfo | undefined> {
-    let target: string;
+    // Not a storage key, or no file: undefined alike.
     try {
-      target = this.pathOf(key);
-    } catch {
-      return undefined;
-    }
-    try {
-      const s = await stat(target);
+      const s = await stat(this.pathOf(key));
       return s.isFile() ? { size: s.size, modifiedAt: s.mtime } : undefined;
     } catch {
       return undefined;

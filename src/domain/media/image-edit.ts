@@ -117,11 +117,7 @@ export async function editImage(
     }
     const out = await storage.scratchPath(ALLOWED_MEDIA_KINDS.get(mime)?.extensions[0] ?? 'img');
     try {
-      const info = await encodeAs(
-        sharp(current, { limitInputPixels: false }),
-        mime,
-        options,
-      ).toFile(out);
+      const info = await encodeAs(open(), mime, options).toFile(out);
       return { scratchFile: out, width: info.width, height: info.height, size: info.size };
     } catch (err) {
       await rm(out, { force: true });

@@ -6,10 +6,6 @@ export interface ImageProbe {
   /** Width and height as the image is seen (EXIF orientation applied). */
   width: number;
   height: number;
-  /** EXIF orientation 1..8 (1: as stored). */
-  orientation: number;
-  /** sharp's format name: jpeg, png, webp, gif, heif (AVIF). */
-  format: string;
 }
 
 /**
@@ -61,7 +57,5 @@ export async function probeImage(file: string, maxPixels: number): Promise<Image
   return {
     width: swapped ? storedHeight : storedWidth,
     height: swapped ? storedWidth : storedHeight,
-    orientation,
-    format: meta.format ?? 'unknown',
   };
 }

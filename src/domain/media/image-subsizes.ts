@@ -9,7 +9,7 @@ import {
 import { encodeAs, openOriented, type ImageOutputOptions } from './image-output.js';
 import type { StoredMediaDetails } from './media-details.js';
 import type { MediaStorage } from './media-storage.js';
-import { extensionOf } from './media-types.js';
+import { extensionOf, stripExtension } from './media-types.js';
 import { keyBase, keyDir, storeUnique } from './store-unique.js';
 
 export interface SubsizeOptions extends ImageOutputOptions {
@@ -47,7 +47,7 @@ export async function createImageSubsizes(
   const dir = keyDir(subject.originalKey);
   const base = keyBase(subject.originalKey);
   const ext = extensionOf(base);
-  const stem = ext === '' ? base : base.slice(0, -ext.length - 1);
+  const stem = stripExtension(base);
   const local = await storage.localCopy(subject.originalKey);
   try {
     const makeFile = async (

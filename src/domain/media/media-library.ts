@@ -12,7 +12,7 @@ import type { StoredMediaDetails } from './media-details.js';
 import { MediaError } from './media-error.js';
 import { ATTACHMENT_TYPE, attachmentExtra, mediaItemOf, type MediaItem } from './media-item.js';
 import type { MediaStorage } from './media-storage.js';
-import { extensionOf } from './media-types.js';
+import { ALLOWED_MEDIA_KINDS, extensionOf, stripExtension } from './media-types.js';
 import { receiveUpload, type ReceivedUpload } from './receive-upload.js';
 import { safeFileName } from './safe-file-name.js';
 import { sniffMediaKind } from './sniff-media-kind.js';
@@ -225,10 +225,7 @@ export class MediaLibrary {
       );
       const base = keyBase(source.originalKey);
       const ext = extensionOf(base);
-      const stem = (ext === '' ? base : base.slice(0, -ext.length - 1)).replace(
-        /-edited(-\d+)?$/,
-        '',
-      );
+      const stem = stripExtension(base).replace(/-edited(-\d+)?$/, '');
       key = await storeUnique(
         this.storage,
         keyDir(source.originalKey),
@@ -293,12 +290,7 @@ async function insertAttachment(db: Db, fields: Parameters<typeof insertPost>[1]
 }
 
 export function isResizable(mime: string): boolean {
-  return ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].includes(mime);
-}
-
-function stripExtension(name: string): string {
-  const ext = extensionOf(name);
-  return ext === '' ? name : name.slice(0, -ext.length - 1);
+  return ALLOWED_MEDIA_KINDS.get(mime)?.resizable ?? false;
 }
 
 /** WordPress's year/month folders, in the site's time zone. */

@@ -1,8 +1,6 @@
 /** What an uploaded file is, decided from its bytes. */
 export interface MediaKind {
   mime: string;
-  /** WordPress's media_type: image, video, audio, text or application (the mime's first part). */
-  mediaType: 'image' | 'video' | 'audio' | 'text' | 'application';
   /** Extension written when the name has none that fits; the first of `extensions`. */
   extensions: readonly string[];
   /** Images sharp can decode, resize and edit (sizes are made for these). */
@@ -11,7 +9,6 @@ export interface MediaKind {
 
 const kind = (mime: string, extensions: string[], resizable = false): MediaKind => ({
   mime,
-  mediaType: mime.split('/')[0] as MediaKind['mediaType'],
   extensions,
   resizable,
 });
@@ -47,4 +44,10 @@ export const TEXT_KIND = ALLOWED_MEDIA_KINDS.get('text/plain')!;
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
+}
+
+/** A file name without the extension extensionOf finds. */
+export function stripExtension(name: string): string {
+  const ext = extensionOf(name);
+  return ext === '' ? name : name.slice(0, -ext.length - 1);
 }

@@ -27,6 +27,11 @@ export interface OembedProxyRequest {
 
 type OembedData = Record<string, unknown>;
 
+/** No embed for the URL (none listed, the provider failed or refused): WordPress's 404. */
+function notFound(reason: string, options?: { cause?: unknown }): OembedError {
+  return new OembedError('oembed_invalid_url', 404, `Not Found: ${reason}`, options);
+}
+
 /**
  * GET /oembed/1.0/proxy's domain: asks the listed provider of a URL for its oEmbed data, and no
  * one else. The endpoint's host is resolved once and the connection pinned to the checked
@@ -49,13 +54,7 @@ export class OembedProxy {
   /** The provider endpoint URL asked for a request (what the cache is keyed by). */
   requestUrl(request: OembedProxyRequest): URL {
     const provider = this.allowList.providerFor(request.url);
-    if (!provider) {
-      throw new OembedError(
-        'oembed_invalid_url',
-        404,
-        'Not Found: no allowed provider for this URL',
-      );
-    }
+    if (!provider) throw notFound('no allowed provider for this URL');
     const target = new URL(provider.endpoint);
     target.searchParams.set('url', request.url);
     target.searchParams.set('format', 'json');
@@ -98,11 +97,7 @@ export class OembedProxy {
         if (err) {
           req.destroy();
           reject(
-            err instanceof OembedError
-              ? err
-              : new OembedError('oembed_invalid_url', 404, `Not Found: ${(err as Error).message}`, {
-                  cause: err,
-                }),
+            err instanceof OembedError ? err : notFound((err as Error).message, { cause: err }),
           );
         } else resolve(value!);
       };
@@ -125,13 +120,7 @@ export class OembedProxy {
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();
-            finish(
-              new OembedError(
-                'oembed_invalid_url',
-                404,
-                `Not Found: the provider answered ${res.statusCode}`,
-              ),
-            );
+            finish(notFound(`the provider answered ${res.statusCode}`));
             return;
           }
           const chunks: Buffer[] = [];

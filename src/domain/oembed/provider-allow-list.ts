@@ -31,10 +31,6 @@ export class ProviderAllowList {
     }));
   }
 
-  get size(): number {
-    return this.compiled.length;
-  }
-
   /** The provider for a content URL, or undefined when none is listed for it. */
   providerFor(url: string): OembedProvider | undefined {
     const found = this.compiled.find((p) => p.regex.test(url));

@@ -118,8 +118,8 @@ export class BlockTemplates {
   }
 
   /** Every template: database items first by slug, then the theme files not overridden. */
-  async list(filter: { wpId?: number; includeTrash?: boolean } = {}): Promise<BlockTemplate[]> {
-    const posts = await this.rows(filter.includeTrash ? '' : `AND status <> 'trash'`);
+  async list(filter: { wpId?: number } = {}): Promise<BlockTemplate[]> {
+    const posts = await this.rows(`AND status <> 'trash'`);
     const out = posts.map((p) => this.fromPost(p));
     const overridden = new Set((await this.rows()).map((p) => p.slug));
     for (const file of this.files.templates.values()) {
@@ -138,20 +138,20 @@ export class BlockTemplates {
     return file ? this.fromFile(file.slug, file.content) : undefined;
   }
 
-  async getByPostId(id: number): Promise<BlockTemplate | undefined> {
-    const [post] = await this.rows('AND id = $2', [id]);
-    return post ? this.fromPost(post) : undefined;
+  /** 400 rest_template_exists when the theme or the database already has a template `slug`. */
+  private async refuseTakenSlug(slug: string): Promise<void> {
+    if (await this.get(`${this.theme}//${slug}`)) {
+      throw new TemplateError(
+        'rest_template_exists',
+        400,
+        `A template with the slug "${slug}" already exists.`,
+      );
+    }
   }
 
   /** A new custom template; a slug the theme or the database already has is refused. */
   async create(fields: TemplateFields & { slug: string }, now: Date): Promise<BlockTemplate> {
-    if (await this.get(`${this.theme}//${fields.slug}`)) {
-      throw new TemplateError(
-        'rest_template_exists',
-        400,
-        `A template with the slug "${fields.slug}" already exists.`,
-      );
-    }
+    await this.refuseTakenSlug(fields.slug);
     const post = await insertPost(this.db, {
       type: TEMPLATE_TYPE,
       status: fields.status ?? 'publish',
@@ -172,16 +172,8 @@ export class BlockTemplates {
    * content under the changes); an item keeps a revision of each saved state.
    */
   async update(template: BlockTemplate, fields: TemplateFields, now: Date): Promise<BlockTemplate> {
-    if (
-      fields.slug !== undefined &&
-      fields.slug !== template.slug &&
-      (await this.get(`${this.theme}//${fields.slug}`))
-    ) {
-      throw new TemplateError(
-        'rest_template_exists',
-        400,
-        `A template with the slug "${fields.slug}" already exists.`,
-      );
+    if (fields.slug !== undefined && fields.slug !== template.slug) {
+      await this.refuseTakenSlug(fields.slug);
     }
     let post: SitePost | undefined;
     if (!template.post) {

@@ -205,6 +205,9 @@ export function registerAdminPages(kit: SiteKit): void {
     rejectUrl: (q.reject_url ?? '').trim(),
   });
 
+  const refuseAuthorize = (reply: FastifyReply, status: number, message: string) =>
+    html(reply, status, page('授权应用', `<p class="error">${escapeHtml(message)}</p>`));
+
   const authorizeError = (p: ReturnType<typeof authorizeParams>): string | undefined => {
     if (p.successUrl && !validCallback(p.successUrl))
       return 'success_url 必须使用 https（本机地址可用 http）。';
@@ -221,8 +224,7 @@ export function registerAdminPages(kit: SiteKit): void {
     if (!s)
       return reply.redirect(`/wp-login.php?redirect_to=${encodeURIComponent(request.url)}`, 302);
     const error = authorizeError(p);
-    if (error)
-      return html(reply, 400, page('授权应用', `<p class="error">${escapeHtml(error)}</p>`));
+    if (error) return refuseAuthorize(reply, 400, error);
     const nonce = auth.nonces.create(s.user.id, s.sessionId, AUTHORIZE_ACTION);
     const hidden = Object.entries({
       app_id: p.appId,
@@ -255,11 +257,10 @@ ${destinationNotice(p.successUrl, s.user.username, urls.site)}
       !form._wpnonce ||
       !auth.nonces.verify(form._wpnonce, s.user.id, s.sessionId, AUTHORIZE_ACTION)
     ) {
-      return html(reply, 403, page('授权应用', '<p class="error">链接已过期，请重试。</p>'));
+      return refuseAuthorize(reply, 403, '链接已过期，请重试。');
     }
     const error = authorizeError(p);
-    if (error)
-      return html(reply, 400, page('授权应用', `<p class="error">${escapeHtml(error)}</p>`));
+    if (error) return refuseAuthorize(reply, 400, error);
     if (form.reject) {
       if (p.rejectUrl) {
         const url = new URL(p.rejectUrl);
@@ -276,12 +277,7 @@ ${destinationNotice(p.successUrl, s.user.username, urls.site)}
         appId: p.appId || undefined,
       });
     } catch (err) {
-      if (err instanceof AppPasswordError)
-        return html(
-          reply,
-          400,
-          page('授权应用', `<p class="error">${escapeHtml(err.message)}</p>`),
-        );
+      if (err instanceof AppPasswordError) return refuseAuthorize(reply, 400, err.message);
       throw err;
     }
     if (p.successUrl) {

@@ -28,23 +28,15 @@ import { readUploadBody } from './upload-body.js';
 
 const ID = '(?P<id>[\\d]+)';
 
-function canEdit(user: SiteUser | null, item: MediaItem): boolean {
+/** edit_post, delete_post: `<verb>_posts` on one's own item, `<verb>_others_posts` on another's. */
+function mayChange(user: SiteUser | null, item: MediaItem, verb: 'edit' | 'delete'): boolean {
   if (!user) return false;
-  return user.id === item.post.author
-    ? hasCap(user, 'edit_posts')
-    : hasCap(user, 'edit_others_posts');
-}
-
-function canDelete(user: SiteUser | null, item: MediaItem): boolean {
-  if (!user) return false;
-  return user.id === item.post.author
-    ? hasCap(user, 'delete_posts')
-    : hasCap(user, 'delete_others_posts');
+  return hasCap(user, user.id === item.post.author ? `${verb}_posts` : `${verb}_others_posts`);
 }
 
 function canRead(user: SiteUser | null, item: MediaItem): boolean {
   if (item.post.status === 'inherit' || item.post.status === 'publish') return true;
-  return canEdit(user, item) || hasCap(user, 'read_private_posts');
+  return mayChange(user, item, 'edit') || hasCap(user, 'read_private_posts');
 }
 
 const MODIFIER_ARG: ArgSchema = {
@@ -330,7 +322,7 @@ export class MediaController extends RestController {
     if (!canRead(request.user, item)) {
       throw denied(request, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
     }
-    if (context === 'edit' && !canEdit(request.user, item)) {
+    if (context === 'edit' && !mayChange(request.user, item, 'edit')) {
       throw denied(
         request,
         'rest_forbidden_context',
@@ -342,7 +334,7 @@ export class MediaController extends RestController {
 
   private async update(request: RestRequest): Promise<unknown> {
     const item = await this.item(request);
-    if (!canEdit(request.user, item)) {
+    if (!mayChange(request.user, item, 'edit')) {
       throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
     }
     const fields = mediaFieldsOf(request.params, { kses: !request.can('unfiltered_html') });
@@ -363,7 +355,7 @@ export class MediaController extends RestController {
 
   private async remove(request: RestRequest): Promise<unknown> {
     const item = await this.item(request);
-    if (!canDelete(request.user, item)) {
+    if (!mayChange(request.user, item, 'delete')) {
       throw denied(
         request,
         'rest_cannot_delete',
@@ -384,7 +376,7 @@ export class MediaController extends RestController {
 
   private async postProcess(request: RestRequest): Promise<unknown> {
     const item = await this.item(request);
-    if (!canEdit(request.user, item)) {
+    if (!mayChange(request.user, item, 'edit')) {
       throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
     }
     try {
@@ -403,7 +395,7 @@ export class MediaController extends RestController {
       );
     }
     const item = await this.item(request);
-    if (!canEdit(request.user, item)) {
+    if (!mayChange(request.user, item, 'edit')) {
       throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
     }
     const src = String(request.get('src')).split(/[?#]/)[0]!;

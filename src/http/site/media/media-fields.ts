@@ -2,17 +2,8 @@ import { ksesPost, ksesTitle } from '../../../domain/content/kses.js';
 import { parseSiteDate, InvalidSiteDateError } from '../../../domain/content/site-dates.js';
 import type { MediaFields } from '../../../domain/media/media-library.js';
 import { MediaError } from '../../../domain/media/media-error.js';
+import { rawText } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
-
-/** `title: "x"` or `title: {raw: "x"}`, as WordPress takes text fields. */
-function rawText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'object') {
-    const raw = (value as { raw?: unknown }).raw;
-    return raw === undefined ? undefined : String(raw);
-  }
-  return String(value);
-}
 
 function integer(name: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;

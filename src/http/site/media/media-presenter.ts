@@ -3,6 +3,7 @@ import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
 import { sanitizeSlug } from '../../../domain/content/slugs.js';
 import { texturize } from '../../../domain/content/texturize.js';
 import { DEFAULT_IMAGE_SIZES, sizeDimensions } from '../../../domain/media/image-dimensions.js';
+import { allFileKeys } from '../../../domain/media/image-subsizes.js';
 import type { MediaItem } from '../../../domain/media/media-item.js';
 import { keyDir } from '../../../domain/media/store-unique.js';
 import { CURIES, filterByContext, type Context } from '../content/rest-helpers.js';
@@ -26,11 +27,7 @@ export class MediaPresenter {
 
   /** Every URL the item's files are served at (what `src` of an edit may name). */
   fileUrls(item: MediaItem): string[] {
-    const dir = keyDir(item.originalKey);
-    const keys = new Set([item.originalKey, item.details.file]);
-    for (const s of Object.values(item.details.sizes))
-      keys.add(dir === '' ? s.file : `${dir}/${s.file}`);
-    return [...keys].map((k) => uploadUrl(this.urls, k));
+    return allFileKeys(item.originalKey, item.details).map((k) => uploadUrl(this.urls, k));
   }
 
   mediaDetails(item: MediaItem): Record<string, unknown> {
@@ -84,7 +81,8 @@ export class MediaPresenter {
       const h = shown?.height ?? item.details.height;
       html += `<p class="attachment"><a href="${escapeHtml(this.sourceUrl(item))}"><img width="${w}" height="${h}" src="${escapeHtml(src)}" class="attachment-medium size-medium" alt="${escapeHtml(item.altText)}" decoding="async" loading="lazy" /></a></p>\n`;
     }
-    return html + (item.post.content === '' ? '' : texturize(autop(item.post.content)));
+    // autop of '' is '' (so is texturize): no case for an empty description or caption.
+    return html + texturize(autop(item.post.content));
   }
 
   prepare(item: MediaItem, context: Context): Record<string, unknown> {
@@ -111,10 +109,7 @@ export class MediaPresenter {
       permalink_template: this.urls.page('/?attachment_id=%postname%'),
       generated_slug: post.slug || sanitizeSlug(post.title) || String(post.id),
       description: { raw: post.content, rendered: this.renderedDescription(item) },
-      caption: {
-        raw: post.excerpt,
-        rendered: post.excerpt === '' ? '' : texturize(autop(post.excerpt)),
-      },
+      caption: { raw: post.excerpt, rendered: texturize(autop(post.excerpt)) },
       alt_text: item.altText,
       media_type: item.details.width !== undefined ? 'image' : 'file',
       mime_type: item.mimeType,

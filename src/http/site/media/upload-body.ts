@@ -35,6 +35,12 @@ export function fileNameFromDisposition(disposition: string): string | undefined
   return name === '' ? undefined : name;
 }
 
+/** A multipart body the parser refuses (its headers or its parts): 400 `rest_upload_no_data`. */
+function unreadableMultipart(err: unknown): RestError {
+  const message = `The multipart body cannot be read: ${(err as Error).message}`;
+  return new RestError('rest_upload_no_data', message, 400);
+}
+
 /** Reads what is left of a body so that the connection stays usable after a refusal. */
 function drain(stream: Readable): void {
   stream.resume();
@@ -111,13 +117,7 @@ function readMultipartBody(
       });
     } catch (err) {
       drain(body);
-      reject(
-        new RestError(
-          'rest_upload_no_data',
-          `The multipart body cannot be read: ${(err as Error).message}`,
-          400,
-        ),
-      );
+      reject(unreadableMultipart(err));
       return;
     }
     parser.on('file', (fieldname, stream, filename) => {
@@ -132,15 +132,7 @@ function readMultipartBody(
     parser.on('field', (name, value) => {
       fields[name] = value;
     });
-    parser.on('error', (err: Error) =>
-      fail(
-        new RestError(
-          'rest_upload_no_data',
-          `The multipart body cannot be read: ${err.message}`,
-          400,
-        ),
-      ),
-    );
+    parser.on('error', (err: Error) => fail(unreadableMultipart(err)));
     parser.on('finish', () => {
       if (!receiving) {
         fail(new RestError('rest_upload_no_data', 'No data supplied.', 400));

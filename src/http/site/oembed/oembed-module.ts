@@ -8,6 +8,7 @@ import { OembedError } from '../../../domain/oembed/oembed-error.js';
 import { OembedProxy } from '../../../domain/oembed/oembed-proxy.js';
 import { ProviderAllowList } from '../../../domain/oembed/provider-allow-list.js';
 import { PostLinks } from '../content/post-presenter.js';
+import type { ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
@@ -30,6 +31,17 @@ function isEmbedXmlRequest(request: FastifyRequest): boolean {
     (path.startsWith('/wp-json') || typeof q.rest_route === 'string')
   );
 }
+
+/** The first args of both oEmbed routes (WordPress registers the same two on each). */
+const URL_AND_FORMAT_ARGS: Record<string, ArgSchema> = {
+  url: {
+    description: 'The URL of the resource for which to fetch oEmbed data.',
+    type: 'string',
+    format: 'uri',
+    required: true,
+  },
+  format: { type: 'string', default: 'json', enum: ['json', 'xml'] },
+};
 
 /**
  * oEmbed: GET /oembed/1.0/embed for the site's own posts and pages (JSON, or XML as WordPress's
@@ -69,16 +81,7 @@ export function createOembedModule(): SiteModule {
       kit.rest.register('oembed/1.0', '/embed', {
         methods: READABLE,
         callback: embed,
-        args: {
-          url: {
-            description: 'The URL of the resource for which to fetch oEmbed data.',
-            type: 'string',
-            format: 'uri',
-            required: true,
-          },
-          format: { type: 'string', default: 'json', enum: ['json', 'xml'] },
-          maxwidth: { type: 'integer', default: 600, minimum: 1 },
-        },
+        args: { ...URL_AND_FORMAT_ARGS, maxwidth: { type: 'integer', default: 600, minimum: 1 } },
       });
       kit.rest.register('oembed/1.0', '/proxy', {
         methods: READABLE,
@@ -104,13 +107,7 @@ export function createOembedModule(): SiteModule {
           }
         },
         args: {
-          url: {
-            description: 'The URL of the resource for which to fetch oEmbed data.',
-            type: 'string',
-            format: 'uri',
-            required: true,
-          },
-          format: { type: 'string', default: 'json', enum: ['json', 'xml'] },
+          ...URL_AND_FORMAT_ARGS,
           maxwidth: { type: 'integer', default: 600 },
           maxheight: { type: 'integer' },
           discover: { type: 'boolean', default: true },

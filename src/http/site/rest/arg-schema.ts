@@ -73,6 +73,16 @@ export function parseList(value: unknown): unknown[] {
   return [value];
 }
 
+/** `title: "x"` or `title: {raw: "x"}`, as WordPress takes text fields. */
+export function rawText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'object') {
+    const raw = (value as { raw?: unknown }).raw;
+    return raw === undefined ? undefined : String(raw);
+  }
+  return String(value);
+}
+
 function isIntegerLike(v: unknown): boolean {
   if (typeof v === 'number') return Number.isInteger(v);
   return typeof v === 'string' && /^-?\d+$/.test(v.trim());
@@ -138,7 +148,6 @@ function joinList(values: readonly unknown[]): string {
 export function coerceArg(value: unknown, schema: ArgSchema, param: string): unknown {
   if (schema.anyOf || schema.oneOf) {
     const options = (schema.anyOf ?? schema.oneOf)!;
-    let firstError: ArgInvalid | undefined;
     for (const option of options) {
       try {
         return coerceArg(
@@ -148,7 +157,6 @@ export function coerceArg(value: unknown, schema: ArgSchema, param: string): unk
         );
       } catch (err) {
         if (!(err instanceof ArgInvalid)) throw err;
-        firstError ??= err;
       }
     }
     throw new ArgInvalid(param, `${param} does not match any of the expected formats.`);

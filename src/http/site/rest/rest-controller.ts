@@ -37,8 +37,6 @@ export interface ResourceRoutes {
   id: ArgSchema;
   /** The `force` parameter's description (absent: none). */
   forceDescription?: string;
-  /** The item route's pattern below the base. Default `/(?P<id>[\d]+)`. */
-  itemPath?: string;
   /**
    * Whether /batch/v1 may call both routes (WordPress's `$allow_batch`). Default true; false for
    * the attachments controller, as WordPress's.
@@ -105,7 +103,7 @@ export abstract class RestController {
       if (routes.forceDescription) force.description = routes.forceDescription;
       item.push({ methods: DELETABLE, ...routes.remove, args: { ...id, force } });
     }
-    this.route(`${base}${routes.itemPath ?? '/(?P<id>[\\d]+)'}`, item, { allowBatch });
+    this.route(`${base}/(?P<id>[\\d]+)`, item, { allowBatch });
   }
 
   /** rest_filter_response_by_context against the item schema. */

@@ -14,8 +14,6 @@ export interface RestLink {
   [attribute: string]: unknown;
 }
 
-export type RestLinks = Record<string, RestLink[]>;
-
 /** The headers WordPress's controllers set as integers (`(int) $total_posts`). */
 const INTEGER_HEADERS = new Set(['X-WP-Total', 'X-WP-TotalPages']);
 

@@ -2,9 +2,10 @@ import { parse } from '@wordpress/block-serialization-default-parser';
 import type { ParsedBlock } from '../../../domain/content/block-render.js';
 import type { BlockTemplates } from '../../../domain/templates/block-templates.js';
 import { templateHierarchy } from '../../../domain/templates/template-hierarchy.js';
-import { documentTitle, escapeHtml, escapeUrl } from '../theme/escape-html.js';
+import { escapeHtml, escapeUrl } from '../theme/escape-html.js';
 import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
 import {
+  apiSettingsScript,
   breadcrumbsHtml,
   footerLinksHtml,
   langAttr,
@@ -13,7 +14,7 @@ import {
   pagePagerHtml,
   pageSidebarHtml,
   searchFormHtml,
-  themeHeadLinks,
+  themeHead,
 } from '../theme/manual-chrome.js';
 import type {
   NavLink,
@@ -211,29 +212,9 @@ export function blockThemeRenderer(
       parts,
       depth: 0,
     });
-    // Text for <title> (the post's title is HTML: its tags go, its text is escaped).
-    const siteName = escapeHtml(context.siteName);
-    const title =
-      view.kind === 'single'
-        ? `${documentTitle(view.post.title)} – ${siteName}`
-        : view.kind === 'not-found'
-          ? `未找到页面 – ${siteName}`
-          : view.kind === 'search'
-            ? `“${escapeHtml(view.query)}”的搜索结果 – ${siteName}`
-            : siteName;
-    const settings = context.nonce
-      ? `<script nonce="${escapeHtml(context.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify({ root: context.restRoot, nonce: context.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>\n`
-      : '';
-    return `<!DOCTYPE html>
-<html lang="${escapeHtml(context.language)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="https://api.w.org/" href="${escapeHtml(context.restRoot)}">
-<style>${STYLE}</style>
-${themeHeadLinks()}
-${settings}</head>
+    // Unlike the classic theme's, no empty line before </head> without the settings.
+    const settings = apiSettingsScript(context);
+    return `${themeHead(view, context, STYLE)}${settings && `${settings}\n`}</head>
 <body class="${view.kind} wp-theme-${escapeHtml(template.theme)} template-${escapeHtml(template.slug)}">
 ${body}
 </body>

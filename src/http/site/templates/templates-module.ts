@@ -12,7 +12,7 @@ import {
 } from '../../../domain/templates/block-templates.js';
 import { TemplateError } from '../../../domain/templates/template-error.js';
 import { ThemeFiles } from '../../../domain/templates/theme-files.js';
-import type { ArgSchema } from '../rest/arg-schema.js';
+import { rawText, type ArgSchema } from '../rest/arg-schema.js';
 import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
@@ -30,15 +30,6 @@ import {
 /** WordPress's id pattern: `theme//slug`, the theme allowing one slash-separated part. */
 const TEMPLATE_ID = '([^\\/:<>\\*\\?"\\|]+(?:\\/[^\\/:<>\\*\\?"\\|]+)?)[\\/\\w%-]+';
 
-function text(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'object') {
-    const raw = (value as { raw?: unknown }).raw;
-    return raw === undefined ? undefined : String(raw);
-  }
-  return String(value);
-}
-
 const WRITE_ARGS: Record<string, ArgSchema> = {
   slug: { type: 'string', minLength: 1, pattern: '^[a-zA-Z0-9_%-]+$' },
   theme: { type: 'string' },
@@ -54,8 +45,8 @@ function fieldsOf(request: RestRequest, creating = false): TemplateFields {
   const p = request.params;
   return {
     slug: p.slug === undefined ? undefined : String(p.slug),
-    title: text(p.title),
-    content: text(p.content),
+    title: rawText(p.title),
+    content: rawText(p.content),
     description: p.description === undefined ? undefined : String(p.description),
     status: p.status === undefined ? undefined : String(p.status),
     // The author stays on edits unless given; a new template is the caller's.
@@ -207,15 +198,16 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
         }
         return { t, r };
       };
+      const readRevision = (autosave: boolean) => async (request: RestRequest) => {
+        const { t, r } = await revisionOf(request, autosave);
+        return prepareTemplateRevision(urls, t, r);
+      };
       rest.register('wp/v2', `/templates/(?P<parent>${TEMPLATE_ID})/revisions/(?P<id>[\\d]+)`, [
         {
           methods: READABLE,
           permission,
           args: { context: contextArg('view') },
-          callback: async (request) => {
-            const { t, r } = await revisionOf(request, false);
-            return prepareTemplateRevision(urls, t, r);
-          },
+          callback: readRevision(false),
         },
         {
           methods: DELETABLE,
@@ -276,10 +268,7 @@ export function createTemplatesModule(options: { themeDir?: string } = {}): Site
         methods: READABLE,
         permission,
         args: { context: contextArg('view') },
-        callback: async (request) => {
-          const { t, r } = await revisionOf(request, true);
-          return prepareTemplateRevision(urls, t, r);
-        },
+        callback: readRevision(true),
       });
 
       rest.register(

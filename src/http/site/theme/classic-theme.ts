@@ -1,6 +1,7 @@
-import { documentTitle, escapeHtml, escapeUrl } from './escape-html.js';
+import { escapeHtml, escapeUrl } from './escape-html.js';
 import { CJK_FONT_FACE } from './theme-fonts.js';
 import {
+  apiSettingsScript,
   breadcrumbsHtml,
   footerLinksHtml,
   langAttr,
@@ -10,7 +11,7 @@ import {
   pageSidebarHtml,
   searchFormHtml,
   searchResultsHtml,
-  themeHeadLinks,
+  themeHead,
 } from './manual-chrome.js';
 import type { NavLink, ThemeContext, ThemePost, ThemeView } from './site-theme.js';
 
@@ -62,13 +63,10 @@ function postHtml(post: ThemePost, full: boolean, ctx: ThemeContext): string {
  * signed-in reader (wpApiSettings: root and nonce, as WordPress embeds them).
  */
 export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
-  // Text for <title>: escaped here, whatever the view.
-  let title = escapeHtml(ctx.siteName);
   let main: string;
   let sidebar = '';
   switch (view.kind) {
     case 'single':
-      title = `${documentTitle(view.post.title)} – ${escapeHtml(ctx.siteName)}`;
       sidebar = pageSidebarHtml(view.post);
       main =
         breadcrumbsHtml(view.post, ctx) +
@@ -77,7 +75,6 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
         pagePagerHtml(view.post);
       break;
     case 'search':
-      title = `“${escapeHtml(view.query)}”的搜索结果 – ${escapeHtml(ctx.siteName)}`;
       main = searchResultsHtml(view, ctx);
       break;
     case 'home': {
@@ -97,23 +94,10 @@ export function renderClassicTheme(view: ThemeView, ctx: ThemeContext): string {
       break;
     }
     case 'not-found':
-      title = `未找到页面 – ${escapeHtml(ctx.siteName)}`;
       main = '<h1>未找到页面</h1><p>这个地址没有内容。</p>';
       break;
   }
-  const settings = ctx.nonce
-    ? `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify({ root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' }).replace(/</g, '\\u003c')};</script>`
-    : '';
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(ctx.language)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="https://api.w.org/" href="${escapeHtml(ctx.restRoot)}">
-<style>${STYLE}</style>
-${themeHeadLinks()}
-${settings}
+  return `${themeHead(view, ctx, STYLE)}${apiSettingsScript(ctx)}
 </head>
 <body class="${view.kind}">
 <header><a class="site-title" href="${escapeHtml(ctx.siteUrl)}/">${escapeHtml(ctx.siteName)}</a><p>${escapeHtml(ctx.siteDescription)}</p><nav aria-label="主菜单">${navHtml(ctx.nav)}</nav>${searchFormHtml(ctx)}</header>

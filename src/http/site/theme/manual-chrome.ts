@@ -1,6 +1,6 @@
-import { escapeHtml } from './escape-html.js';
+import { documentTitle, escapeHtml } from './escape-html.js';
 import { SITE_ASSET_PATHS } from './site-assets.js';
-import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink } from './site-theme.js';
+import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink, ThemeView } from './site-theme.js';
 
 /**
  * The parts of the site's pages both themes (classic and block) print: the search box, and
@@ -9,12 +9,39 @@ import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink } from './site-t
  * page whose text is English says so and carries `lang="en"`.
  */
 
-/** The stylesheet and the search script, served by the site itself (CSP: 'self'). */
-export function themeHeadLinks(): string {
-  return (
-    `<link rel="stylesheet" href="${SITE_ASSET_PATHS.css}">\n` +
-    `<script src="${SITE_ASSET_PATHS.searchScript}" defer></script>`
-  );
+/**
+ * A page up to its REST settings and `</head>`: `<title>` for the view, the theme's `style`, and
+ * the stylesheet and the search script, served by the site itself (CSP: 'self').
+ */
+export function themeHead(view: ThemeView, ctx: ThemeContext, style: string): string {
+  // Text for <title> (the post's title is HTML: its tags go, its text is escaped).
+  const siteName = escapeHtml(ctx.siteName);
+  const title =
+    view.kind === 'single'
+      ? `${documentTitle(view.post.title)} – ${siteName}`
+      : view.kind === 'not-found'
+        ? `未找到页面 – ${siteName}`
+        : view.kind === 'search'
+          ? `“${escapeHtml(view.query)}”的搜索结果 – ${siteName}`
+          : siteName;
+  return `<!DOCTYPE html>
+<html lang="${escapeHtml(ctx.language)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="https://api.w.org/" href="${escapeHtml(ctx.restRoot)}">
+<style>${style}</style>
+<link rel="stylesheet" href="${SITE_ASSET_PATHS.css}">
+<script src="${SITE_ASSET_PATHS.searchScript}" defer></script>
+`;
+}
+
+/** A signed-in reader's REST settings (wpApiSettings: root and nonce, as WordPress embeds them). */
+export function apiSettingsScript(ctx: ThemeContext): string {
+  if (!ctx.nonce) return '';
+  const settings = { root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' };
+  return `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify(settings).replace(/</g, '\\u003c')};</script>`;
 }
 
 /** The search box: `/?s=` without scripts; with them, live results from /wp/v2/search. */

@@ -10,11 +10,7 @@ import type { Correction, CorrectionActor } from '../domain/corrections/correcti
 import { listCorrections } from '../domain/corrections/list-corrections.js';
 import { isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { ymdOfServiceDay } from '../shared/time/service-day.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
+import { CliError, out, withAppContext } from './cli-context.js';
 
 /** A refused correction is one line and a non-zero exit. */
 function asCliError(err: unknown): never {

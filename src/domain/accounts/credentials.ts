@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../shared/db/db.js';
+import { toDate, type Queryable } from '../../shared/db/db.js';
 import { AccountError } from './account-error.js';
 import { findUserById, type User } from './users.js';
 import { firstMissingScope, isScope, normalizeScopes, scopesOfRole } from './scopes.js';
@@ -121,8 +121,6 @@ interface CredentialRow {
   oauth_client_id: string | null;
   created_at: Date | string;
 }
-
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 function credentialOf(row: CredentialRow): Credential {
   return {

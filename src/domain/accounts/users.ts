@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../shared/db/db.js';
+import { toDate, type Db, type Queryable } from '../../shared/db/db.js';
 import { AccountError } from './account-error.js';
 import {
   DEFAULT_SCRYPT_PARAMS,
@@ -45,8 +45,6 @@ interface UserRow {
   created_at: Date | string;
   password_changed_at: Date | string;
 }
-
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 function userOf(row: UserRow): User {
   return {

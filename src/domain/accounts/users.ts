@@ -36,7 +36,7 @@ export const PASSWORD_MAX_LENGTH = 1024;
 
 const USER_COLUMNS = `id::text AS user_id, username, email, role, banned_at, created_at, password_changed_at`;
 
-interface UserRow {
+export interface UserRow {
   user_id: string;
   username: string;
   email: string | null;
@@ -46,7 +46,7 @@ interface UserRow {
   password_changed_at: Date | string;
 }
 
-function userOf(row: UserRow): User {
+export function userOf(row: UserRow): User {
   return {
     userId: row.user_id,
     username: row.username,

@@ -98,13 +98,6 @@ const entrySchema = z
 type Entry = z.infer<typeof entrySchema>;
 type Coach = Entry['coaches'][number];
 
-function fieldOf(p: readonly PropertyKey[]): string | null {
-  let out = '';
-  for (const k of p)
-    out += typeof k === 'number' ? `[${k}]` : out === '' ? String(k) : `.${String(k)}`;
-  return out === '' ? null : out;
-}
-
 /** emuId of each written code or alias, for those registered. */
 async function findUnits(tx: Queryable, written: readonly string[]): Promise<Map<string, number>> {
   const canonical = new Map<string, string>();
@@ -146,7 +139,7 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
         entries.push({ line: item.line, raw: item.raw, entry: parsed.data });
       } else {
         const issue = parsed.error.issues[0]!;
-        const field = fieldOf(issue.path);
+        const field = z.core.toDotPath(issue.path) || null;
         rejects.push({
           line: item.line,
           raw: item.raw,

@@ -172,14 +172,6 @@ const timetableSchema = z.object(
   { error: 'expected a JSON object with trainCode, validFrom and stops' },
 );
 
-function fieldOf(path: readonly PropertyKey[]): string | null {
-  if (path.length === 0) return null;
-  let out = '';
-  for (const p of path)
-    out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
-  return out;
-}
-
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let v = value;
   for (const p of path) {
@@ -206,7 +198,7 @@ export function toTimetableInput(value: unknown): TimetableInput | TimetableProb
   const parsed = timetableSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = fieldOf(issue.path);
+    const field = z.core.toDotPath(issue.path) || null;
     const message =
       issue.code === 'invalid_type' && field !== null && valueAt(value, issue.path) === undefined
         ? 'missing'

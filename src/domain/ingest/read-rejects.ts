@@ -30,30 +30,14 @@ export async function readRejects(db: Queryable, query: RejectsQuery): Promise<S
     params.push(`${query.day.slice(0, 4)}-${query.day.slice(4, 6)}-${query.day.slice(6, 8)}`);
     where = `WHERE (created_at AT TIME ZONE 'Asia/Shanghai')::date = $2::date`;
   }
-  const r = await db.query<{
-    file: string;
-    line: number;
-    field: string | null;
-    reason: string;
-    raw: string;
-    batch_id: string | number;
-    first_seen: string;
-  }>(
-    `SELECT file, line, field, reason, raw, batch_id,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen
+  const r = await db.query<StoredReject>(
+    `SELECT file, line, field, reason, raw, batch_id AS "batchId",
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "firstSeenAt"
        FROM (SELECT * FROM ingest_rejects ${where} ORDER BY created_at DESC, id DESC LIMIT $1) newest
       ORDER BY created_at DESC, file, line`,
     params,
   );
-  return r.rows.map((row) => ({
-    file: row.file,
-    line: row.line,
-    field: row.field,
-    reason: row.reason,
-    raw: row.raw,
-    batchId: Number(row.batch_id),
-    firstSeenAt: row.first_seen,
-  }));
+  return r.rows;
 }
 
 /** Rejected lines per file, the files with the newest refusals first (for `emutrack status`). */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../shared/db/db.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
-import type { TimetableStop } from './timetable-input.js';
+import type { TimetableInput, TimetableStop } from './timetable-input.js';
 
 /** One stop of a stored timetable: a validated stop (timetable-input.ts) and its position. */
 export interface StoredTimetableStop extends TimetableStop {
@@ -8,17 +8,14 @@ export interface StoredTimetableStop extends TimetableStop {
   stationNo: number;
 }
 
-/** A stored timetable content (timetables row) with its stops. Contents never change. */
-export interface StoredTimetable {
+/**
+ * A stored timetable content (timetables row) with its stops: a validated timetable
+ * (timetable-input.ts) less its validFrom, which is not part of the content. Contents never change.
+ */
+export interface StoredTimetable extends Omit<TimetableInput, 'validFrom' | 'stops'> {
   timetableId: number;
   /** The timetable's own number (G4340 for the paired run G4340/G4337). */
   trainCode: string;
-  allCodes: string[];
-  internalCode: string;
-  bureauCode: string;
-  bureauName: string;
-  trainDepartment: string;
-  passengerDepartment: string;
   startStation: string;
   endStation: string;
   startOffset: number;

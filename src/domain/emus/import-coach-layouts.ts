@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Queryable } from '../../shared/db/db.js';
+import { isFsError } from '../ingest/ingest-observations.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
 import { readJsonEntries, UnreadableJsonEntriesError } from '../../shared/io/json-entries.js';
 import { parseEmuCode } from './normalize-emu-code.js';
@@ -151,9 +152,7 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
   } catch (err) {
     if (err instanceof UnreadableJsonEntriesError)
       throw new CoachLayoutFileError(name, err.message);
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
-      throw new CoachLayoutFileError(name, (err as Error).message);
+    if (isFsError(err)) throw new CoachLayoutFileError(name, (err as Error).message);
     throw err;
   }
 

@@ -1,12 +1,9 @@
 import type { Queryable } from '../../shared/db/db.js';
+import type { RejectedLine } from './record-rejects.js';
 
 /** A stored rejected line (ingest_rejects), as `emutrack rejects` shows it. */
-export interface StoredReject {
+export interface StoredReject extends RejectedLine {
   file: string;
-  line: number;
-  field: string | null;
-  reason: string;
-  raw: string;
   batchId: number;
   /** When the line was first refused (ISO, UTC). A line refused again is not stored twice. */
   firstSeenAt: string;

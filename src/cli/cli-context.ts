@@ -12,6 +12,11 @@ export class CliError extends EmutrackError {
   }
 }
 
+/** Prints one line of a command's output. */
+export const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
 /**
  * Opens the app context for one command and always closes it. The CLI logs only warnings by
  * default (LOG_LEVEL overrides) so that its own output stays readable.

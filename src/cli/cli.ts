@@ -13,7 +13,7 @@ import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.j
 import { importOfficialCirculations } from '../domain/circulation/import-official.js';
 import { inferCirculationsJob } from '../worker/jobs/index.js';
 import { runInProcess } from '../worker/in-process-runner.js';
-import { CliError, withAppContext } from './cli-context.js';
+import { CliError, out, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';
 import { printStatus } from './print-status.js';
 import { registerAccountsCommands } from './commands-accounts.js';
@@ -31,8 +31,6 @@ function ymdArgument(value: string): number {
     throw err;
   }
 }
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Ingestion commands fail when nothing was found to read, or when a file could not be read. */
 function assertFilesRead(

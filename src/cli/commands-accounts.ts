@@ -9,9 +9,7 @@ import {
   unbanUser,
 } from '../domain/accounts/users.js';
 import { accountSettingsFromConfig } from '../domain/accounts/account-settings.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
+import { CliError, out, withAppContext } from './cli-context.js';
 
 export interface AccountCommandsOptions {
   /** Reads the new user's password. Default: the first line of stdin. Tests pass their own. */

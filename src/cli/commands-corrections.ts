@@ -10,11 +10,7 @@ import type { Correction, CorrectionActor } from '../domain/corrections/correcti
 import { listCorrections } from '../domain/corrections/list-corrections.js';
 import { isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { ymdOfServiceDay } from '../shared/time/service-day.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
+import { CliError, out, withAppContext } from './cli-context.js';
 
 /** A refused correction is one line and a non-zero exit. */
 function asCliError(err: unknown): never {
@@ -27,6 +23,8 @@ function positiveInt(value: string): number {
     throw new InvalidArgumentError('expected a positive whole number');
   return Number(value);
 }
+
+const BY_HELP = 'who is recorded as making it (default: the account running the command)';
 
 /** The operator at the shell: --by, else the account running the command. */
 function operator(by: string | undefined): CorrectionActor {
@@ -82,10 +80,7 @@ export function registerCorrectionsCommands(program: Command): void {
     .option('--source <source>', 'the source of the sighting (with --ref)')
     .option('--ref <ref>', "the source's own id of the sighting (with --source)")
     .requiredOption('--reason <text>', 'why (kept in the audit trail)')
-    .option(
-      '--by <name>',
-      'who is recorded as making it (default: the account running the command)',
-    )
+    .option('--by <name>', BY_HELP)
     .option('--json', 'print the result as JSON')
     .action(
       async (opts: {
@@ -123,10 +118,7 @@ export function registerCorrectionsCommands(program: Command): void {
     .argument('<from>', 'the unit merged (any of its codes)')
     .argument('<into>', 'the unit it is merged into (any of its codes)')
     .requiredOption('--reason <text>', 'why (kept in the audit trail)')
-    .option(
-      '--by <name>',
-      'who is recorded as making it (default: the account running the command)',
-    )
+    .option('--by <name>', BY_HELP)
     .option('--json', 'print the result as JSON')
     .action(
       async (from: string, into: string, opts: { reason: string; by?: string; json?: boolean }) => {
@@ -143,10 +135,7 @@ export function registerCorrectionsCommands(program: Command): void {
     .description('undo a correction: restore a retraction, or take a merge back (itself audited)')
     .argument('<correctionId>', 'the correction to undo', positiveInt)
     .option('--reason <text>', 'why (default: "undo of correction N")')
-    .option(
-      '--by <name>',
-      'who is recorded as making it (default: the account running the command)',
-    )
+    .option('--by <name>', BY_HELP)
     .option('--json', 'print the result as JSON')
     .action(async (id: number, opts: { reason?: string; by?: string; json?: boolean }) => {
       const applied = await withAppContext(({ db }) =>

@@ -3,9 +3,7 @@ import { findUserByName } from '../domain/accounts/users.js';
 import { isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { reviewClient } from '../domain/oauth/client-review.js';
 import { signingKeysFromConfig } from '../domain/oauth/signing-keys-config.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
+import { CliError, out, withAppContext } from './cli-context.js';
 
 /** Domain refusals (unknown client, a scope it does not request) become one-line CLI errors. */
 function asCliError(err: unknown): never {

@@ -10,9 +10,7 @@ import { jobRetentionFromConfig } from '../worker/job-options.js';
 import { createRedisConnection } from '../worker/redis-connection.js';
 import { serviceDayFromYmd } from '../shared/time/service-day.js';
 import { shanghaiTime } from '../shared/time/shanghai-time.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
+import { CliError, out, withAppContext } from './cli-context.js';
 
 /** Payload fields given as paths: made absolute, since the worker does not share our cwd. */
 const PATH_FIELDS = new Set(['path', 'inbox']);

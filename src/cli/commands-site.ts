@@ -3,9 +3,7 @@ import { chunkAppPassword, createAppPassword } from '../domain/content/app-passw
 import { findSiteAccountByName } from '../domain/content/site-users.js';
 import { setSiteRole, SITE_ROLES } from '../domain/content/site-roles.js';
 import type { Db } from '../shared/db/db.js';
-import { CliError, withAppContext } from './cli-context.js';
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
+import { CliError, out, withAppContext } from './cli-context.js';
 
 async function accountId(db: Db, username: string): Promise<number> {
   const account = await findSiteAccountByName(db, username);

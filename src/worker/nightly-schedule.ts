@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import { ConfigError } from '../shared/config/config.js';
+import { ConfigError, type Config } from '../shared/config/config.js';
 import { SERVICE_TIME_ZONE } from '../shared/time/service-day.js';
 import { inferCirculationsJob, nightlyJob } from './jobs/index.js';
 import { dueAtOf } from './due-at.js';
@@ -32,14 +32,12 @@ export function assertCronPattern(variable: string, pattern: string): void {
   }
 }
 
-/** Checks a NIGHTLY_CRON value; a bad one is a ConfigError naming the variable. */
-export function assertNightlyCron(pattern: string): void {
-  assertCronPattern('NIGHTLY_CRON', pattern);
-}
-
-/** Checks a CIRCULATION_CRON value; a bad one is a ConfigError naming the variable. */
-export function assertCirculationCron(pattern: string): void {
-  assertCronPattern('CIRCULATION_CRON', pattern);
+/** Checks NIGHTLY_CRON and CIRCULATION_CRON; a bad one is a ConfigError naming the variable. */
+export function assertCronSettings(
+  config: Pick<Config, 'NIGHTLY_CRON' | 'CIRCULATION_CRON'>,
+): void {
+  assertCronPattern('NIGHTLY_CRON', config.NIGHTLY_CRON);
+  assertCronPattern('CIRCULATION_CRON', config.CIRCULATION_CRON);
 }
 
 export interface UpsertedScheduler {
@@ -59,7 +57,7 @@ export async function upsertNightlyScheduler(
   queues: JobQueues,
   pattern: string,
 ): Promise<UpsertedScheduler> {
-  assertNightlyCron(pattern);
+  assertCronPattern('NIGHTLY_CRON', pattern);
   const job = await queues
     .queue(nightlyJob.name)
     .upsertJobScheduler(
@@ -79,7 +77,7 @@ export async function upsertCirculationScheduler(
   queues: JobQueues,
   pattern: string,
 ): Promise<UpsertedScheduler> {
-  assertCirculationCron(pattern);
+  assertCronPattern('CIRCULATION_CRON', pattern);
   const job = await queues
     .queue(inferCirculationsJob.name)
     .upsertJobScheduler(

@@ -1,6 +1,6 @@
 import { openAppContext } from '../shared/app/app-context.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config/config.js';
-import { assertCirculationCron, assertNightlyCron } from './nightly-schedule.js';
+import { assertCronSettings } from './nightly-schedule.js';
 import { runWorker } from './run-worker.js';
 
 /**
@@ -12,8 +12,7 @@ async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
-    assertNightlyCron(config.NIGHTLY_CRON);
-    assertCirculationCron(config.CIRCULATION_CRON);
+    assertCronSettings(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`emutrack worker: ${err.message}\n`);

@@ -10,8 +10,7 @@ import { JobQueues } from './job-queues.js';
 import { jobRetentionFromConfig } from './job-options.js';
 import { JobWorkers, type WorkerTuning } from './job-workers.js';
 import {
-  assertCirculationCron,
-  assertNightlyCron,
+  assertCronSettings,
   upsertCirculationScheduler,
   upsertNightlyScheduler,
 } from './nightly-schedule.js';
@@ -78,8 +77,7 @@ export async function startWorkerRuntime(
   ctx: AppContext,
   options: WorkerRuntimeOptions = {},
 ): Promise<WorkerRuntime> {
-  assertNightlyCron(ctx.config.NIGHTLY_CRON);
-  assertCirculationCron(ctx.config.CIRCULATION_CRON);
+  assertCronSettings(ctx.config);
   const runtime = ctx.config.REDIS_URL
     ? await startBullmqRuntime(ctx, ctx.config.REDIS_URL, options)
     : startInProcessRuntime(ctx, options);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../../shared/db/db.js';
+import { toDate, type Queryable } from '../../shared/db/db.js';
 import { AccountError } from './account-error.js';
-import { findUserById, type User } from './users.js';
+import { findUserById, userOf, type User, type UserRow } from './users.js';
 import { firstMissingScope, isScope, normalizeScopes, scopesOfRole } from './scopes.js';
 
 /**
@@ -122,8 +122,6 @@ interface CredentialRow {
   created_at: Date | string;
 }
 
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
-
 function credentialOf(row: CredentialRow): Credential {
   return {
     credentialId: row.credential_id,
@@ -229,14 +227,7 @@ export async function authenticateSecret(
 ): Promise<AuthenticationResult> {
   if (!looksLikeSecret(secret)) return { ok: false, reason: 'unknown' };
   const r = await db.query<
-    CredentialRow & {
-      username: string;
-      email: string | null;
-      role: User['role'];
-      banned_at: Date | string | null;
-      user_created_at: Date | string;
-      password_changed_at: Date | string;
-    }
+    CredentialRow & Omit<UserRow, 'created_at'> & { user_created_at: Date | string }
   >(
     `SELECT ${CREDENTIAL_COLUMNS}, u.username, u.email, u.role, u.banned_at, u.created_at AS user_created_at,
             u.password_changed_at
@@ -251,16 +242,7 @@ export async function authenticateSecret(
   if (credential.expiresAt <= now) return { ok: false, reason: 'expired', credential };
   if (credential.activeFrom > now) return { ok: false, reason: 'not_active', credential };
   if (row.banned_at !== null) return { ok: false, reason: 'banned', credential };
-  const user: User = {
-    userId: row.user_id,
-    username: row.username,
-    email: row.email,
-    role: row.role,
-    bannedAt: null,
-    createdAt: toDate(row.user_created_at),
-    passwordChangedAt: toDate(row.password_changed_at),
-  };
-  return { ok: true, user, credential };
+  return { ok: true, user: userOf({ ...row, created_at: row.user_created_at }), credential };
 }
 
 /** The credential of a revokeId (optionally only when it is this user's). */

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../shared/db/db.js';
+import { toDate, type Db, type Queryable } from '../../shared/db/db.js';
 import { AccountError } from './account-error.js';
 import {
   DEFAULT_SCRYPT_PARAMS,
@@ -36,7 +36,7 @@ export const PASSWORD_MAX_LENGTH = 1024;
 
 const USER_COLUMNS = `id::text AS user_id, username, email, role, banned_at, created_at, password_changed_at`;
 
-interface UserRow {
+export interface UserRow {
   user_id: string;
   username: string;
   email: string | null;
@@ -46,9 +46,7 @@ interface UserRow {
   password_changed_at: Date | string;
 }
 
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
-
-function userOf(row: UserRow): User {
+export function userOf(row: UserRow): User {
   return {
     userId: row.user_id,
     username: row.username,

@@ -53,18 +53,11 @@ async function timetablesOf(
   const rows = asked.flatMap((a) => a.codes.map((code, ord) => ({ ...a, code, ord })));
   const found = new Map<number, NodeTimetable & { ord: number }>();
   if (rows.length === 0) return found;
-  const r = await db.query<{
-    node: number;
-    ord: number;
-    internal_code: string;
-    all_codes: string[];
-    start_station: string;
-    end_station: string;
-    start_offset: number;
-    end_offset: number;
-  }>(
-    `SELECT q.node, q.ord, t.internal_code, t.all_codes, t.start_station, t.end_station,
-            t.start_offset, t.end_offset
+  // The timetable's columns named as NodeTimetable's fields.
+  const r = await db.query<NodeTimetable & { node: number; ord: number }>(
+    `SELECT q.node, q.ord, t.internal_code AS "internalCode", t.all_codes AS "allCodes",
+            t.start_station AS "startStation", t.end_station AS "endStation",
+            t.start_offset AS "startOffset", t.end_offset AS "endOffset"
        FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) AS q(node, ord, day, code)
        CROSS JOIN LATERAL (
          SELECT t.* FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
@@ -78,18 +71,10 @@ async function timetablesOf(
       rows.map((x) => x.code),
     ],
   );
-  for (const row of r.rows) {
-    const seen = found.get(row.node);
-    if (seen && seen.ord <= row.ord) continue;
-    found.set(row.node, {
-      ord: row.ord,
-      internalCode: row.internal_code,
-      allCodes: row.all_codes,
-      startStation: row.start_station,
-      endStation: row.end_station,
-      startOffset: row.start_offset,
-      endOffset: row.end_offset,
-    });
+  for (const { node, ...timetable } of r.rows) {
+    const seen = found.get(node);
+    if (seen && seen.ord <= timetable.ord) continue;
+    found.set(node, timetable);
   }
   return found;
 }

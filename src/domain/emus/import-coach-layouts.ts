@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Queryable } from '../../shared/db/db.js';
+import { isFsError } from '../ingest/ingest-observations.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
 import { readJsonEntries, UnreadableJsonEntriesError } from '../../shared/io/json-entries.js';
 import { parseEmuCode } from './normalize-emu-code.js';
@@ -98,13 +99,6 @@ const entrySchema = z
 type Entry = z.infer<typeof entrySchema>;
 type Coach = Entry['coaches'][number];
 
-function fieldOf(p: readonly PropertyKey[]): string | null {
-  let out = '';
-  for (const k of p)
-    out += typeof k === 'number' ? `[${k}]` : out === '' ? String(k) : `.${String(k)}`;
-  return out === '' ? null : out;
-}
-
 /** emuId of each written code or alias, for those registered. */
 async function findUnits(tx: Queryable, written: readonly string[]): Promise<Map<string, number>> {
   const canonical = new Map<string, string>();
@@ -146,7 +140,7 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
         entries.push({ line: item.line, raw: item.raw, entry: parsed.data });
       } else {
         const issue = parsed.error.issues[0]!;
-        const field = fieldOf(issue.path);
+        const field = z.core.toDotPath(issue.path) || null;
         rejects.push({
           line: item.line,
           raw: item.raw,
@@ -158,9 +152,7 @@ export async function importCoachLayouts(db: Db, file: string): Promise<CoachLay
   } catch (err) {
     if (err instanceof UnreadableJsonEntriesError)
       throw new CoachLayoutFileError(name, err.message);
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
-      throw new CoachLayoutFileError(name, (err as Error).message);
+    if (isFsError(err)) throw new CoachLayoutFileError(name, (err as Error).message);
     throw err;
   }
 

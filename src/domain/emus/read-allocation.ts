@@ -42,43 +42,6 @@ export interface EmuAllocation {
   coachLayouts: CoachLayout[];
 }
 
-interface AllocationRow {
-  id: number;
-  code: string;
-  model: string;
-  train_set_no: string;
-  bureau: string;
-  train_depot: string;
-  depot: string;
-  sub_model: string;
-  custom_type: string;
-  trainset_manufacturer: string;
-  trailer_manufacturer: string;
-  manufacture_month: string;
-  toilet_status: string;
-  socket_location: string;
-  business_seat_type: string;
-  model_remark: string;
-  note: string;
-  design_max_speed: number;
-  operating_max_speed: number;
-  is_public: boolean;
-  railway_travel_code_enabled: boolean;
-  first_class_power_legrest: boolean;
-  tags: string[];
-  aliases: string[];
-  coaches: {
-    coach_no: number;
-    coach_type_code: string;
-    coach_type_name: string;
-    capacity: number;
-    has_power: boolean;
-    has_pantograph: boolean;
-    has_large_luggage_area: boolean;
-    has_accessible_facility: boolean;
-  }[];
-}
-
 /**
  * An EMU's allocation with its aliases (those of units merged into it by a correction included)
  * and coach layouts (by coach number), or undefined.
@@ -87,54 +50,33 @@ export async function readEmuAllocation(
   db: Queryable,
   emuId: number,
 ): Promise<EmuAllocation | undefined> {
-  const r = await db.query<AllocationRow>(
-    `SELECT e.*,
+  // Each column is named as its EmuAllocation field, in the interface's order.
+  const r = await db.query<EmuAllocation>(
+    `SELECT e.id AS "emuId", e.code, e.model, e.train_set_no AS "trainSetNo", e.bureau,
+            e.train_depot AS "trainDepot", e.depot, e.sub_model AS "subModel",
+            e.custom_type AS "customType", e.trainset_manufacturer AS "trainsetManufacturer",
+            e.trailer_manufacturer AS "trailerManufacturer",
+            e.manufacture_month AS "manufactureMonth", e.toilet_status AS "toiletStatus",
+            e.socket_location AS "socketLocation", e.business_seat_type AS "businessSeatType",
+            e.model_remark AS "modelRemark", e.note, e.design_max_speed AS "designMaxSpeed",
+            e.operating_max_speed AS "operatingMaxSpeed", e.is_public AS "isPublic",
+            e.railway_travel_code_enabled AS "railwayTravelCodeEnabled",
+            e.first_class_power_legrest AS "firstClassPowerLegrest", e.tags,
             ARRAY(SELECT a.alias FROM emu_aliases a
                    WHERE (a.emu_id = e.id
                           OR a.emu_id IN (SELECT m.from_emu_id FROM emu_merges m
                                            WHERE m.target_emu_id = e.id))
-                     AND a.alias <> e.code ORDER BY a.alias) AS aliases,
-            coalesce((SELECT json_agg(row_to_json(c) ORDER BY c.coach_no)
-                        FROM emu_coach_layouts c WHERE c.emu_id = e.id), '[]') AS coaches
+                     AND a.alias <> e.code ORDER BY a.alias) AS alias,
+            coalesce((SELECT json_agg(json_build_object(
+                               'coachNo', c.coach_no, 'coachTypeCode', c.coach_type_code,
+                               'coachTypeName', c.coach_type_name, 'capacity', c.capacity,
+                               'hasPower', c.has_power, 'hasPantograph', c.has_pantograph,
+                               'hasLargeLuggageArea', c.has_large_luggage_area,
+                               'hasAccessibleFacility', c.has_accessible_facility)
+                             ORDER BY c.coach_no)
+                        FROM emu_coach_layouts c WHERE c.emu_id = e.id), '[]') AS "coachLayouts"
        FROM emus e WHERE e.id = $1`,
     [emuId],
   );
-  const e = r.rows[0];
-  if (!e) return undefined;
-  return {
-    emuId: e.id,
-    code: e.code,
-    model: e.model,
-    trainSetNo: e.train_set_no,
-    bureau: e.bureau,
-    trainDepot: e.train_depot,
-    depot: e.depot,
-    subModel: e.sub_model,
-    customType: e.custom_type,
-    trainsetManufacturer: e.trainset_manufacturer,
-    trailerManufacturer: e.trailer_manufacturer,
-    manufactureMonth: e.manufacture_month,
-    toiletStatus: e.toilet_status,
-    socketLocation: e.socket_location,
-    businessSeatType: e.business_seat_type,
-    modelRemark: e.model_remark,
-    note: e.note,
-    designMaxSpeed: e.design_max_speed,
-    operatingMaxSpeed: e.operating_max_speed,
-    isPublic: e.is_public,
-    railwayTravelCodeEnabled: e.railway_travel_code_enabled,
-    firstClassPowerLegrest: e.first_class_power_legrest,
-    tags: e.tags,
-    alias: e.aliases,
-    coachLayouts: e.coaches.map((c) => ({
-      coachNo: c.coach_no,
-      coachTypeCode: c.coach_type_code,
-      coachTypeName: c.coach_type_name,
-      capacity: c.capacity,
-      hasPower: c.has_power,
-      hasPantograph: c.has_pantograph,
-      hasLargeLuggageArea: c.has_large_luggage_area,
-      hasAccessibleFacility: c.has_accessible_facility,
-    })),
-  };
+  return r.rows[0];
 }

@@ -315,12 +315,8 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
   }
 }
 
-function isFsError(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    'code' in err &&
-    typeof (err as { code: unknown }).code === 'string' &&
-    /^E[A-Z]+$/.test((err as { code: string }).code)
-  );
+/** Whether err is a file system error (a Node errno code such as ENOENT or EACCES). */
+export function isFsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }

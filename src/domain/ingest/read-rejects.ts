@@ -1,12 +1,9 @@
 import type { Queryable } from '../../shared/db/db.js';
+import type { RejectedLine } from './record-rejects.js';
 
 /** A stored rejected line (ingest_rejects), as `emutrack rejects` shows it. */
-export interface StoredReject {
+export interface StoredReject extends RejectedLine {
   file: string;
-  line: number;
-  field: string | null;
-  reason: string;
-  raw: string;
   batchId: number;
   /** When the line was first refused (ISO, UTC). A line refused again is not stored twice. */
   firstSeenAt: string;
@@ -30,30 +27,14 @@ export async function readRejects(db: Queryable, query: RejectsQuery): Promise<S
     params.push(`${query.day.slice(0, 4)}-${query.day.slice(4, 6)}-${query.day.slice(6, 8)}`);
     where = `WHERE (created_at AT TIME ZONE 'Asia/Shanghai')::date = $2::date`;
   }
-  const r = await db.query<{
-    file: string;
-    line: number;
-    field: string | null;
-    reason: string;
-    raw: string;
-    batch_id: string | number;
-    first_seen: string;
-  }>(
-    `SELECT file, line, field, reason, raw, batch_id,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen
+  const r = await db.query<StoredReject>(
+    `SELECT file, line, field, reason, raw, batch_id AS "batchId",
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "firstSeenAt"
        FROM (SELECT * FROM ingest_rejects ${where} ORDER BY created_at DESC, id DESC LIMIT $1) newest
       ORDER BY created_at DESC, file, line`,
     params,
   );
-  return r.rows.map((row) => ({
-    file: row.file,
-    line: row.line,
-    field: row.field,
-    reason: row.reason,
-    raw: row.raw,
-    batchId: Number(row.batch_id),
-    firstSeenAt: row.first_seen,
-  }));
+  return r.rows;
 }
 
 /** Rejected lines per file, the files with the newest refusals first (for `emutrack status`). */

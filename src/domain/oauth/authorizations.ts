@@ -1,4 +1,4 @@
-import type { Db } from '../../shared/db/db.js';
+import { toDate, type Db } from '../../shared/db/db.js';
 import { OAuthClientNotFoundError } from './oauth-not-found-error.js';
 import { withdrawGrants, type WithdrawnGrants } from './token-revocation.js';
 
@@ -28,8 +28,6 @@ interface AuthorizationRow {
   last_used_at: Date | string | null;
   active_tokens: number;
 }
-
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 /** The apps a user has authorized, most recently authorized first. */
 export async function listAuthorizations(

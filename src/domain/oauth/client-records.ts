@@ -1,4 +1,4 @@
-import type { Queryable } from '../../shared/db/db.js';
+import { toDate, type Queryable } from '../../shared/db/db.js';
 
 export type ClientStatus = 'active' | 'disabled';
 export type ScopeReviewStatus = 'pending' | 'approved' | 'rejected';
@@ -54,7 +54,6 @@ interface ClientRow {
   }> | null;
 }
 
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 const toDateOrNull = (v: Date | string | null) => (v === null ? null : toDate(v));
 
 /** The SELECT of whole clients with their scopes; callers add WHERE (alias c) and ORDER BY. */

@@ -8,7 +8,7 @@ import {
   type CryptoKey,
   type JWK,
 } from 'jose';
-import type { Db, Queryable } from '../../shared/db/db.js';
+import { toDate, type Db, type Queryable } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 
 /** A key that signs id_tokens now. */
@@ -58,8 +58,6 @@ interface KeyRow {
   retired_at: Date | string | null;
   publish_until: Date | string | null;
 }
-
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 /**
  * The id_token signing keys (RS256), kept in oauth_signing_keys with the private half encrypted

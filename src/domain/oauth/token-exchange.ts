@@ -1,7 +1,7 @@
 import { AUTH_ME_SCOPE } from '../accounts/scopes.js';
 import { issueCredential } from '../accounts/credentials.js';
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
-import type { Db } from '../../shared/db/db.js';
+import { toDate, type Db } from '../../shared/db/db.js';
 import type { RequestParams } from './authorization-request.js';
 import { codeHash } from './authorization-grant.js';
 import { findClient } from './client-records.js';
@@ -58,8 +58,6 @@ interface CodeRow {
 type Outcome =
   | { ok: true; accessToken: string; row: CodeRow; expiresAt: Date }
   | { ok: false; error: OAuthError };
-
-const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 /**
  * POST /oauth/token with grant_type=authorization_code (RFC 6749 4.1.3, RFC 7636 4.5-4.6). The

@@ -25,16 +25,7 @@ export async function markDaysStale(
 ): Promise<void> {
   if (serviceDays.length === 0) return;
   const days = [...new Set(serviceDays)].sort((a, b) => a - b);
-  await q.query(
-    `INSERT INTO stale_days (service_day, causes)
-     SELECT d, ARRAY[$2::text] FROM unnest($1::int[]) AS d
-     ON CONFLICT (service_day) DO UPDATE
-       SET last_marked_at = now(),
-           mark = nextval('stale_day_marks'),
-           causes = CASE WHEN $2::text = ANY (stale_days.causes) THEN stale_days.causes
-                         ELSE stale_days.causes || $2::text END`,
-    [days, cause],
-  );
+  await q.query(markSelectedSql('SELECT unnest($2::int[]) ORDER BY 1'), [cause, days]);
 }
 
 /** Every stale day, oldest first mark first. */
@@ -85,8 +76,8 @@ export async function clearStaleDay(
 }
 
 /**
- * The upsert every mark goes through: the days chosen by `daysSql` (a SELECT of one int column
- * `d`, its parameters from $3 on) marked with cause $1 (as markDaysStale does); one statement.
+ * The upsert every mark goes through: the days chosen by `daysSql` (a SELECT of one int column,
+ * its parameters from $2 on) marked with cause $1; one statement.
  */
 function markSelectedSql(daysSql: string): string {
   return `INSERT INTO stale_days (service_day, causes)

@@ -38,28 +38,18 @@ export async function readSearchEntries(
     // One snapshot for the versions and the rows (REPEATABLE READ: set before the first read).
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     const versions = await readSearchVersions(tx);
-    const trains = await tx.query<{
-      train_code: string;
-      all_codes: string[];
-      start_station: string;
-      end_station: string;
-    }>(
-      `SELECT DISTINCT ON (v.train_code) v.train_code, t.all_codes, t.start_station, t.end_station
+    // Columns named as the entries' fields, in their order.
+    const trains = await tx.query<TrainEntry>(
+      `SELECT DISTINCT ON (v.train_code) v.train_code AS code, t.all_codes AS "allCodes",
+              t.start_station AS "startStation", t.end_station AS "endStation"
          FROM timetable_versions v JOIN timetables t ON t.id = v.timetable_id
         ORDER BY v.train_code, v.valid_from DESC`,
     );
-    const emus = await tx.query<{
-      code: string;
-      model: string;
-      train_set_no: string;
-      bureau: string;
-      depot: string;
-      train_depot: string;
-      tags: string[];
-      aliases: string[] | null;
-    }>(
-      `SELECT e.code, e.model, e.train_set_no, e.bureau, e.depot, e.train_depot, e.tags,
-              (SELECT array_agg(a.alias) FROM emu_aliases a WHERE a.emu_id = e.id) AS aliases
+    const emus = await tx.query<EmuEntry>(
+      `SELECT e.code, e.model, e.train_set_no AS "trainSetNo", e.bureau,
+              coalesce(nullif(e.depot, ''), e.train_depot) AS depot, e.tags,
+              coalesce((SELECT array_agg(a.alias) FROM emu_aliases a WHERE a.emu_id = e.id), '{}')
+                AS aliases
          FROM emus e
         ORDER BY e.code`,
     );
@@ -73,21 +63,8 @@ export async function readSearchEntries(
        SELECT n.name, b.bureau FROM names n LEFT JOIN bureaus b USING (name) ORDER BY n.name`,
     );
     const entries: SearchEntries = {
-      trains: trains.rows.map((r): TrainEntry => ({
-        code: r.train_code,
-        allCodes: r.all_codes,
-        startStation: r.start_station,
-        endStation: r.end_station,
-      })),
-      emus: emus.rows.map((r): EmuEntry => ({
-        code: r.code,
-        model: r.model,
-        trainSetNo: r.train_set_no,
-        bureau: r.bureau,
-        depot: r.depot || r.train_depot,
-        tags: r.tags,
-        aliases: r.aliases ?? [],
-      })),
+      trains: trains.rows,
+      emus: emus.rows,
       stations: stations.rows.map((r): StationEntry => ({ name: r.name, bureau: r.bureau ?? '' })),
     };
     return { entries, versions };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Db } from '../../shared/db/db.js';
-import { listInputFiles } from '../ingest/ingest-observations.js';
+import { isFsError, listInputFiles } from '../ingest/ingest-observations.js';
 import type { RejectedLine } from '../ingest/record-rejects.js';
 import { storeTimetableChunk } from './store-timetables.js';
 import { isTimetableProblem, toTimetableInput, type TimetableInput } from './timetable-input.js';
@@ -115,8 +115,7 @@ export async function ingestTimetables(
       }
       await flush();
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw err;
+      if (!isFsError(err)) throw err;
       f.error = `${name}: ${(err as Error).message}`;
     }
     result.files.push(f);

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../shared/db/db.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
-import type { TimetableStop } from './timetable-input.js';
+import type { TimetableInput, TimetableStop } from './timetable-input.js';
 
 /** One stop of a stored timetable: a validated stop (timetable-input.ts) and its position. */
 export interface StoredTimetableStop extends TimetableStop {
@@ -8,17 +8,14 @@ export interface StoredTimetableStop extends TimetableStop {
   stationNo: number;
 }
 
-/** A stored timetable content (timetables row) with its stops. Contents never change. */
-export interface StoredTimetable {
+/**
+ * A stored timetable content (timetables row) with its stops: a validated timetable
+ * (timetable-input.ts) less its validFrom, which is not part of the content. Contents never change.
+ */
+export interface StoredTimetable extends Omit<TimetableInput, 'validFrom' | 'stops'> {
   timetableId: number;
   /** The timetable's own number (G4340 for the paired run G4340/G4337). */
   trainCode: string;
-  allCodes: string[];
-  internalCode: string;
-  bureauCode: string;
-  bureauName: string;
-  trainDepartment: string;
-  passengerDepartment: string;
   startStation: string;
   endStation: string;
   startOffset: number;
@@ -26,22 +23,6 @@ export interface StoredTimetable {
   /** Unix seconds when this content was first stored. */
   storedAt: number;
   stops: StoredTimetableStop[];
-}
-
-interface TimetableRow {
-  id: number;
-  train_code: string;
-  all_codes: string[];
-  internal_code: string;
-  bureau_code: string;
-  bureau_name: string;
-  train_department: string;
-  passenger_department: string;
-  start_station: string;
-  end_station: string;
-  start_offset: number;
-  end_offset: number;
-  stored_at: number;
 }
 
 interface StopRow {
@@ -65,10 +46,14 @@ export async function readTimetables(
   const out = new Map<number, StoredTimetable>();
   if (ids.length === 0) return out;
   const [timetables, stops] = await Promise.all([
-    db.query<TimetableRow>(
-      `SELECT id, train_code, all_codes, internal_code, bureau_code, bureau_name, train_department,
-              passenger_department, start_station, end_station, start_offset, end_offset,
-              floor(extract(epoch FROM created_at))::bigint AS stored_at
+    // Each column named as its StoredTimetable field, in the interface's order.
+    db.query<Omit<StoredTimetable, 'stops'>>(
+      `SELECT id AS "timetableId", train_code AS "trainCode", all_codes AS "allCodes",
+              internal_code AS "internalCode", bureau_code AS "bureauCode",
+              bureau_name AS "bureauName", train_department AS "trainDepartment",
+              passenger_department AS "passengerDepartment", start_station AS "startStation",
+              end_station AS "endStation", start_offset AS "startOffset", end_offset AS "endOffset",
+              floor(extract(epoch FROM created_at))::bigint AS "storedAt"
          FROM timetables WHERE id = ANY ($1::int[])`,
       [ids],
     ),
@@ -80,24 +65,7 @@ export async function readTimetables(
       [ids],
     ),
   ]);
-  for (const t of timetables.rows) {
-    out.set(t.id, {
-      timetableId: t.id,
-      trainCode: t.train_code,
-      allCodes: t.all_codes,
-      internalCode: t.internal_code,
-      bureauCode: t.bureau_code,
-      bureauName: t.bureau_name,
-      trainDepartment: t.train_department,
-      passengerDepartment: t.passenger_department,
-      startStation: t.start_station,
-      endStation: t.end_station,
-      startOffset: t.start_offset,
-      endOffset: t.end_offset,
-      storedAt: Number(t.stored_at),
-      stops: [],
-    });
-  }
+  for (const t of timetables.rows) out.set(t.timetableId, { ...t, stops: [] });
   for (const s of stops.rows) {
     out.get(s.timetable_id)?.stops.push({
       stationNo: s.station_no,
@@ -130,21 +98,13 @@ export async function readTimetableCoverage(
   db: Queryable,
   trainCode: string,
 ): Promise<TimetableCoverage[]> {
-  const r = await db.query<{
-    id: number;
-    timetable_id: number;
-    service_day_start: number;
-    service_day_end_exclusive: number | null;
-  }>(
-    `SELECT id, timetable_id, service_day_start, service_day_end_exclusive
+  const r = await db.query<TimetableCoverage>(
+    `SELECT id AS "coverageId", timetable_id AS "timetableId",
+            service_day_start AS "serviceDayStart",
+            service_day_end_exclusive AS "serviceDayEndExclusive"
        FROM timetable_coverage WHERE train_code = $1
       ORDER BY service_day_start DESC, id DESC`,
     [normalizeTrainCode(trainCode)],
   );
-  return r.rows.map((c) => ({
-    coverageId: c.id,
-    timetableId: c.timetable_id,
-    serviceDayStart: c.service_day_start,
-    serviceDayEndExclusive: c.service_day_end_exclusive,
-  }));
+  return r.rows;
 }

@@ -51,17 +51,28 @@ const optionalText = z
   .nullish()
   .transform((v) => v ?? '');
 
-const trainNumber = z
-  .string({ error: 'expected a train number such as G1234' })
-  .transform((v, ctx) => {
+/**
+ * A transform by `convert`, whose `Refusal` (a value it will not take) becomes the field's issue,
+ * with the refusal's message.
+ */
+function refusing<I, O>(
+  Refusal: abstract new (...args: never[]) => Error,
+  convert: (value: I) => O,
+): (value: I, ctx: z.RefinementCtx) => O {
+  return (value, ctx) => {
     try {
-      return normalizeTrainCode(v);
+      return convert(value);
     } catch (err) {
-      if (!(err instanceof MalformedTrainCodeError)) throw err;
+      if (!(err instanceof Refusal)) throw err;
       ctx.addIssue({ code: 'custom', message: err.message });
       return z.NEVER;
     }
-  });
+  };
+}
+
+const trainNumber = z
+  .string({ error: 'expected a train number such as G1234' })
+  .transform(refusing(MalformedTrainCodeError, normalizeTrainCode));
 
 /** A train number as text ("G4337") or as the API's TrainCode object ({prefix, number}). */
 const trainNumberOrObject = z.union(
@@ -138,15 +149,9 @@ const stopSchema = z.object(
 
 const timetableSchema = z.object(
   {
-    trainCode: z.string({ error: 'missing' }).transform((v, ctx) => {
-      try {
-        return expandTrainCodes(v);
-      } catch (err) {
-        if (!(err instanceof MalformedTrainCodeError)) throw err;
-        ctx.addIssue({ code: 'custom', message: err.message });
-        return z.NEVER;
-      }
-    }),
+    trainCode: z
+      .string({ error: 'missing' })
+      .transform(refusing(MalformedTrainCodeError, expandTrainCodes)),
     allCodes: z
       .array(trainNumberOrObject, { error: 'expected an array of train numbers' })
       .max(10, 'more than 10 numbers')
@@ -158,15 +163,7 @@ const timetableSchema = z.object(
     passengerDepartment: optionalText,
     validFrom: z
       .union([z.string(), z.number()], { error: 'missing (YYYYMMDD)' })
-      .transform((v, ctx) => {
-        try {
-          return serviceDayFromYmd(String(v).trim());
-        } catch (err) {
-          if (!(err instanceof InvalidServiceDateError)) throw err;
-          ctx.addIssue({ code: 'custom', message: err.message });
-          return z.NEVER;
-        }
-      }),
+      .transform(refusing(InvalidServiceDateError, (v) => serviceDayFromYmd(String(v).trim()))),
     stops: z
       .array(stopSchema, { error: 'expected an array of stops' })
       .min(2, 'a timetable needs at least two stops')
@@ -174,14 +171,6 @@ const timetableSchema = z.object(
   },
   { error: 'expected a JSON object with trainCode, validFrom and stops' },
 );
-
-function fieldOf(path: readonly PropertyKey[]): string | null {
-  if (path.length === 0) return null;
-  let out = '';
-  for (const p of path)
-    out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
-  return out;
-}
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let v = value;
@@ -209,7 +198,7 @@ export function toTimetableInput(value: unknown): TimetableInput | TimetableProb
   const parsed = timetableSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = fieldOf(issue.path);
+    const field = z.core.toDotPath(issue.path) || null;
     const message =
       issue.code === 'invalid_type' && field !== null && valueAt(value, issue.path) === undefined
         ? 'missing'

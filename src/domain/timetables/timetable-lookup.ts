@@ -28,39 +28,12 @@ export interface TimetableInForce {
   serviceDayEndExclusive: number | null;
 }
 
-const COLUMNS = `c.train_code, t.id AS timetable_id, t.train_code AS timetable_train_code, t.all_codes,
-  t.start_station, t.end_station, t.start_offset, t.end_offset, c.id AS coverage_id,
-  c.service_day_start, c.service_day_end_exclusive`;
-
-interface Row {
-  train_code: string;
-  timetable_id: number;
-  timetable_train_code: string;
-  all_codes: string[];
-  start_station: string;
-  end_station: string;
-  start_offset: number;
-  end_offset: number;
-  coverage_id: number;
-  service_day_start: number;
-  service_day_end_exclusive: number | null;
-}
-
-function fromRow(r: Row): TimetableInForce {
-  return {
-    trainCode: r.train_code,
-    timetableId: r.timetable_id,
-    timetableTrainCode: r.timetable_train_code,
-    allCodes: r.all_codes,
-    startStation: r.start_station,
-    endStation: r.end_station,
-    startOffset: r.start_offset,
-    endOffset: r.end_offset,
-    coverageId: r.coverage_id,
-    serviceDayStart: r.service_day_start,
-    serviceDayEndExclusive: r.service_day_end_exclusive,
-  };
-}
+/** Each column named as its TimetableInForce field. */
+const COLUMNS = `c.train_code AS "trainCode", t.id AS "timetableId",
+  t.train_code AS "timetableTrainCode", t.all_codes AS "allCodes", t.start_station AS "startStation",
+  t.end_station AS "endStation", t.start_offset AS "startOffset", t.end_offset AS "endOffset",
+  c.id AS "coverageId", c.service_day_start AS "serviceDayStart",
+  c.service_day_end_exclusive AS "serviceDayEndExclusive"`;
 
 /**
  * The timetable in force for a train number on a service day, or undefined when none is. The
@@ -71,7 +44,7 @@ export async function timetableInForce(
   trainCode: string,
   serviceDay: number,
 ): Promise<TimetableInForce | undefined> {
-  const r = await db.query<Row>(
+  const r = await db.query<TimetableInForce>(
     `SELECT ${COLUMNS}
        FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
       WHERE c.train_code = $1 AND ${coverageInForceSql('c', '$2::int')}
@@ -79,7 +52,7 @@ export async function timetableInForce(
       LIMIT 1`,
     [normalizeTrainCode(trainCode), serviceDay],
   );
-  return r.rows[0] && fromRow(r.rows[0]);
+  return r.rows[0];
 }
 
 /**
@@ -91,12 +64,12 @@ export async function timetablesInForceOn(
   serviceDay: number,
   trainCodes?: readonly string[],
 ): Promise<Map<string, TimetableInForce>> {
-  const r = await db.query<Row>(
+  const r = await db.query<TimetableInForce>(
     `SELECT ${COLUMNS}
        FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
       WHERE ${coverageInForceSql('c', '$1::int')}
         AND ($2::text[] IS NULL OR c.train_code = ANY ($2::text[]))`,
     [serviceDay, trainCodes ? trainCodes.map(normalizeTrainCode) : null],
   );
-  return new Map(r.rows.map((row) => [row.train_code, fromRow(row)]));
+  return new Map(r.rows.map((row) => [row.trainCode, row]));
 }

@@ -48,42 +48,11 @@ export interface WebhookEndpointOptions {
   allowLoopback: boolean;
 }
 
-const COLUMNS = `public_id, user_id::text, oauth_client_id, url, events, trains, emu_ids, created_at,
-  failing_since, last_error, last_success_at, disabled_at, disabled_reason`;
-
-interface EndpointRow {
-  public_id: string;
-  user_id: string;
-  oauth_client_id: string | null;
-  url: string;
-  events: WebhookEvent[];
-  trains: string[];
-  emu_ids: number[];
-  created_at: Date;
-  failing_since: Date | null;
-  last_error: string | null;
-  last_success_at: Date | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-}
-
-function endpointOf(row: EndpointRow): WebhookEndpoint {
-  return {
-    id: row.public_id,
-    userId: row.user_id,
-    oauthClientId: row.oauth_client_id,
-    url: row.url,
-    events: row.events,
-    trains: row.trains,
-    emuIds: row.emu_ids,
-    createdAt: row.created_at,
-    failingSince: row.failing_since,
-    lastError: row.last_error,
-    lastSuccessAt: row.last_success_at,
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-  };
-}
+/** Each column named as its WebhookEndpoint field, in the interface's order. */
+const COLUMNS = `public_id AS id, user_id::text AS "userId", oauth_client_id AS "oauthClientId", url,
+  events, trains, emu_ids AS "emuIds", created_at AS "createdAt", failing_since AS "failingSince",
+  last_error AS "lastError", last_success_at AS "lastSuccessAt", disabled_at AS "disabledAt",
+  disabled_reason AS "disabledReason"`;
 
 function checkEvents(events: readonly string[]): WebhookEvent[] {
   if (events.length === 0)
@@ -138,7 +107,7 @@ export async function createWebhookEndpoint(
       'trains',
     );
   const secret = newWebhookSecret();
-  const r = await q.query<EndpointRow>(
+  const r = await q.query<WebhookEndpoint>(
     `INSERT INTO webhook_endpoints (public_id, user_id, oauth_client_id, url, events, trains,
                                     emu_ids, secret)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
@@ -153,7 +122,7 @@ export async function createWebhookEndpoint(
       secret,
     ],
   );
-  return { endpoint: endpointOf(r.rows[0]!), secret };
+  return { endpoint: r.rows[0]!, secret };
 }
 
 const OWNED = `user_id = $1 AND ($2::text IS NULL OR oauth_client_id = $2)`;
@@ -163,11 +132,12 @@ export async function listWebhookEndpoints(
   q: Queryable,
   owner: WebhookOwner,
 ): Promise<WebhookEndpoint[]> {
-  const r = await q.query<EndpointRow>(
-    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${OWNED} ORDER BY id DESC`,
+  const r = await q.query<WebhookEndpoint>(
+    // The table's id: "id" alone would be the output column (the public id).
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${OWNED} ORDER BY webhook_endpoints.id DESC`,
     [owner.userId, owner.oauthClientId],
   );
-  return r.rows.map(endpointOf);
+  return r.rows;
 }
 
 /** Deletes an endpoint of the owner (its pending deliveries go with it). */
@@ -176,12 +146,12 @@ export async function deleteWebhookEndpoint(
   owner: WebhookOwner,
   id: string,
 ): Promise<WebhookEndpoint> {
-  const r = await q.query<EndpointRow>(
+  const r = await q.query<WebhookEndpoint>(
     `DELETE FROM webhook_endpoints WHERE public_id = $3 AND ${OWNED} RETURNING ${COLUMNS}`,
     [owner.userId, owner.oauthClientId, id],
   );
   if (!r.rows[0]) throw new WebhookError('webhook_not_found', `you have no webhook ${id}`);
-  return endpointOf(r.rows[0]);
+  return r.rows[0];
 }
 
 /**
@@ -197,7 +167,7 @@ export async function rotateWebhookSecret(
   overlapSeconds: number,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
-  const r = await q.query<EndpointRow>(
+  const r = await q.query<WebhookEndpoint>(
     `UPDATE webhook_endpoints
         SET previous_secret = secret, secret = $4,
             previous_secret_expires_at = now() + make_interval(secs => $5),
@@ -206,7 +176,7 @@ export async function rotateWebhookSecret(
     [owner.userId, owner.oauthClientId, id, secret, overlapSeconds],
   );
   if (!r.rows[0]) throw new WebhookError('webhook_not_found', `you have no webhook ${id}`);
-  return { endpoint: endpointOf(r.rows[0]), secret };
+  return { endpoint: r.rows[0], secret };
 }
 
 export interface WebhookDeliverySummary {
@@ -227,31 +197,14 @@ export async function recentWebhookDeliveries(
   id: string,
   limit = 20,
 ): Promise<WebhookDeliverySummary[]> {
-  const r = await q.query<{
-    message_id: string;
-    event_type: string;
-    created_at: Date;
-    attempts: number;
-    last_status: number | null;
-    last_error: string | null;
-    delivered_at: Date | null;
-    failed_at: Date | null;
-  }>(
-    `SELECT d.message_id, d.event_type, d.created_at, d.attempts, d.last_status, d.last_error,
-            d.delivered_at, d.failed_at
+  const r = await q.query<WebhookDeliverySummary>(
+    `SELECT d.message_id AS "messageId", d.event_type AS "eventType", d.created_at AS "createdAt",
+            d.attempts, d.last_status AS "lastStatus", d.last_error AS "lastError",
+            d.delivered_at AS "deliveredAt", d.failed_at AS "failedAt"
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
       WHERE e.public_id = $3 AND e.user_id = $1 AND ($2::text IS NULL OR e.oauth_client_id = $2)
       ORDER BY d.id DESC LIMIT $4`,
     [owner.userId, owner.oauthClientId, id, limit],
   );
-  return r.rows.map((row) => ({
-    messageId: row.message_id,
-    eventType: row.event_type,
-    createdAt: row.created_at,
-    attempts: row.attempts,
-    lastStatus: row.last_status,
-    lastError: row.last_error,
-    deliveredAt: row.delivered_at,
-    failedAt: row.failed_at,
-  }));
+  return r.rows;
 }

@@ -12,29 +12,39 @@ export class ConfigError extends EmutrackError {
   }
 }
 
+/** The URL v names, if it is one. */
+function urlOrUndefined(v: string): URL | undefined {
+  try {
+    return new URL(v);
+  } catch {
+    return undefined;
+  }
+}
+
+const isHttp = (url: URL) => ['http:', 'https:'].includes(url.protocol);
+
 const optionalUrl = (protocols: string[]) =>
   z
     .string()
     .trim()
     .transform((v) => (v === '' ? undefined : v))
     .optional()
-    .refine(
-      (v) => {
-        if (v === undefined) return true;
-        try {
-          return protocols.includes(new URL(v).protocol);
-        } catch {
-          return false;
-        }
-      },
-      { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
-    );
+    .refine((v) => v === undefined || protocols.includes(urlOrUndefined(v)?.protocol ?? ''), {
+      message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    });
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 
 /** A quota cost: a non-negative number of tokens, fractions allowed (kept to 6 decimals). */
 const cost = (def: number) => z.coerce.number().min(0).max(1_000_000).default(def);
+
+/** A "true"/"false" setting, read as a boolean. */
+const flag = (def: 'true' | 'false') =>
+  z
+    .enum(['true', 'false'])
+    .default(def)
+    .transform((v) => v === 'true');
 
 const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -226,12 +236,8 @@ const envSchema = z.object({
     .default('http://localhost:3000')
     .refine(
       (v) => {
-        try {
-          const url = new URL(v);
-          return ['http:', 'https:'].includes(url.protocol) && !url.search && !url.hash;
-        } catch {
-          return false;
-        }
+        const url = urlOrUndefined(v);
+        return url !== undefined && isHttp(url) && !url.search && !url.hash;
       },
       { message: 'must be an http(s) URL without query or fragment' },
     ),
@@ -261,10 +267,7 @@ const envSchema = z.object({
   /** The site's tagline (index `description`). */
   SITE_DESCRIPTION: z.string().default('emutrack：动车组交路与车次数据的文档'),
   /** Write emutrack's own documentation as the site's contents on first start ("true"/"false"). */
-  SITE_SEED_DOCS: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
+  SITE_SEED_DOCS: flag('true'),
 
   // Operations: metrics, database timeouts, stalled-job recovery (src/http/ops/metrics, src/http/ops, src/worker).
   /** Bearer token GET /metrics requires; unset = /metrics is off (404). */
@@ -284,10 +287,7 @@ const envSchema = z.object({
    * Allow webhook endpoints on the loopback, over http ("true"/"false", default false): for
    * development and tests. Private and other non-public addresses are refused regardless.
    */
-  WEBHOOK_ALLOW_LOOPBACK: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  WEBHOOK_ALLOW_LOOPBACK: flag('false'),
   /** One delivery attempt, connection to end of answer (ms). */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
   /**
@@ -330,11 +330,8 @@ const envSchema = z.object({
         if (entry === '') continue;
         const [pattern, endpoint, ...rest] = entry.split(/\s+/);
         const valid = (u: string | undefined) => {
-          try {
-            return u !== undefined && ['http:', 'https:'].includes(new URL(u).protocol);
-          } catch {
-            return false;
-          }
+          const url = u === undefined ? undefined : urlOrUndefined(u);
+          return url !== undefined && isHttp(url);
         };
         if (rest.length > 0 || !valid(pattern?.replace(/\*/g, 'x')) || !valid(endpoint)) {
           ctx.addIssue({
@@ -359,10 +356,7 @@ const envSchema = z.object({
    * Accept sightings whose EMU code is of no known model form and not in the fleet, registering
    * a unit for it ("true"/"false"; default false: such lines are rejected, naming the field).
    */
-  ALLOW_UNKNOWN_EMU_FORMS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  ALLOW_UNKNOWN_EMU_FORMS: flag('false'),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -53,6 +53,9 @@ export interface DbListener {
   close(): Promise<void>;
 }
 
+/** A timestamp column's value as a Date, whether the driver gave a Date or the timestamp's text. */
+export const toDate = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+
 /** Escapes one value for the COPY text format: \N for null, backslash escapes for the rest. */
 export function copyTextValue(
   value: string | number | bigint | boolean | null | undefined,

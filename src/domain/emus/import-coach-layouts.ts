@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Db, Queryable } from '../../shared/db/db.js';
-import { isFsError } from '../ingest/ingest-observations.js';
+import { isFsError } from '../../shared/io/fs-error.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
 import { readJsonEntries, UnreadableJsonEntriesError } from '../../shared/io/json-entries.js';
 import { parseEmuCode } from './normalize-emu-code.js';

@@ -13,6 +13,7 @@ import {
 } from './read-observation-lines.js';
 import { writeObservationChunk } from './write-observation-chunk.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
+import { isFsError } from '../../shared/io/fs-error.js';
 import { readEmuFormPolicy, type EmuFormPolicy } from '../emus/emu-forms.js';
 
 export interface IngestTotals {
@@ -313,10 +314,4 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
   } finally {
     await it.return?.();
   }
-}
-
-/** Whether err is a file system error (a Node errno code such as ENOENT or EACCES). */
-export function isFsError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }

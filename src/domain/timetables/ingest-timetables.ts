@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Db } from '../../shared/db/db.js';
-import { isFsError, listInputFiles } from '../ingest/ingest-observations.js';
+import { listInputFiles } from '../ingest/ingest-observations.js';
+import { isFsError } from '../../shared/io/fs-error.js';
 import type { RejectedLine } from '../ingest/record-rejects.js';
 import { storeTimetableChunk } from './store-timetables.js';
 import { isTimetableProblem, toTimetableInput, type TimetableInput } from './timetable-input.js';

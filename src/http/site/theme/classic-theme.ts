@@ -35,7 +35,7 @@ function navHtml(links: NavLink[]): string {
   const items = links
     .map(
       (l) =>
-        `<li><a href="${escapeUrl(l.url)}">${escapeHtml(l.title)}</a>${l.children.length ? `<ul>${navHtml(l.children)}</ul>` : ''}</li>`,
+        `<li><a href="${escapeUrl(l.url)}">${escapeHtml(l.title)}</a>${navHtml(l.children)}</li>`,
     )
     .join('');
   return `<ul>${items}</ul>`;

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { OembedError } from './oembed-error.js';
 
 /** Loopback, private, link-local, unique-local, CGNAT, unspecified and multicast ranges. */
@@ -83,4 +83,18 @@ export async function resolveAllowedTarget(
     );
   }
   return { address: resolved.address, family: resolved.family === 6 ? 6 : 4 };
+}
+
+/**
+ * A socket's lookup that answers every name with the one address already resolved and checked,
+ * so the connection goes where the guard allowed (no second lookup an attacker's DNS could change).
+ */
+export function pinnedLookup({ address, family }: ResolvedTarget): LookupFunction {
+  return (_host, opts, callback) => {
+    if ((opts as { all?: boolean }).all) {
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address, family },
+      ]);
+    } else callback(null, address, family);
+  };
 }

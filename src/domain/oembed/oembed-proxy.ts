@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { resolveAllowedTarget, type HostLookup } from './address-guard.js';
+import { pinnedLookup, resolveAllowedTarget, type HostLookup } from './address-guard.js';
 import { OembedError } from './oembed-error.js';
 import type { ProviderAllowList } from './provider-allow-list.js';
 
@@ -76,17 +75,9 @@ export class OembedProxy {
   }
 
   private async ask(target: URL): Promise<OembedData> {
-    const { address, family } = await resolveAllowedTarget(
-      target.hostname,
-      this.options.lookupHost,
+    const pinned = pinnedLookup(
+      await resolveAllowedTarget(target.hostname, this.options.lookupHost),
     );
-    const pinned: LookupFunction = (_host, opts, callback) => {
-      if ((opts as { all?: boolean }).all) {
-        (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-          { address, family },
-        ]);
-      } else callback(null, address, family);
-    };
     const client = target.protocol === 'https:' ? https : http;
     const body = await new Promise<Buffer>((resolve, reject) => {
       let settled = false;

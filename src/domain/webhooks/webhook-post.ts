@@ -1,9 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { isNonPublicAddress, type HostLookup } from '../oembed/address-guard.js';
+import { isNonPublicAddress, pinnedLookup, type HostLookup } from '../oembed/address-guard.js';
 import { WebhookError } from './webhook-error.js';
 import { isLoopbackHost } from './webhook-url.js';
 
@@ -36,14 +35,7 @@ export async function postWebhook(
   options: WebhookPostOptions,
 ): Promise<WebhookPostResult> {
   const target = new URL(url);
-  const { address, family } = await resolveTarget(target.hostname, options);
-  const pinned: LookupFunction = (_host, opts, callback) => {
-    if ((opts as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-        { address, family },
-      ]);
-    } else callback(null, address, family);
-  };
+  const pinned = pinnedLookup(await resolveTarget(target.hostname, options));
   const client = target.protocol === 'https:' ? https : http;
   return new Promise<WebhookPostResult>((resolve) => {
     let settled = false;

@@ -378,17 +378,7 @@ export class PostsController extends RestController {
         'Sorry, you are not allowed to create posts as this user.',
       );
     }
-    if (
-      request.get('sticky') === true &&
-      !request.can(caps.editOthers) &&
-      !request.can(caps.publish)
-    ) {
-      throw denied(
-        request,
-        'rest_cannot_assign_sticky',
-        'Sorry, you are not allowed to make posts sticky.',
-      );
-    }
+    if (request.get('sticky') === true) this.checkSticky(request);
     if (!request.can(caps.create)) {
       throw denied(
         request,
@@ -419,20 +409,21 @@ export class PostsController extends RestController {
         'Sorry, you are not allowed to update posts as this user.',
       );
     }
-    if (
-      request.has('sticky') &&
-      request.get('sticky') !== post.sticky &&
-      !request.can(caps.editOthers) &&
-      !request.can(caps.publish)
-    ) {
+    if (request.has('sticky') && request.get('sticky') !== post.sticky) this.checkSticky(request);
+    this.checkAssignTerms(request);
+    return true;
+  }
+
+  /** Setting `sticky` (to make a post sticky on create, or to change it) takes either capability. */
+  private checkSticky(request: RestRequest): void {
+    const caps = this.type.caps;
+    if (!request.can(caps.editOthers) && !request.can(caps.publish)) {
       throw denied(
         request,
         'rest_cannot_assign_sticky',
         'Sorry, you are not allowed to make posts sticky.',
       );
     }
-    this.checkAssignTerms(request);
-    return true;
   }
 
   private checkAssignTerms(request: RestRequest): void {

@@ -24,14 +24,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
 import { CURIES, filterByContext, type Context, type ResourceSchema } from './rest-helpers.js';
-
-/** REST base of each taxonomy an item links to. */
-export const TAXONOMY_REST_BASE: Record<string, string> = {
-  category: 'categories',
-  post_tag: 'tags',
-  nav_menu: 'menus',
-  wp_pattern_category: 'wp_pattern_category',
-};
+import { TAXONOMY_REST_BASE } from './wp-registry.js';
 
 /** Public HTML address of items: posts by date and slug, pages by their path, the rest by id. */
 export class PostLinks {

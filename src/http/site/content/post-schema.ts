@@ -1,6 +1,7 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import type { PostTypeInfo } from '../../../domain/content/post-types.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
+import { TAXONOMY_REST_BASE } from './wp-registry.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
@@ -278,27 +279,15 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
     type: 'string',
     context: VE,
   };
-  if (type.type === 'post') {
-    p.categories = {
-      description: 'The terms assigned to the post in the category taxonomy.',
-      type: 'array',
-      items: { type: 'integer' },
-      context: VE,
-    };
-    p.tags = {
-      description: 'The terms assigned to the post in the post_tag taxonomy.',
+  for (const taxonomy of type.taxonomies) {
+    p[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = {
+      description: `The terms assigned to the post in the ${taxonomy} taxonomy.`,
       type: 'array',
       items: { type: 'integer' },
       context: VE,
     };
   }
   if (type.type === 'wp_block') {
-    p.wp_pattern_category = {
-      description: 'The terms assigned to the post in the wp_pattern_category taxonomy.',
-      type: 'array',
-      items: { type: 'integer' },
-      context: VE,
-    };
     // Reusable blocks carry raw content and title in every context; clients render them.
     const title = p.title!.properties!;
     title.raw = { ...title.raw!, context: VE };
@@ -352,8 +341,7 @@ export function schemaLinks(
     );
   }
   for (const taxonomy of type.taxonomies) {
-    const base =
-      taxonomy === 'category' ? 'categories' : taxonomy === 'post_tag' ? 'tags' : taxonomy;
+    const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
     const list = { [base]: { type: 'array', items: { type: 'integer' } } };
     links.push(
       link(

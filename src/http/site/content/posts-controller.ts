@@ -51,7 +51,8 @@ import {
   writeArgs,
   WRITABLE_STATUSES,
 } from './post-schema.js';
-import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
+import { PostPresenter } from './post-presenter.js';
+import { TAXONOMY_REST_BASE } from './wp-registry.js';
 import {
   collectionArgs,
   type Context,

@@ -362,3 +362,8 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
     assignCap: 'edit_posts',
   }),
 ];
+
+/** REST base of each taxonomy, by its slug (what an item's term list is called). */
+export const TAXONOMY_REST_BASE: Record<string, string> = Object.fromEntries(
+  REST_TAXONOMIES.map((t) => [t.slug, t.restBase]),
+);

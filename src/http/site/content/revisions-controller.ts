@@ -109,13 +109,56 @@ export function revisionSchema(
 }
 
 /**
+ * What the revisions and autosaves controllers share: the item a route names, of the type whose
+ * revisions they serve, and a revision or autosave of that item.
+ */
+export abstract class ItemRevisionsController extends RestController {
+  /** The type of the items whose revisions (and autosaves) the routes serve. */
+  protected abstract readonly parentType: string;
+
+  /** The item named by `param` (a URL parameter, else an argument), or 404. */
+  protected async parentOf(request: RestRequest, param: string): Promise<SitePost> {
+    const parent = await getPost(
+      this.kit.db,
+      Number(request.urlParams[param] ?? request.get(param)),
+    );
+    if (!parent || parent.type !== this.parentType) {
+      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+    }
+    return parent;
+  }
+
+  /** The revision (`autosave`: the autosave) named by `id` of the item named by `parent`. */
+  protected async revisionOf(request: RestRequest, autosave: boolean): Promise<SitePost> {
+    const parent = await this.parentOf(request, 'parent');
+    const revision = await getPost(this.kit.db, Number(request.get('id')));
+    if (!revision || revision.type !== 'revision' || revision.isAutosave !== autosave) {
+      throw new RestError(
+        'rest_post_invalid_id',
+        autosave ? 'Invalid autosave ID.' : 'Invalid revision ID.',
+        404,
+      );
+    }
+    if (revision.parent !== parent.id) {
+      throw new RestError(
+        'rest_revision_parent_id_mismatch',
+        `The revision does not belong to the specified parent with id of "${parent.id}"`,
+        404,
+      );
+    }
+    return revision;
+  }
+}
+
+/**
  * WP_REST_Revisions_Controller and WP_REST_Autosaves_Controller for one post type: revisions are
  * listed newest first and deleted only with force; an autosave by the author of a draft updates
  * the draft, any other autosave is stored once per user with `parent` = the item.
  */
-export class RevisionsController extends RestController {
+export class RevisionsController extends ItemRevisionsController {
   /** The revisions' schema (the autosaves' routes show their own). */
   readonly schema: ResourceSchema;
+  protected readonly parentType: string;
   private readonly revisionSchema: ResourceSchema;
   private readonly autosaveSchema: ResourceSchema;
 
@@ -124,6 +167,7 @@ export class RevisionsController extends RestController {
     private readonly posts: PostsController,
   ) {
     super(kit);
+    this.parentType = posts.type.type;
     this.revisionSchema = revisionSchema(posts.schema, posts.type.type, false);
     this.schema = this.revisionSchema;
     this.autosaveSchema = revisionSchema(posts.schema, posts.type.type, true);
@@ -244,17 +288,6 @@ export class RevisionsController extends RestController {
     }
   }
 
-  private async parentOf(request: RestRequest, param: string): Promise<SitePost> {
-    const parent = await getPost(
-      this.kit.db,
-      Number(request.urlParams[param] ?? request.get(param)),
-    );
-    if (!parent || parent.type !== this.posts.type.type) {
-      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
-    }
-    return parent;
-  }
-
   private async readPermission(
     request: RestRequest,
     param: string,
@@ -295,26 +328,6 @@ export class RevisionsController extends RestController {
       );
     }
     return true;
-  }
-
-  private async revisionOf(request: RestRequest, autosave: boolean): Promise<SitePost> {
-    const parent = await this.parentOf(request, 'parent');
-    const revision = await getPost(this.kit.db, Number(request.get('id')));
-    if (!revision || revision.type !== 'revision' || revision.isAutosave !== autosave) {
-      throw new RestError(
-        'rest_post_invalid_id',
-        autosave ? 'Invalid autosave ID.' : 'Invalid revision ID.',
-        404,
-      );
-    }
-    if (revision.parent !== parent.id) {
-      throw new RestError(
-        'rest_revision_parent_id_mismatch',
-        `The revision does not belong to the specified parent with id of "${parent.id}"`,
-        404,
-      );
-    }
-    return revision;
   }
 
   private async present(

@@ -194,12 +194,7 @@ export class RevisionsController extends ItemRevisionsController {
               enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'],
             },
           },
-          permission: (r) =>
-            this.readPermission(
-              r,
-              'parent',
-              'Sorry, you are not allowed to view revisions of this post.',
-            ),
+          permission: (r) => this.readPermission(r, 'parent', 'revisions'),
           callback: (r) => this.listRevisions(r),
         },
         { schema: () => this.revisionSchema },
@@ -214,12 +209,7 @@ export class RevisionsController extends ItemRevisionsController {
               id: { description: 'Unique identifier for the revision.', type: 'integer' },
               context: contextArg(),
             },
-            permission: (r) =>
-              this.readPermission(
-                r,
-                'parent',
-                'Sorry, you are not allowed to view revisions of this post.',
-              ),
+            permission: (r) => this.readPermission(r, 'parent', 'revisions'),
             callback: async (r) =>
               this.present(await this.revisionOf(r, false), r, r.get<Context>('context'), false),
           },
@@ -248,12 +238,7 @@ export class RevisionsController extends ItemRevisionsController {
           {
             methods: READABLE,
             args: { parent: parentArg, context: contextArg() },
-            permission: (r) =>
-              this.readPermission(
-                r,
-                'id',
-                'Sorry, you are not allowed to view autosaves of this post.',
-              ),
+            permission: (r) => this.readPermission(r, 'id', 'autosaves'),
             callback: (r) => this.listAutosaves(r),
           },
           {
@@ -274,12 +259,7 @@ export class RevisionsController extends ItemRevisionsController {
             id: { description: 'The ID for the autosave.', type: 'integer' },
             context: contextArg(),
           },
-          permission: (r) =>
-            this.readPermission(
-              r,
-              'parent',
-              'Sorry, you are not allowed to view autosaves of this post.',
-            ),
+          permission: (r) => this.readPermission(r, 'parent', 'autosaves'),
           callback: async (r) =>
             this.present(await this.revisionOf(r, true), r, r.get<Context>('context'), true),
         },
@@ -288,14 +268,17 @@ export class RevisionsController extends ItemRevisionsController {
     }
   }
 
+  /** get_items_permissions_check: edit_post on the item whose revisions or autosaves are read. */
   private async readPermission(
     request: RestRequest,
     param: string,
-    message: string,
+    what: 'revisions' | 'autosaves',
   ): Promise<boolean> {
     const parent = await this.parentOf(request, param);
-    if (!canEditPost(request.user, parent, this.posts.type))
+    if (!canEditPost(request.user, parent, this.posts.type)) {
+      const message = `Sorry, you are not allowed to view ${what} of this post.`;
       throw denied(request, 'rest_cannot_read', message);
+    }
     return true;
   }
 
@@ -315,11 +298,7 @@ export class RevisionsController extends ItemRevisionsController {
       );
     }
     const revision = await this.revisionOf(request, false);
-    await this.readPermission(
-      request,
-      'parent',
-      'Sorry, you are not allowed to view revisions of this post.',
-    );
+    await this.readPermission(request, 'parent', 'revisions');
     if (!canDeletePost(request.user, revision, this.posts.type)) {
       throw denied(
         request,

@@ -103,6 +103,18 @@ const THEME_CAPS = [
 
 const HIDDEN = { show_in_nav_menus: false, show_ui: false };
 
+/** Templates' and template parts' own capabilities: edit_theme_options for each, reading too. */
+const TEMPLATE_CAPS = { ...themeOptions(THEME_CAPS), read: 'edit_theme_options' };
+
+const TEMPLATE_SUPPORTS: Record<string, true> = {
+  title: true,
+  slug: true,
+  excerpt: true,
+  editor: true,
+  revisions: true,
+  author: true,
+};
+
 function labelsOf(slug: string, hierarchical: boolean): Labels {
   return {
     ...(hierarchical ? HIERARCHICAL_TYPE_LABELS : FLAT_TYPE_LABELS),
@@ -215,20 +227,10 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: null,
     restBase: 'templates',
     taxonomies: [],
-    supports: {
-      title: true,
-      slug: true,
-      excerpt: true,
-      editor: true,
-      revisions: true,
-      author: true,
-    },
+    supports: TEMPLATE_SUPPORTS,
     viewable: false,
     visibility: HIDDEN,
-    capabilities: typeCaps('template', 'templates', {
-      ...themeOptions(THEME_CAPS),
-      read: 'edit_theme_options',
-    }),
+    capabilities: typeCaps('template', 'templates', TEMPLATE_CAPS),
   }),
   postType({
     slug: 'wp_template_part',
@@ -236,20 +238,10 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: null,
     restBase: 'template-parts',
     taxonomies: [],
-    supports: {
-      title: true,
-      slug: true,
-      excerpt: true,
-      editor: true,
-      revisions: true,
-      author: true,
-    },
+    supports: TEMPLATE_SUPPORTS,
     viewable: false,
     visibility: HIDDEN,
-    capabilities: typeCaps('template_part', 'template_parts', {
-      ...themeOptions(THEME_CAPS),
-      read: 'edit_theme_options',
-    }),
+    capabilities: typeCaps('template_part', 'template_parts', TEMPLATE_CAPS),
   }),
   postType({
     slug: 'wp_navigation',

@@ -54,6 +54,32 @@ function capsOf(plural: 'posts' | 'pages'): PostTypeCaps {
   };
 }
 
+/** What WordPress 6.1 registers posts as supporting (get_all_post_type_supports). */
+export const POST_SUPPORTS: Record<string, true> = {
+  title: true,
+  editor: true,
+  author: true,
+  thumbnail: true,
+  excerpt: true,
+  trackbacks: true,
+  'custom-fields': true,
+  comments: true,
+  revisions: true,
+  'post-formats': true,
+};
+
+/** What WordPress 6.1 registers pages as supporting: no excerpt, though their REST schema has one. */
+export const PAGE_SUPPORTS: Record<string, true> = {
+  title: true,
+  editor: true,
+  author: true,
+  thumbnail: true,
+  'page-attributes': true,
+  'custom-fields': true,
+  comments: true,
+  revisions: true,
+};
+
 const THEME_OPTIONS: PostTypeCaps = Object.fromEntries(
   Object.keys(capsOf('posts')).map((k) => [k, 'edit_theme_options']),
 ) as unknown as PostTypeCaps;
@@ -68,19 +94,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
     hierarchical: false,
     caps: capsOf('posts'),
     taxonomies: ['category', 'post_tag'],
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      excerpt: true,
-      trackbacks: true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-      'post-formats': true,
-      autosave: true,
-    },
+    supports: { ...POST_SUPPORTS, autosave: true },
     trash: true,
     revisions: true,
     autosaves: true,
@@ -96,17 +110,10 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
     caps: capsOf('pages'),
     taxonomies: [],
     supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      'page-attributes': true,
-      'custom-fields': true,
+      ...PAGE_SUPPORTS,
       // Not in WordPress's page supports, but its REST controller's fixed schema for pages has
       // the excerpt (WP_REST_Posts_Controller::get_item_schema, $fixed_schemas['page']).
       excerpt: true,
-      comments: true,
-      revisions: true,
       autosave: true,
     },
     trash: true,

@@ -1,3 +1,4 @@
+import { PAGE_SUPPORTS, POST_SUPPORTS } from '../../../domain/content/post-types.js';
 import {
   FLAT_TAXONOMY_LABELS,
   FLAT_TYPE_LABELS,
@@ -143,18 +144,7 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: 'dashicons-admin-post',
     restBase: 'posts',
     taxonomies: ['category', 'post_tag'],
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      excerpt: true,
-      trackbacks: true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-      'post-formats': true,
-    },
+    supports: POST_SUPPORTS,
     viewable: true,
     visibility: { show_in_nav_menus: true, show_ui: true },
     capabilities: typeCaps('post', 'posts'),
@@ -165,17 +155,7 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: 'dashicons-admin-page',
     restBase: 'pages',
     taxonomies: [],
-    // (No excerpt: WordPress's pages do not support it, though their REST schema has one.)
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      'page-attributes': true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-    },
+    supports: PAGE_SUPPORTS,
     viewable: true,
     visibility: { show_in_nav_menus: true, show_ui: true },
     capabilities: typeCaps('page', 'pages'),

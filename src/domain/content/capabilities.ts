@@ -1,5 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { PostTypeCaps, PostTypeInfo } from './post-types.js';
+import {
+  INTERNAL_STATUSES,
+  WRITABLE_STATUSES,
+  type PostTypeCaps,
+  type PostTypeInfo,
+} from './post-types.js';
 import type { SitePost } from './site-post.js';
 import { hasCap, type SiteUser } from './site-user.js';
 
@@ -81,19 +86,7 @@ export interface PostAccess {
 }
 
 /** Every status an item of the site's post types can have. */
-const KNOWN_STATUSES = [
-  'publish',
-  'future',
-  'draft',
-  'pending',
-  'private',
-  'auto-draft',
-  'inherit',
-  'request-pending',
-  'request-confirmed',
-  'request-failed',
-  'request-completed',
-];
+const KNOWN_STATUSES = [...WRITABLE_STATUSES, ...INTERNAL_STATUSES];
 
 /** The statuses `user` may list items of `type` in, to read them (`read`) or to edit them (`edit`). */
 export function listAccess(

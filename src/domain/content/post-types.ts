@@ -155,6 +155,19 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   },
 };
 
+/** The statuses a write may give an item (the posts schema's `status`). */
+export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
+
+/** WordPress's other statuses, trash aside: its own (auto-draft, inherit) and user requests'. */
+export const INTERNAL_STATUSES = [
+  'auto-draft',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+];
+
 /** Statuses WordPress shows (get_post_stati, public or for editors). */
 export const POST_STATUSES: Record<
   string,

@@ -1,5 +1,5 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
-import type { PostTypeInfo } from '../../../domain/content/post-types.js';
+import { WRITABLE_STATUSES, type PostTypeInfo } from '../../../domain/content/post-types.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
 import { TAXONOMY_REST_BASE } from './wp-registry.js';
 
@@ -7,7 +7,6 @@ const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 const E = ['edit'] as const;
 
-export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
 export const POST_FORMATS = [
   'standard',
   'aside',

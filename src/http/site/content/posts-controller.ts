@@ -5,7 +5,11 @@ import {
   listAccess,
   postPasswordMatches,
 } from '../../../domain/content/capabilities.js';
-import type { PostTypeInfo } from '../../../domain/content/post-types.js';
+import {
+  INTERNAL_STATUSES,
+  WRITABLE_STATUSES,
+  type PostTypeInfo,
+} from '../../../domain/content/post-types.js';
 import {
   deletePost,
   getPost,
@@ -44,13 +48,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import {
-  POST_FORMATS,
-  POST_ORDERBY,
-  postSchema,
-  writeArgs,
-  WRITABLE_STATUSES,
-} from './post-schema.js';
+import { POST_FORMATS, POST_ORDERBY, postSchema, writeArgs } from './post-schema.js';
 import { PostPresenter } from './post-presenter.js';
 import { TAXONOMY_REST_BASE } from './wp-registry.js';
 import {
@@ -66,17 +64,7 @@ import {
   deletedAnswer,
 } from './rest-helpers.js';
 
-const LIST_STATUSES = [
-  ...WRITABLE_STATUSES,
-  'trash',
-  'auto-draft',
-  'inherit',
-  'request-pending',
-  'request-confirmed',
-  'request-failed',
-  'request-completed',
-  'any',
-];
+const LIST_STATUSES = [...WRITABLE_STATUSES, 'trash', ...INTERNAL_STATUSES, 'any'];
 
 const TAX_ARG: ArgSchema = {
   type: ['object', 'array'],

@@ -42,15 +42,8 @@ export class PostLinks {
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/${post.slug}/`);
     }
     if (post.type === 'page' && visible && post.slug) {
-      const slugs = [post.slug];
-      let parent = post.parent;
-      for (let depth = 0; parent > 0 && depth < 10; depth++) {
-        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
-        if (!p) break;
-        cache?.set(parent, p);
-        slugs.unshift(p.slug || String(p.id));
-        parent = p.parent;
-      }
+      const parents = await this.parentsOf(post, cache);
+      const slugs = [...parents.map((p) => p.slug || String(p.id)), post.slug];
       return this.urls.page(`/${slugs.join('/')}/`);
     }
     if (post.type === 'page') return this.urls.page(`/?page_id=${post.id}`);
@@ -72,18 +65,24 @@ export class PostLinks {
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/%postname%/`);
     }
     if (post.type === 'page') {
-      const slugs: string[] = [];
-      let parent = post.parent;
-      for (let depth = 0; parent > 0 && depth < 10; depth++) {
-        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
-        if (!p) break;
-        cache?.set(parent, p);
-        if (p.slug) slugs.unshift(decodeSlug(p.slug));
-        parent = p.parent;
-      }
-      return this.urls.page(`/${slugs.map((s) => `${s}/`).join('')}%pagename%/`);
+      const parents = (await this.parentsOf(post, cache)).filter((p) => p.slug);
+      return this.urls.page(`/${parents.map((p) => `${decodeSlug(p.slug)}/`).join('')}%pagename%/`);
     }
     return this.urls.page(`/?p=%postname%`);
+  }
+
+  /** A page's parents, top first: the nearest ten at the most, up to one that is missing. */
+  private async parentsOf(post: SitePost, cache?: Map<number, SitePost>): Promise<SitePost[]> {
+    const parents: SitePost[] = [];
+    let parent = post.parent;
+    for (let depth = 0; parent > 0 && depth < 10; depth++) {
+      const p = cache?.get(parent) ?? (await getPost(this.db, parent));
+      if (!p) break;
+      cache?.set(parent, p);
+      parents.unshift(p);
+      parent = p.parent;
+    }
+    return parents;
   }
 }
 

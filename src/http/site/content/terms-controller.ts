@@ -232,13 +232,12 @@ export class TermsController extends RestController {
         // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
         // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
         permission: (r) =>
-          this.tax.taxonomy !== 'post_tag'
-            ? this.managePermission(
-                r,
-                'rest_cannot_create',
-                'Sorry, you are not allowed to create terms in this taxonomy.',
-              )
-            : this.createTagPermission(r),
+          this.managePermission(
+            r,
+            'rest_cannot_create',
+            'Sorry, you are not allowed to create terms in this taxonomy.',
+            this.tax.taxonomy === 'post_tag' ? 'edit_posts' : this.tax.manageCap,
+          ),
         callback: (r) => this.create(r),
       },
       read: {
@@ -319,19 +318,14 @@ export class TermsController extends RestController {
     return this.readPermission(request);
   }
 
-  private createTagPermission(request: RestRequest): boolean {
-    if (!request.can('edit_posts')) {
-      throw denied(
-        request,
-        'rest_cannot_create',
-        'Sorry, you are not allowed to create terms in this taxonomy.',
-      );
-    }
-    return true;
-  }
-
-  private managePermission(request: RestRequest, code: string, message: string): boolean {
-    if (!request.can(this.tax.manageCap)) throw denied(request, code, message);
+  /** Refuses with `code` whoever lacks the taxonomy's manage capability (or `cap`, if given). */
+  private managePermission(
+    request: RestRequest,
+    code: string,
+    message: string,
+    cap = this.tax.manageCap,
+  ): boolean {
+    if (!request.can(cap)) throw denied(request, code, message);
     return true;
   }
 

@@ -26,6 +26,7 @@ import {
   type ResourceSchema,
   deletedAnswer,
 } from './rest-helpers.js';
+import { writeArgs } from './post-schema.js';
 import { termLinkOf } from './term-links.js';
 
 /** A taxonomy as the site registers it (register_taxonomy's REST settings). */
@@ -207,15 +208,7 @@ export class TermsController extends RestController {
         description: 'Limit result set to terms assigned to a specific parent.',
         type: 'integer',
       };
-    const writable = Object.fromEntries(
-      Object.entries(this.schema.properties)
-        .filter(([, v]) => !v.readonly)
-        .map(([k, v]) => {
-          const { context: _c, ...rest } = v;
-          void _c;
-          return [k, rest];
-        }),
-    ) as Record<string, ArgSchema>;
+    const writable = writeArgs(this.schema, true);
     const updateArgs = Object.fromEntries(
       Object.entries(writable).map(([k, v]) => [k, { ...v, required: false }]),
     );

@@ -382,10 +382,7 @@ export class TermsController extends RestController {
     if (term.parent > 0)
       links.up = [{ embeddable: true, href: urls.rest(`${base}/${term.parent}`) }];
     links['wp:post_type'] = this.tax.types.map((t) => ({
-      href: urls.rest(
-        `/wp/v2/${t === 'post' ? 'posts' : t === 'nav_menu_item' ? 'menu-items' : 'blocks'}`,
-        { [this.tax.restBase]: term.id },
-      ),
+      href: urls.rest(`/wp/v2/${POST_TYPES[t]!.restBase}`, { [this.tax.restBase]: term.id }),
     }));
     links.curies = CURIES;
     out._links = links;

@@ -50,6 +50,11 @@ export interface RestTaxonomy {
   };
   capabilities: Record<string, string>;
   /**
+   * The primitive capability behind `manage_terms`, which creating, editing and deleting terms
+   * take (map_meta_cap: manage_post_tags is manage_categories).
+   */
+  manageCap: string;
+  /**
    * The primitive capability behind `assign_terms` (map_meta_cap: assign_categories and
    * assign_post_tags need edit_posts; the menus' assign_terms is edit_theme_options itself).
    */
@@ -271,6 +276,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'delete_categories',
       assign_terms: 'assign_categories',
     },
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
   taxonomy({
@@ -286,6 +292,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'delete_post_tags',
       assign_terms: 'assign_post_tags',
     },
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
   taxonomy({
@@ -308,6 +315,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'edit_theme_options',
       assign_terms: 'edit_theme_options',
     },
+    manageCap: 'edit_theme_options',
     assignCap: 'edit_theme_options',
   }),
   // The spec's pattern categories (WordPress 6.3's registration; 6.1 has none).
@@ -331,6 +339,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'delete_categories',
       assign_terms: 'assign_categories',
     },
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
 ];

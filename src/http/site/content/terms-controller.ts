@@ -192,27 +192,21 @@ export class TermsController extends RestController {
   }
 
   private readPermission(request: RestRequest): boolean {
-    if (this.tax.slug === 'nav_menu') {
-      // WP_REST_Menus_Controller: the terms' check first, then check_has_read_only_access
-      // (whoever may edit posts reads menus: the block editor's navigation block needs them).
-      if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
-        throw denied(
-          request,
-          'rest_forbidden_context',
-          'Sorry, you are not allowed to edit terms in this taxonomy.',
-        );
-      }
-      if (!request.can('edit_theme_options') && !request.can('edit_posts')) {
-        throw denied(request, 'rest_cannot_view', 'Sorry, you are not allowed to view menus.');
-      }
-      return true;
-    }
     if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
       throw denied(
         request,
         'rest_forbidden_context',
         'Sorry, you are not allowed to edit terms in this taxonomy.',
       );
+    }
+    // WP_REST_Menus_Controller: the terms' check first, then check_has_read_only_access
+    // (whoever may edit posts reads menus: the block editor's navigation block needs them).
+    if (
+      this.tax.slug === 'nav_menu' &&
+      !request.can('edit_theme_options') &&
+      !request.can('edit_posts')
+    ) {
+      throw denied(request, 'rest_cannot_view', 'Sorry, you are not allowed to view menus.');
     }
     return true;
   }

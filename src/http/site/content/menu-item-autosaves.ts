@@ -1,7 +1,5 @@
 import { listAutosaves, saveAutosave, updatePost } from '../../../domain/content/posts-store.js';
-import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
 import type { SitePost } from '../../../domain/content/site-post.js';
-import { texturize } from '../../../domain/content/texturize.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { CREATABLE, READABLE } from '../rest/route-registry.js';
@@ -100,23 +98,10 @@ export class MenuItemAutosavesController extends ItemRevisionsController {
   }
 
   private present(post: SitePost, context: Context): Record<string, unknown> {
-    const date = post.dateGmt ?? post.modifiedGmt;
     const parentId = post.type === 'revision' ? post.parent : post.id;
     const data = this.filterByContext(
       {
-        author: post.author,
-        date: localDate(date),
-        date_gmt: gmtDate(date),
-        guid: {
-          rendered: this.kit.urls.page(`/?p=${post.id}`),
-          raw: this.kit.urls.page(`/?p=${post.id}`),
-        },
-        id: post.id,
-        modified: localDate(post.modifiedGmt),
-        modified_gmt: gmtDate(post.modifiedGmt),
-        parent: post.parent,
-        slug: post.slug,
-        title: { raw: post.title, rendered: texturize(post.title) },
+        ...this.revisionFields(post),
         // get_preview_post_link: a type one cannot view has no preview.
         preview_link: '',
       },

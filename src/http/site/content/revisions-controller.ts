@@ -148,6 +148,27 @@ export abstract class ItemRevisionsController extends RestController {
     }
     return revision;
   }
+
+  /** The fields every revision and autosave shows first: the revisions controller's, the title. */
+  protected revisionFields(post: SitePost): Record<string, unknown> {
+    const date = post.dateGmt ?? post.modifiedGmt;
+    return {
+      author: post.author,
+      date: localDate(date),
+      date_gmt: gmtDate(date),
+      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
+      guid: {
+        rendered: this.kit.urls.page(`/?p=${post.id}`),
+        raw: this.kit.urls.page(`/?p=${post.id}`),
+      },
+      id: post.id,
+      modified: localDate(post.modifiedGmt),
+      modified_gmt: gmtDate(post.modifiedGmt),
+      parent: post.parent,
+      slug: post.slug,
+      title: { raw: post.title, rendered: texturize(post.title) },
+    };
+  }
 }
 
 /**
@@ -318,20 +339,7 @@ export class RevisionsController extends ItemRevisionsController {
     const rendered = await this.posts.presenter.renderedContent(revision);
     const parentLink = this.kit.urls.rest(`/wp/v2/${this.posts.type.restBase}/${revision.parent}`);
     const data: Record<string, unknown> = {
-      author: revision.author,
-      date: localDate(revision.dateGmt ?? revision.modifiedGmt),
-      date_gmt: gmtDate(revision.dateGmt ?? revision.modifiedGmt),
-      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
-      guid: {
-        rendered: this.kit.urls.page(`/?p=${revision.id}`),
-        raw: this.kit.urls.page(`/?p=${revision.id}`),
-      },
-      id: revision.id,
-      modified: localDate(revision.modifiedGmt),
-      modified_gmt: gmtDate(revision.modifiedGmt),
-      parent: revision.parent,
-      slug: revision.slug,
-      title: { raw: revision.title, rendered: texturize(revision.title) },
+      ...this.revisionFields(revision),
       // WP_REST_Revisions_Controller 6.1: raw and rendered only (no protected, no block_version).
       content: { raw: revision.content, rendered },
     };

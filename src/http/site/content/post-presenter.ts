@@ -24,7 +24,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
 import { CURIES, filterByContext, type Context, type ResourceSchema } from './rest-helpers.js';
-import { TAXONOMY_REST_BASE } from './wp-registry.js';
+import { taxonomyRestBase } from './wp-registry.js';
 
 /** Public HTML address of items: posts by date and slug, pages by their path, the rest by id. */
 export class PostLinks {
@@ -289,7 +289,7 @@ export class PostPresenter {
     if (type.type === 'post') data.sticky = post.sticky;
     data.template = post.template;
     for (const taxonomy of type.taxonomies) {
-      data[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = extra.terms?.get(taxonomy) ?? [];
+      data[taxonomyRestBase(taxonomy)] = extra.terms?.get(taxonomy) ?? [];
     }
     const filtered = filterByContext(data, this.schema, context);
     const itemLinks = this.linksOf(post, extra.revisions);
@@ -315,7 +315,7 @@ export class PostPresenter {
       rels.push('wp:action-assign-author');
     }
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       // Creating a hierarchical term needs edit_terms (manage_categories); a tag, assign_terms.
       const createCap = taxonomy === 'category' ? 'manage_categories' : 'edit_posts';
       if (request.can(createCap)) rels.push(`wp:action-create-${base}`);
@@ -374,7 +374,7 @@ export class PostPresenter {
       links['wp:term'] = this.type.taxonomies.map((taxonomy) => ({
         taxonomy,
         embeddable: true,
-        href: urls.rest(`/wp/v2/${TAXONOMY_REST_BASE[taxonomy] ?? taxonomy}`, { post: post.id }),
+        href: urls.rest(`/wp/v2/${taxonomyRestBase(taxonomy)}`, { post: post.id }),
       }));
     }
     links.curies = CURIES;

@@ -1,7 +1,7 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { WRITABLE_STATUSES, type PostTypeInfo } from '../../../domain/content/post-types.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
-import { TAXONOMY_REST_BASE } from './wp-registry.js';
+import { taxonomyRestBase } from './wp-registry.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
@@ -279,7 +279,7 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
     context: VE,
   };
   for (const taxonomy of type.taxonomies) {
-    p[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = {
+    p[taxonomyRestBase(taxonomy)] = {
       description: `The terms assigned to the post in the ${taxonomy} taxonomy.`,
       type: 'array',
       items: { type: 'integer' },
@@ -340,7 +340,7 @@ export function schemaLinks(
     );
   }
   for (const taxonomy of type.taxonomies) {
-    const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+    const base = taxonomyRestBase(taxonomy);
     const list = { [base]: { type: 'array', items: { type: 'integer' } } };
     links.push(
       link(

@@ -50,7 +50,7 @@ import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { POST_FORMATS, POST_ORDERBY, postSchema, writeArgs } from './post-schema.js';
 import { PostPresenter } from './post-presenter.js';
-import { TAXONOMY_REST_BASE } from './wp-registry.js';
+import { taxonomyRestBase } from './wp-registry.js';
 import {
   collectionArgs,
   type Context,
@@ -197,7 +197,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       enum: ['AND', 'OR'],
     };
     for (const taxonomy of type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const include: ArgSchema = structuredClone({ ...TAX_ARG, sanitize: undefined });
       if (taxonomy !== 'category') {
         delete (include.oneOf![1]!.properties as Record<string, ArgSchema>).include_children;
@@ -417,7 +417,7 @@ export class PostsController extends RestController {
 
   private checkAssignTerms(request: RestRequest): void {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       if (request.has(base) && !request.can('edit_posts')) {
         throw denied(
           request,
@@ -496,7 +496,7 @@ export class PostsController extends RestController {
     const tax: TaxFilter[] = [];
     const taxExclude: TaxFilter[] = [];
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const inc = await this.taxFilter(request.get<TaxParam | undefined>(base));
       if (inc) tax.push(inc);
       const exc = await this.taxFilter(request.get<TaxParam | undefined>(`${base}_exclude`));
@@ -683,7 +683,7 @@ export class PostsController extends RestController {
 
   private async checkTerms(request: RestRequest): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       if (!request.given(base)) continue;
       const missing = await missingTerms(this.db, taxonomy, request.get<number[]>(base));
       if (missing.length > 0) {
@@ -709,7 +709,7 @@ export class PostsController extends RestController {
     created = false,
   ): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const given = request.given(base) ? request.get<number[]>(base) : undefined;
       if (taxonomy === 'category' && (given ? given.length === 0 : created)) {
         // wp_set_post_categories: a post without categories gets the default one.

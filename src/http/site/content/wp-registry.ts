@@ -344,7 +344,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
   }),
 ];
 
-/** REST base of each taxonomy, by its slug (what an item's term list is called). */
-export const TAXONOMY_REST_BASE: Record<string, string> = Object.fromEntries(
-  REST_TAXONOMIES.map((t) => [t.slug, t.restBase]),
-);
+/** A taxonomy's REST base (rest_get_route_for_term), which also names an item's terms of it. */
+export function taxonomyRestBase(taxonomy: string): string {
+  return REST_TAXONOMIES.find((t) => t.slug === taxonomy)?.restBase ?? taxonomy;
+}

@@ -21,9 +21,7 @@ export interface PostTypeCaps {
 export interface PostTypeInfo {
   type: string;
   restBase: string;
-  name: string;
   singular: string;
-  description: string;
   hierarchical: boolean;
   caps: PostTypeCaps;
   taxonomies: string[];
@@ -88,9 +86,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   post: {
     type: 'post',
     restBase: 'posts',
-    name: 'Posts',
     singular: 'Post',
-    description: '',
     hierarchical: false,
     caps: capsOf('posts'),
     taxonomies: ['category', 'post_tag'],
@@ -103,9 +99,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   page: {
     type: 'page',
     restBase: 'pages',
-    name: 'Pages',
     singular: 'Page',
-    description: '',
     hierarchical: true,
     caps: capsOf('pages'),
     taxonomies: [],
@@ -124,9 +118,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   wp_block: {
     type: 'wp_block',
     restBase: 'blocks',
-    name: 'Patterns',
     singular: 'Pattern',
-    description: '',
     hierarchical: false,
     // WordPress: "You need to be able to edit posts, in order to read blocks in their raw form."
     // and creating one needs publish_posts (its create_posts capability), so not contributors.
@@ -141,9 +133,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   nav_menu_item: {
     type: 'nav_menu_item',
     restBase: 'menu-items',
-    name: 'Navigation Menu Items',
     singular: 'Navigation Menu Item',
-    description: '',
     hierarchical: false,
     caps: THEME_OPTIONS,
     taxonomies: ['nav_menu'],

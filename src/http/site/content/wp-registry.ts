@@ -250,6 +250,14 @@ const SHOWN = {
   show_ui: true,
 };
 
+/** The categories' capabilities, which the pattern categories take too. */
+const CATEGORY_CAPS = {
+  manage_terms: 'manage_categories',
+  edit_terms: 'edit_categories',
+  delete_terms: 'delete_categories',
+  assign_terms: 'assign_categories',
+};
+
 function taxonomy(settings: Omit<RestTaxonomy, 'labels' | 'description'>): RestTaxonomy {
   return {
     description: '',
@@ -270,12 +278,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
     types: ['post'],
     showCloud: true,
     visibility: SHOWN,
-    capabilities: {
-      manage_terms: 'manage_categories',
-      edit_terms: 'edit_categories',
-      delete_terms: 'delete_categories',
-      assign_terms: 'assign_categories',
-    },
+    capabilities: CATEGORY_CAPS,
     manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
@@ -333,12 +336,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       show_in_quick_edit: true,
       show_ui: true,
     },
-    capabilities: {
-      manage_terms: 'manage_categories',
-      edit_terms: 'edit_categories',
-      delete_terms: 'delete_categories',
-      assign_terms: 'assign_categories',
-    },
+    capabilities: CATEGORY_CAPS,
     manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),

@@ -66,7 +66,7 @@ export const POST_SUPPORTS: Record<string, true> = {
   'post-formats': true,
 };
 
-/** What WordPress 6.1 registers pages as supporting: no excerpt, though their REST schema has one. */
+/** What WordPress 6.1 registers pages as supporting: no excerpt (their REST schema has one). */
 export const PAGE_SUPPORTS: Record<string, true> = {
   title: true,
   editor: true,
@@ -158,6 +158,16 @@ export const INTERNAL_STATUSES = [
   'request-completed',
 ];
 
+/** Draft's and pending's flags, the same for both: protected, the date floating till published. */
+const NOT_YET_PUBLISHED = {
+  public: false,
+  protected: true,
+  private: false,
+  queryable: false,
+  showInList: true,
+  dateFloating: true,
+};
+
 /** Statuses WordPress shows (get_post_stati, public or for editors). */
 export const POST_STATUSES: Record<
   string,
@@ -189,24 +199,8 @@ export const POST_STATUSES: Record<
     showInList: true,
     dateFloating: false,
   },
-  draft: {
-    name: 'Draft',
-    public: false,
-    protected: true,
-    private: false,
-    queryable: false,
-    showInList: true,
-    dateFloating: true,
-  },
-  pending: {
-    name: 'Pending',
-    public: false,
-    protected: true,
-    private: false,
-    queryable: false,
-    showInList: true,
-    dateFloating: true,
-  },
+  draft: { name: 'Draft', ...NOT_YET_PUBLISHED },
+  pending: { name: 'Pending', ...NOT_YET_PUBLISHED },
   private: {
     name: 'Private',
     public: false,

@@ -1,6 +1,6 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { POST_TYPES } from '../../../domain/content/post-types.js';
-import { schemaLinks } from './post-schema.js';
+import { schemaLinks, writableProperties } from './post-schema.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
@@ -167,14 +167,7 @@ export const MENU_ITEM_SCHEMA: ResourceSchema = Object.assign(
 
 /** The menu items' write args (get_endpoint_args_for_item_schema): no defaults when updating. */
 export function menuItemWriteArgs(creating: boolean): Record<string, ArgSchema> {
-  return Object.fromEntries(
-    Object.entries(MENU_ITEM_SCHEMA.properties)
-      .filter(([, v]) => !v.readonly)
-      .map(([k, v]) => {
-        const { context: _c, ...rest } = v;
-        void _c;
-        if (!creating) delete rest.default;
-        return [k, rest];
-      }),
-  );
+  const args = writableProperties(MENU_ITEM_SCHEMA.properties);
+  if (!creating) for (const arg of Object.values(args)) delete arg.default;
+  return args;
 }

@@ -358,33 +358,30 @@ export function schemaLinks(
   return links;
 }
 
+/** The properties that are not read-only, each without its `context`. */
+export function writableProperties(
+  properties: Record<string, ArgSchema>,
+): Record<string, ArgSchema> {
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([, prop]) => !prop.readonly)
+      .map(([key, { context: _context, ...arg }]) => [key, arg]),
+  );
+}
+
 /**
  * The write args of an item schema (get_endpoint_args_for_item_schema): every property that is
  * not read-only; `title`, `content` and `excerpt` also accept a plain string.
  */
 export function writeArgs(schema: ResourceSchema, creating: boolean): Record<string, ArgSchema> {
-  const out: Record<string, ArgSchema> = {};
-  for (const [key, prop] of Object.entries(schema.properties)) {
-    if (prop.readonly) continue;
-    const { context: _context, ...rest } = prop;
-    void _context;
-    const arg: ArgSchema = { ...rest };
-    if (prop.properties) {
-      const writable = Object.fromEntries(
-        Object.entries(prop.properties)
-          .filter(([, v]) => !v.readonly)
-          .map(([k, v]) => {
-            const { context: _c, ...r } = v;
-            void _c;
-            return [k, r];
-          }),
-      );
-      arg.properties = writable;
+  const args = writableProperties(schema.properties);
+  for (const [key, arg] of Object.entries(args)) {
+    if (arg.properties) {
+      arg.properties = writableProperties(arg.properties);
       if (key === 'title' || key === 'content' || key === 'excerpt')
         arg.type = ['object', 'string'];
     }
     if (!creating) delete arg.default;
-    out[key] = arg;
   }
-  return out;
+  return args;
 }

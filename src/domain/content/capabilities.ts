@@ -1,5 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { PostTypeInfo } from './post-types.js';
+import {
+  INTERNAL_STATUSES,
+  WRITABLE_STATUSES,
+  type PostTypeCaps,
+  type PostTypeInfo,
+} from './post-types.js';
 import type { SitePost } from './site-post.js';
 import { hasCap, type SiteUser } from './site-user.js';
 
@@ -10,20 +15,29 @@ function effectiveStatus(post: SitePost): string {
   return post.status === 'trash' ? (post.trashedFrom ?? 'draft') : post.status;
 }
 
-/** map_meta_cap('edit_post'): own or others', published or private, per the type's capabilities. */
-export function canEditPost(user: SiteUser | null, post: SitePost, type: PostTypeInfo): boolean {
-  if (!user) return false;
+/** map_meta_cap's rule for edit_post and delete_post alike, each with its own capabilities. */
+function hasPostCaps(
+  user: SiteUser,
+  post: SitePost,
+  caps: PostTypeCaps,
+  action: 'edit' | 'delete',
+): boolean {
   const status = effectiveStatus(post);
-  const { caps } = type;
+  const published = caps[`${action}Published`];
   const needs: string[] = [];
   if (post.author === user.id) {
-    needs.push(PUBLISHED.has(status) ? caps.editPublished : caps.edit);
+    needs.push(PUBLISHED.has(status) ? published : caps[action]);
   } else {
-    needs.push(caps.editOthers);
-    if (PUBLISHED.has(status)) needs.push(caps.editPublished);
-    else if (status === 'private') needs.push(caps.editPrivate);
+    needs.push(caps[`${action}Others`]);
+    if (PUBLISHED.has(status)) needs.push(published);
+    else if (status === 'private') needs.push(caps[`${action}Private`]);
   }
   return needs.every((c) => hasCap(user, c));
+}
+
+/** map_meta_cap('edit_post'): own or others', published or private, per the type's capabilities. */
+export function canEditPost(user: SiteUser | null, post: SitePost, type: PostTypeInfo): boolean {
+  return user !== null && hasPostCaps(user, post, type.caps, 'edit');
 }
 
 /**
@@ -32,17 +46,7 @@ export function canEditPost(user: SiteUser | null, post: SitePost, type: PostTyp
  */
 export function canDeletePost(user: SiteUser | null, post: SitePost, type: PostTypeInfo): boolean {
   if (!user || post.type === 'revision') return false;
-  const status = effectiveStatus(post);
-  const { caps } = type;
-  const needs: string[] = [];
-  if (post.author === user.id) {
-    needs.push(PUBLISHED.has(status) ? caps.deletePublished : caps.delete);
-  } else {
-    needs.push(caps.deleteOthers);
-    if (PUBLISHED.has(status)) needs.push(caps.deletePublished);
-    else if (status === 'private') needs.push(caps.deletePrivate);
-  }
-  return needs.every((c) => hasCap(user, c));
+  return hasPostCaps(user, post, type.caps, 'delete');
 }
 
 /**
@@ -82,19 +86,7 @@ export interface PostAccess {
 }
 
 /** Every status an item of the site's post types can have. */
-const KNOWN_STATUSES = [
-  'publish',
-  'future',
-  'draft',
-  'pending',
-  'private',
-  'auto-draft',
-  'inherit',
-  'request-pending',
-  'request-confirmed',
-  'request-failed',
-  'request-completed',
-];
+const KNOWN_STATUSES = [...WRITABLE_STATUSES, ...INTERNAL_STATUSES];
 
 /** The statuses `user` may list items of `type` in, to read them (`read`) or to edit them (`edit`). */
 export function listAccess(

@@ -21,9 +21,7 @@ export interface PostTypeCaps {
 export interface PostTypeInfo {
   type: string;
   restBase: string;
-  name: string;
   singular: string;
-  description: string;
   hierarchical: boolean;
   caps: PostTypeCaps;
   taxonomies: string[];
@@ -54,6 +52,32 @@ function capsOf(plural: 'posts' | 'pages'): PostTypeCaps {
   };
 }
 
+/** What WordPress 6.1 registers posts as supporting (get_all_post_type_supports). */
+export const POST_SUPPORTS: Record<string, true> = {
+  title: true,
+  editor: true,
+  author: true,
+  thumbnail: true,
+  excerpt: true,
+  trackbacks: true,
+  'custom-fields': true,
+  comments: true,
+  revisions: true,
+  'post-formats': true,
+};
+
+/** What WordPress 6.1 registers pages as supporting: no excerpt (their REST schema has one). */
+export const PAGE_SUPPORTS: Record<string, true> = {
+  title: true,
+  editor: true,
+  author: true,
+  thumbnail: true,
+  'page-attributes': true,
+  'custom-fields': true,
+  comments: true,
+  revisions: true,
+};
+
 const THEME_OPTIONS: PostTypeCaps = Object.fromEntries(
   Object.keys(capsOf('posts')).map((k) => [k, 'edit_theme_options']),
 ) as unknown as PostTypeCaps;
@@ -62,25 +86,11 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   post: {
     type: 'post',
     restBase: 'posts',
-    name: 'Posts',
     singular: 'Post',
-    description: '',
     hierarchical: false,
     caps: capsOf('posts'),
     taxonomies: ['category', 'post_tag'],
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      excerpt: true,
-      trackbacks: true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-      'post-formats': true,
-      autosave: true,
-    },
+    supports: { ...POST_SUPPORTS, autosave: true },
     trash: true,
     revisions: true,
     autosaves: true,
@@ -89,24 +99,15 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   page: {
     type: 'page',
     restBase: 'pages',
-    name: 'Pages',
     singular: 'Page',
-    description: '',
     hierarchical: true,
     caps: capsOf('pages'),
     taxonomies: [],
     supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      'page-attributes': true,
-      'custom-fields': true,
+      ...PAGE_SUPPORTS,
       // Not in WordPress's page supports, but its REST controller's fixed schema for pages has
       // the excerpt (WP_REST_Posts_Controller::get_item_schema, $fixed_schemas['page']).
       excerpt: true,
-      comments: true,
-      revisions: true,
       autosave: true,
     },
     trash: true,
@@ -117,9 +118,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   wp_block: {
     type: 'wp_block',
     restBase: 'blocks',
-    name: 'Patterns',
     singular: 'Pattern',
-    description: '',
     hierarchical: false,
     // WordPress: "You need to be able to edit posts, in order to read blocks in their raw form."
     // and creating one needs publish_posts (its create_posts capability), so not contributors.
@@ -134,9 +133,7 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
   nav_menu_item: {
     type: 'nav_menu_item',
     restBase: 'menu-items',
-    name: 'Navigation Menu Items',
     singular: 'Navigation Menu Item',
-    description: '',
     hierarchical: false,
     caps: THEME_OPTIONS,
     taxonomies: ['nav_menu'],
@@ -146,6 +143,29 @@ export const POST_TYPES: Record<string, PostTypeInfo> = {
     autosaves: true,
     viewable: false,
   },
+};
+
+/** The statuses a write may give an item (the posts schema's `status`). */
+export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
+
+/** WordPress's other statuses, trash aside: its own (auto-draft, inherit) and user requests'. */
+export const INTERNAL_STATUSES = [
+  'auto-draft',
+  'inherit',
+  'request-pending',
+  'request-confirmed',
+  'request-failed',
+  'request-completed',
+];
+
+/** Draft's and pending's flags, the same for both: protected, the date floating till published. */
+const NOT_YET_PUBLISHED = {
+  public: false,
+  protected: true,
+  private: false,
+  queryable: false,
+  showInList: true,
+  dateFloating: true,
 };
 
 /** Statuses WordPress shows (get_post_stati, public or for editors). */
@@ -179,24 +199,8 @@ export const POST_STATUSES: Record<
     showInList: true,
     dateFloating: false,
   },
-  draft: {
-    name: 'Draft',
-    public: false,
-    protected: true,
-    private: false,
-    queryable: false,
-    showInList: true,
-    dateFloating: true,
-  },
-  pending: {
-    name: 'Pending',
-    public: false,
-    protected: true,
-    private: false,
-    queryable: false,
-    showInList: true,
-    dateFloating: true,
-  },
+  draft: { name: 'Draft', ...NOT_YET_PUBLISHED },
+  pending: { name: 'Pending', ...NOT_YET_PUBLISHED },
   private: {
     name: 'Private',
     public: false,

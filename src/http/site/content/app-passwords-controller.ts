@@ -17,6 +17,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
+import { writeArgs } from './post-schema.js';
 import {
   contextArg,
   denied,
@@ -139,20 +140,7 @@ export function registerAppPasswordRoutes(kit: SiteKit): void {
     throw err;
   };
 
-  const writable: Record<string, ArgSchema> = {
-    app_id: {
-      description: 'A UUID provided by the application to uniquely identify it.',
-      type: 'string',
-      format: 'uuid',
-    },
-    name: {
-      description: 'The name of the application password.',
-      type: 'string',
-      required: true,
-      minLength: 1,
-      pattern: '.*\\S.*',
-    },
-  };
+  const writable = writeArgs(SCHEMA, true);
   const base = '/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
   kit.rest.register(
     'wp/v2',

@@ -11,8 +11,9 @@ import { PostsController } from './posts-controller.js';
 import { RevisionsController } from './revisions-controller.js';
 import { registerSearchRoute } from './search-controller.js';
 import { registerSiteInfoRoutes } from './site-info-controllers.js';
-import { TAXONOMIES, TermsController } from './terms-controller.js';
+import { TermsController } from './terms-controller.js';
 import { registerUsersRoutes } from './users-controller.js';
+import { REST_TAXONOMIES } from './wp-registry.js';
 
 /** Server-rendered blocks other modules add (register_block_type with a render callback). */
 export const dynamicBlocks = new Map<string, DynamicBlockRenderer>();
@@ -49,7 +50,7 @@ export const contentModule: SiteModule = {
     const menuItems = new MenuItemsController(kit, links);
     menuItems.register();
     new MenuItemAutosavesController(kit, menuItems).register();
-    for (const tax of TAXONOMIES) new TermsController(kit, tax).register();
+    for (const tax of REST_TAXONOMIES) new TermsController(kit, tax).register();
     registerUsersRoutes(kit);
     registerAppPasswordRoutes(kit);
     registerSiteInfoRoutes(kit);

@@ -1,21 +1,12 @@
-import {
-  getPost,
-  listAutosaves,
-  saveAutosave,
-  updatePost,
-} from '../../../domain/content/posts-store.js';
-import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
+import { listAutosaves, saveAutosave, updatePost } from '../../../domain/content/posts-store.js';
 import type { SitePost } from '../../../domain/content/site-post.js';
-import { texturize } from '../../../domain/content/texturize.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
-import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { CREATABLE, READABLE } from '../rest/route-registry.js';
-import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { MENU_ITEM_FIELDS, MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import type { MenuItemsController } from './menu-items-controller.js';
-import { revisionSchema } from './revisions-controller.js';
+import { ItemRevisionsController, revisionSchema } from './revisions-controller.js';
 import {
   type Context,
   contextArg,
@@ -45,8 +36,9 @@ export const MENU_ITEM_AUTOSAVE_SCHEMA: ResourceSchema = revisionSchema(
  * (edit_theme_options); an autosave by the author of a draft item updates the item itself,
  * any other is stored once per user.
  */
-export class MenuItemAutosavesController extends RestController {
+export class MenuItemAutosavesController extends ItemRevisionsController {
   readonly schema = MENU_ITEM_AUTOSAVE_SCHEMA;
+  protected readonly parentType = 'nav_menu_item';
 
   constructor(
     kit: SiteKit,
@@ -87,19 +79,9 @@ export class MenuItemAutosavesController extends RestController {
         context: contextArg(),
       },
       permission: (r) => this.readPermission(r, 'parent'),
-      callback: async (r) => this.present(await this.autosaveOf(r), r.get<Context>('context')),
+      callback: async (r) =>
+        this.present(await this.revisionOf(r, true), r.get<Context>('context')),
     });
-  }
-
-  private async parentOf(request: RestRequest, param: string): Promise<SitePost> {
-    const parent = await getPost(
-      this.kit.db,
-      Number(request.urlParams[param] ?? request.get(param)),
-    );
-    if (!parent || parent.type !== 'nav_menu_item') {
-      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
-    }
-    return parent;
   }
 
   /** get_items_permissions_check: edit_post on the item (edit_theme_options for menu items). */
@@ -115,40 +97,11 @@ export class MenuItemAutosavesController extends RestController {
     return true;
   }
 
-  private async autosaveOf(request: RestRequest): Promise<SitePost> {
-    const parent = await this.parentOf(request, 'parent');
-    const autosave = await getPost(this.kit.db, Number(request.get('id')));
-    if (!autosave || autosave.type !== 'revision' || !autosave.isAutosave) {
-      throw new RestError('rest_post_invalid_id', 'Invalid autosave ID.', 404);
-    }
-    if (autosave.parent !== parent.id) {
-      throw new RestError(
-        'rest_revision_parent_id_mismatch',
-        `The revision does not belong to the specified parent with id of "${parent.id}"`,
-        404,
-      );
-    }
-    return autosave;
-  }
-
   private present(post: SitePost, context: Context): Record<string, unknown> {
-    const date = post.dateGmt ?? post.modifiedGmt;
     const parentId = post.type === 'revision' ? post.parent : post.id;
     const data = this.filterByContext(
       {
-        author: post.author,
-        date: localDate(date),
-        date_gmt: gmtDate(date),
-        guid: {
-          rendered: this.kit.urls.page(`/?p=${post.id}`),
-          raw: this.kit.urls.page(`/?p=${post.id}`),
-        },
-        id: post.id,
-        modified: localDate(post.modifiedGmt),
-        modified_gmt: gmtDate(post.modifiedGmt),
-        parent: post.parent,
-        slug: post.slug,
-        title: { raw: post.title, rendered: texturize(post.title) },
+        ...this.revisionFields(post),
         // get_preview_post_link: a type one cannot view has no preview.
         preview_link: '',
       },

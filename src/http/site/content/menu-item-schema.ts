@@ -1,4 +1,6 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
+import { POST_TYPES } from '../../../domain/content/post-types.js';
+import { schemaLinks, writableProperties } from './post-schema.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
@@ -146,37 +148,15 @@ const MENU_ITEM_PROPERTIES: ResourceSchema['properties'] = {
  * object (the block editor reads them from OPTIONS).
  */
 function menuItemSchemaLinks(): Array<Record<string, unknown>> {
-  // Relative: the schema is built without the site address (WordPress writes rest_url()).
-  const href = '/wp-json/wp/v2/menu-items/{id}';
-  const link = (rel: string, title: string, properties: Record<string, unknown>) => ({
-    rel: `https://api.w.org/${rel}`,
-    title,
-    href,
-    targetSchema: { type: 'object', properties },
-  });
-  const menus = { menus: { type: 'array', items: { type: 'integer' } } };
   return [
-    link('action-publish', 'The current user can publish this post.', {
-      status: { type: 'string', enum: ['publish', 'future'] },
-    }),
-    link(
-      'action-unfiltered-html',
-      'The current user can post unfiltered HTML markup and JavaScript.',
-      {
-        content: { raw: { type: 'string' } },
-      },
-    ),
-    link(
-      'action-assign-menus',
-      'The current user can assign terms in the nav_menu taxonomy.',
-      menus,
-    ),
-    link(
-      'action-create-menus',
-      'The current user can create terms in the nav_menu taxonomy.',
-      menus,
-    ),
-    link('menu-item-object', 'Get linked object.', { object: { type: 'integer' } }),
+    ...schemaLinks(POST_TYPES.nav_menu_item!),
+    {
+      rel: 'https://api.w.org/menu-item-object',
+      title: 'Get linked object.',
+      // Relative: the schema is built without the site address (WordPress writes rest_url()).
+      href: '/wp-json/wp/v2/menu-items/{id}',
+      targetSchema: { type: 'object', properties: { object: { type: 'integer' } } },
+    },
   ];
 }
 
@@ -187,14 +167,7 @@ export const MENU_ITEM_SCHEMA: ResourceSchema = Object.assign(
 
 /** The menu items' write args (get_endpoint_args_for_item_schema): no defaults when updating. */
 export function menuItemWriteArgs(creating: boolean): Record<string, ArgSchema> {
-  return Object.fromEntries(
-    Object.entries(MENU_ITEM_SCHEMA.properties)
-      .filter(([, v]) => !v.readonly)
-      .map(([k, v]) => {
-        const { context: _c, ...rest } = v;
-        void _c;
-        if (!creating) delete rest.default;
-        return [k, rest];
-      }),
-  );
+  const args = writableProperties(MENU_ITEM_SCHEMA.properties);
+  if (!creating) for (const arg of Object.values(args)) delete arg.default;
+  return args;
 }

@@ -19,7 +19,8 @@ import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
 import { MENU_ITEM_FIELDS, MENU_ITEM_SCHEMA, menuItemWriteArgs } from './menu-item-schema.js';
 import { menuItemUrl } from './menu-navigation.js';
-import { termLinkOf, termRestBase } from './term-links.js';
+import { termLinkOf } from './term-links.js';
+import { taxonomyRestBase } from './wp-registry.js';
 import type { PostLinks } from './post-presenter.js';
 import { postCollectionArgs } from './posts-controller.js';
 import { CURIES, denied, type Context, deletedAnswer } from './rest-helpers.js';
@@ -208,7 +209,7 @@ export class MenuItemsController extends RestController {
         {
           taxonomy: term.taxonomy,
           embeddable: true,
-          href: this.kit.urls.rest(`/wp/v2/${termRestBase(term.taxonomy)}/${term.id}`),
+          href: this.kit.urls.rest(`/wp/v2/${taxonomyRestBase(term.taxonomy)}/${term.id}`),
         },
       ];
     }

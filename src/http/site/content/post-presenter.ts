@@ -24,14 +24,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
 import { CURIES, filterByContext, type Context, type ResourceSchema } from './rest-helpers.js';
-
-/** REST base of each taxonomy an item links to. */
-export const TAXONOMY_REST_BASE: Record<string, string> = {
-  category: 'categories',
-  post_tag: 'tags',
-  nav_menu: 'menus',
-  wp_pattern_category: 'wp_pattern_category',
-};
+import { taxonomyRestBase } from './wp-registry.js';
 
 /** Public HTML address of items: posts by date and slug, pages by their path, the rest by id. */
 export class PostLinks {
@@ -49,15 +42,8 @@ export class PostLinks {
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/${post.slug}/`);
     }
     if (post.type === 'page' && visible && post.slug) {
-      const slugs = [post.slug];
-      let parent = post.parent;
-      for (let depth = 0; parent > 0 && depth < 10; depth++) {
-        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
-        if (!p) break;
-        cache?.set(parent, p);
-        slugs.unshift(p.slug || String(p.id));
-        parent = p.parent;
-      }
+      const parents = await this.parentsOf(post, cache);
+      const slugs = [...parents.map((p) => p.slug || String(p.id)), post.slug];
       return this.urls.page(`/${slugs.join('/')}/`);
     }
     if (post.type === 'page') return this.urls.page(`/?page_id=${post.id}`);
@@ -79,18 +65,24 @@ export class PostLinks {
       return this.urls.page(`/${d.slice(0, 4)}/${d.slice(5, 7)}/${d.slice(8, 10)}/%postname%/`);
     }
     if (post.type === 'page') {
-      const slugs: string[] = [];
-      let parent = post.parent;
-      for (let depth = 0; parent > 0 && depth < 10; depth++) {
-        const p = cache?.get(parent) ?? (await getPost(this.db, parent));
-        if (!p) break;
-        cache?.set(parent, p);
-        if (p.slug) slugs.unshift(decodeSlug(p.slug));
-        parent = p.parent;
-      }
-      return this.urls.page(`/${slugs.map((s) => `${s}/`).join('')}%pagename%/`);
+      const parents = (await this.parentsOf(post, cache)).filter((p) => p.slug);
+      return this.urls.page(`/${parents.map((p) => `${decodeSlug(p.slug)}/`).join('')}%pagename%/`);
     }
     return this.urls.page(`/?p=%postname%`);
+  }
+
+  /** A page's parents, top first: the nearest ten at the most, up to one that is missing. */
+  private async parentsOf(post: SitePost, cache?: Map<number, SitePost>): Promise<SitePost[]> {
+    const parents: SitePost[] = [];
+    let parent = post.parent;
+    for (let depth = 0; parent > 0 && depth < 10; depth++) {
+      const p = cache?.get(parent) ?? (await getPost(this.db, parent));
+      if (!p) break;
+      cache?.set(parent, p);
+      parents.unshift(p);
+      parent = p.parent;
+    }
+    return parents;
   }
 }
 
@@ -297,7 +289,7 @@ export class PostPresenter {
     if (type.type === 'post') data.sticky = post.sticky;
     data.template = post.template;
     for (const taxonomy of type.taxonomies) {
-      data[TAXONOMY_REST_BASE[taxonomy] ?? taxonomy] = extra.terms?.get(taxonomy) ?? [];
+      data[taxonomyRestBase(taxonomy)] = extra.terms?.get(taxonomy) ?? [];
     }
     const filtered = filterByContext(data, this.schema, context);
     const itemLinks = this.linksOf(post, extra.revisions);
@@ -323,7 +315,7 @@ export class PostPresenter {
       rels.push('wp:action-assign-author');
     }
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       // Creating a hierarchical term needs edit_terms (manage_categories); a tag, assign_terms.
       const createCap = taxonomy === 'category' ? 'manage_categories' : 'edit_posts';
       if (request.can(createCap)) rels.push(`wp:action-create-${base}`);
@@ -382,7 +374,7 @@ export class PostPresenter {
       links['wp:term'] = this.type.taxonomies.map((taxonomy) => ({
         taxonomy,
         embeddable: true,
-        href: urls.rest(`/wp/v2/${TAXONOMY_REST_BASE[taxonomy] ?? taxonomy}`, { post: post.id }),
+        href: urls.rest(`/wp/v2/${taxonomyRestBase(taxonomy)}`, { post: post.id }),
       }));
     }
     links.curies = CURIES;

@@ -1,12 +1,12 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
-import type { PostTypeInfo } from '../../../domain/content/post-types.js';
+import { WRITABLE_STATUSES, type PostTypeInfo } from '../../../domain/content/post-types.js';
 import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
+import { taxonomyRestBase } from './wp-registry.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
 const E = ['edit'] as const;
 
-export const WRITABLE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'];
 export const POST_FORMATS = [
   'standard',
   'aside',
@@ -278,27 +278,15 @@ export function postSchema(type: PostTypeInfo): ResourceSchema {
     type: 'string',
     context: VE,
   };
-  if (type.type === 'post') {
-    p.categories = {
-      description: 'The terms assigned to the post in the category taxonomy.',
-      type: 'array',
-      items: { type: 'integer' },
-      context: VE,
-    };
-    p.tags = {
-      description: 'The terms assigned to the post in the post_tag taxonomy.',
+  for (const taxonomy of type.taxonomies) {
+    p[taxonomyRestBase(taxonomy)] = {
+      description: `The terms assigned to the post in the ${taxonomy} taxonomy.`,
       type: 'array',
       items: { type: 'integer' },
       context: VE,
     };
   }
   if (type.type === 'wp_block') {
-    p.wp_pattern_category = {
-      description: 'The terms assigned to the post in the wp_pattern_category taxonomy.',
-      type: 'array',
-      items: { type: 'integer' },
-      context: VE,
-    };
     // Reusable blocks carry raw content and title in every context; clients render them.
     const title = p.title!.properties!;
     title.raw = { ...title.raw!, context: VE };
@@ -352,8 +340,7 @@ export function schemaLinks(
     );
   }
   for (const taxonomy of type.taxonomies) {
-    const base =
-      taxonomy === 'category' ? 'categories' : taxonomy === 'post_tag' ? 'tags' : taxonomy;
+    const base = taxonomyRestBase(taxonomy);
     const list = { [base]: { type: 'array', items: { type: 'integer' } } };
     links.push(
       link(
@@ -371,33 +358,30 @@ export function schemaLinks(
   return links;
 }
 
+/** The properties that are not read-only, each without its `context`. */
+export function writableProperties(
+  properties: Record<string, ArgSchema>,
+): Record<string, ArgSchema> {
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([, prop]) => !prop.readonly)
+      .map(([key, { context: _context, ...arg }]) => [key, arg]),
+  );
+}
+
 /**
  * The write args of an item schema (get_endpoint_args_for_item_schema): every property that is
  * not read-only; `title`, `content` and `excerpt` also accept a plain string.
  */
 export function writeArgs(schema: ResourceSchema, creating: boolean): Record<string, ArgSchema> {
-  const out: Record<string, ArgSchema> = {};
-  for (const [key, prop] of Object.entries(schema.properties)) {
-    if (prop.readonly) continue;
-    const { context: _context, ...rest } = prop;
-    void _context;
-    const arg: ArgSchema = { ...rest };
-    if (prop.properties) {
-      const writable = Object.fromEntries(
-        Object.entries(prop.properties)
-          .filter(([, v]) => !v.readonly)
-          .map(([k, v]) => {
-            const { context: _c, ...r } = v;
-            void _c;
-            return [k, r];
-          }),
-      );
-      arg.properties = writable;
+  const args = writableProperties(schema.properties);
+  for (const [key, arg] of Object.entries(args)) {
+    if (arg.properties) {
+      arg.properties = writableProperties(arg.properties);
       if (key === 'title' || key === 'content' || key === 'excerpt')
         arg.type = ['object', 'string'];
     }
     if (!creating) delete arg.default;
-    out[key] = arg;
   }
-  return out;
+  return args;
 }

@@ -5,7 +5,11 @@ import {
   listAccess,
   postPasswordMatches,
 } from '../../../domain/content/capabilities.js';
-import type { PostTypeInfo } from '../../../domain/content/post-types.js';
+import {
+  INTERNAL_STATUSES,
+  WRITABLE_STATUSES,
+  type PostTypeInfo,
+} from '../../../domain/content/post-types.js';
 import {
   deletePost,
   getPost,
@@ -44,14 +48,9 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { RestController } from '../rest/rest-controller.js';
 import type { SiteKit } from '../site-kit.js';
-import {
-  POST_FORMATS,
-  POST_ORDERBY,
-  postSchema,
-  writeArgs,
-  WRITABLE_STATUSES,
-} from './post-schema.js';
-import { PostPresenter, TAXONOMY_REST_BASE } from './post-presenter.js';
+import { POST_FORMATS, POST_ORDERBY, postSchema, writeArgs } from './post-schema.js';
+import { PostPresenter } from './post-presenter.js';
+import { taxonomyRestBase } from './wp-registry.js';
 import {
   collectionArgs,
   type Context,
@@ -65,17 +64,7 @@ import {
   deletedAnswer,
 } from './rest-helpers.js';
 
-const LIST_STATUSES = [
-  ...WRITABLE_STATUSES,
-  'trash',
-  'auto-draft',
-  'inherit',
-  'request-pending',
-  'request-confirmed',
-  'request-failed',
-  'request-completed',
-  'any',
-];
+const LIST_STATUSES = [...WRITABLE_STATUSES, 'trash', ...INTERNAL_STATUSES, 'any'];
 
 const TAX_ARG: ArgSchema = {
   type: ['object', 'array'],
@@ -208,7 +197,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
       enum: ['AND', 'OR'],
     };
     for (const taxonomy of type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const include: ArgSchema = structuredClone({ ...TAX_ARG, sanitize: undefined });
       if (taxonomy !== 'category') {
         delete (include.oneOf![1]!.properties as Record<string, ArgSchema>).include_children;
@@ -378,17 +367,7 @@ export class PostsController extends RestController {
         'Sorry, you are not allowed to create posts as this user.',
       );
     }
-    if (
-      request.get('sticky') === true &&
-      !request.can(caps.editOthers) &&
-      !request.can(caps.publish)
-    ) {
-      throw denied(
-        request,
-        'rest_cannot_assign_sticky',
-        'Sorry, you are not allowed to make posts sticky.',
-      );
-    }
+    if (request.get('sticky') === true) this.checkSticky(request);
     if (!request.can(caps.create)) {
       throw denied(
         request,
@@ -419,25 +398,26 @@ export class PostsController extends RestController {
         'Sorry, you are not allowed to update posts as this user.',
       );
     }
-    if (
-      request.has('sticky') &&
-      request.get('sticky') !== post.sticky &&
-      !request.can(caps.editOthers) &&
-      !request.can(caps.publish)
-    ) {
+    if (request.has('sticky') && request.get('sticky') !== post.sticky) this.checkSticky(request);
+    this.checkAssignTerms(request);
+    return true;
+  }
+
+  /** Setting `sticky` (to make a post sticky on create, or to change it) takes either capability. */
+  private checkSticky(request: RestRequest): void {
+    const caps = this.type.caps;
+    if (!request.can(caps.editOthers) && !request.can(caps.publish)) {
       throw denied(
         request,
         'rest_cannot_assign_sticky',
         'Sorry, you are not allowed to make posts sticky.',
       );
     }
-    this.checkAssignTerms(request);
-    return true;
   }
 
   private checkAssignTerms(request: RestRequest): void {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       if (request.has(base) && !request.can('edit_posts')) {
         throw denied(
           request,
@@ -516,7 +496,7 @@ export class PostsController extends RestController {
     const tax: TaxFilter[] = [];
     const taxExclude: TaxFilter[] = [];
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const inc = await this.taxFilter(request.get<TaxParam | undefined>(base));
       if (inc) tax.push(inc);
       const exc = await this.taxFilter(request.get<TaxParam | undefined>(`${base}_exclude`));
@@ -703,7 +683,7 @@ export class PostsController extends RestController {
 
   private async checkTerms(request: RestRequest): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       if (!request.given(base)) continue;
       const missing = await missingTerms(this.db, taxonomy, request.get<number[]>(base));
       if (missing.length > 0) {
@@ -729,7 +709,7 @@ export class PostsController extends RestController {
     created = false,
   ): Promise<void> {
     for (const taxonomy of this.type.taxonomies) {
-      const base = TAXONOMY_REST_BASE[taxonomy] ?? taxonomy;
+      const base = taxonomyRestBase(taxonomy);
       const given = request.given(base) ? request.get<number[]>(base) : undefined;
       if (taxonomy === 'category' && (given ? given.length === 0 : created)) {
         // wp_set_post_categories: a post without categories gets the default one.

@@ -181,6 +181,20 @@ export function buildPhpQuery(params: Record<string, unknown>): string {
   return parts.join('&');
 }
 
+/** The URL of `page` of the list `request` asked for, with the rest of its query. */
+export function pageUrl(request: RestRequest, urls: SiteUrls, page: number): string {
+  // WordPress builds the links from the query as sanitized (get_query_params after
+  // sanitize_params): `status=any` comes back as `status[0]=any`.
+  const query: Record<string, unknown> = { ...request.query };
+  for (const key of Object.keys(query)) {
+    const value = request.params[key];
+    // add_query_arg writes PHP's booleans: true as 1, false as nothing.
+    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
+  }
+  delete query.rest_route;
+  return `${urls.rest(request.path)}?${buildPhpQuery({ ...query, page })}`;
+}
+
 /**
  * A page of a collection with X-WP-Total, X-WP-TotalPages and Link rel="prev"/"next" keeping the
  * request's query; a page past the end (when anything matched) is `invalidPageCode` (400).
@@ -208,21 +222,8 @@ export function collectionResponse(
     'X-WP-Total': String(total),
     'X-WP-TotalPages': String(totalPages),
   };
-  const base = urls.rest(request.path);
-  // WordPress builds the links from the query as sanitized (get_query_params after
-  // sanitize_params): `status=any` comes back as `status[0]=any`.
-  const query: Record<string, unknown> = { ...request.query };
-  for (const key of Object.keys(query)) {
-    const value = request.params[key];
-    // add_query_arg writes PHP's booleans: true as 1, false as nothing.
-    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
-  }
-  delete query.rest_route;
   const links: string[] = [];
-  const at = (p: number) => {
-    const qs = buildPhpQuery({ ...query, page: p });
-    return `${base}?${qs}`;
-  };
+  const at = (p: number) => pageUrl(request, urls, p);
   if (page > 1) links.push(`<${at(Math.min(page - 1, Math.max(totalPages, 1)))}>; rel="prev"`);
   if (page < totalPages) links.push(`<${at(page + 1)}>; rel="next"`);
   if (links.length > 0) headers.Link = links.join(', ');

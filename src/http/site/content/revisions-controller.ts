@@ -109,13 +109,77 @@ export function revisionSchema(
 }
 
 /**
+ * What the revisions and autosaves controllers share: the item a route names, of the type whose
+ * revisions they serve, and a revision or autosave of that item.
+ */
+export abstract class ItemRevisionsController extends RestController {
+  /** The type of the items whose revisions (and autosaves) the routes serve. */
+  protected abstract readonly parentType: string;
+
+  /** The item named by `param` (a URL parameter, else an argument), or 404. */
+  protected async parentOf(request: RestRequest, param: string): Promise<SitePost> {
+    const parent = await getPost(
+      this.kit.db,
+      Number(request.urlParams[param] ?? request.get(param)),
+    );
+    if (!parent || parent.type !== this.parentType) {
+      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
+    }
+    return parent;
+  }
+
+  /** The revision (`autosave`: the autosave) named by `id` of the item named by `parent`. */
+  protected async revisionOf(request: RestRequest, autosave: boolean): Promise<SitePost> {
+    const parent = await this.parentOf(request, 'parent');
+    const revision = await getPost(this.kit.db, Number(request.get('id')));
+    if (!revision || revision.type !== 'revision' || revision.isAutosave !== autosave) {
+      throw new RestError(
+        'rest_post_invalid_id',
+        autosave ? 'Invalid autosave ID.' : 'Invalid revision ID.',
+        404,
+      );
+    }
+    if (revision.parent !== parent.id) {
+      throw new RestError(
+        'rest_revision_parent_id_mismatch',
+        `The revision does not belong to the specified parent with id of "${parent.id}"`,
+        404,
+      );
+    }
+    return revision;
+  }
+
+  /** The fields every revision and autosave shows first: the revisions controller's, the title. */
+  protected revisionFields(post: SitePost): Record<string, unknown> {
+    const date = post.dateGmt ?? post.modifiedGmt;
+    return {
+      author: post.author,
+      date: localDate(date),
+      date_gmt: gmtDate(date),
+      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
+      guid: {
+        rendered: this.kit.urls.page(`/?p=${post.id}`),
+        raw: this.kit.urls.page(`/?p=${post.id}`),
+      },
+      id: post.id,
+      modified: localDate(post.modifiedGmt),
+      modified_gmt: gmtDate(post.modifiedGmt),
+      parent: post.parent,
+      slug: post.slug,
+      title: { raw: post.title, rendered: texturize(post.title) },
+    };
+  }
+}
+
+/**
  * WP_REST_Revisions_Controller and WP_REST_Autosaves_Controller for one post type: revisions are
  * listed newest first and deleted only with force; an autosave by the author of a draft updates
  * the draft, any other autosave is stored once per user with `parent` = the item.
  */
-export class RevisionsController extends RestController {
+export class RevisionsController extends ItemRevisionsController {
   /** The revisions' schema (the autosaves' routes show their own). */
   readonly schema: ResourceSchema;
+  protected readonly parentType: string;
   private readonly revisionSchema: ResourceSchema;
   private readonly autosaveSchema: ResourceSchema;
 
@@ -124,6 +188,7 @@ export class RevisionsController extends RestController {
     private readonly posts: PostsController,
   ) {
     super(kit);
+    this.parentType = posts.type.type;
     this.revisionSchema = revisionSchema(posts.schema, posts.type.type, false);
     this.schema = this.revisionSchema;
     this.autosaveSchema = revisionSchema(posts.schema, posts.type.type, true);
@@ -150,12 +215,7 @@ export class RevisionsController extends RestController {
               enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'],
             },
           },
-          permission: (r) =>
-            this.readPermission(
-              r,
-              'parent',
-              'Sorry, you are not allowed to view revisions of this post.',
-            ),
+          permission: (r) => this.readPermission(r, 'parent', 'revisions'),
           callback: (r) => this.listRevisions(r),
         },
         { schema: () => this.revisionSchema },
@@ -170,12 +230,7 @@ export class RevisionsController extends RestController {
               id: { description: 'Unique identifier for the revision.', type: 'integer' },
               context: contextArg(),
             },
-            permission: (r) =>
-              this.readPermission(
-                r,
-                'parent',
-                'Sorry, you are not allowed to view revisions of this post.',
-              ),
+            permission: (r) => this.readPermission(r, 'parent', 'revisions'),
             callback: async (r) =>
               this.present(await this.revisionOf(r, false), r, r.get<Context>('context'), false),
           },
@@ -204,12 +259,7 @@ export class RevisionsController extends RestController {
           {
             methods: READABLE,
             args: { parent: parentArg, context: contextArg() },
-            permission: (r) =>
-              this.readPermission(
-                r,
-                'id',
-                'Sorry, you are not allowed to view autosaves of this post.',
-              ),
+            permission: (r) => this.readPermission(r, 'id', 'autosaves'),
             callback: (r) => this.listAutosaves(r),
           },
           {
@@ -230,12 +280,7 @@ export class RevisionsController extends RestController {
             id: { description: 'The ID for the autosave.', type: 'integer' },
             context: contextArg(),
           },
-          permission: (r) =>
-            this.readPermission(
-              r,
-              'parent',
-              'Sorry, you are not allowed to view autosaves of this post.',
-            ),
+          permission: (r) => this.readPermission(r, 'parent', 'autosaves'),
           callback: async (r) =>
             this.present(await this.revisionOf(r, true), r, r.get<Context>('context'), true),
         },
@@ -244,25 +289,17 @@ export class RevisionsController extends RestController {
     }
   }
 
-  private async parentOf(request: RestRequest, param: string): Promise<SitePost> {
-    const parent = await getPost(
-      this.kit.db,
-      Number(request.urlParams[param] ?? request.get(param)),
-    );
-    if (!parent || parent.type !== this.posts.type.type) {
-      throw new RestError('rest_post_invalid_parent', 'Invalid post parent ID.', 404);
-    }
-    return parent;
-  }
-
+  /** get_items_permissions_check: edit_post on the item whose revisions or autosaves are read. */
   private async readPermission(
     request: RestRequest,
     param: string,
-    message: string,
+    what: 'revisions' | 'autosaves',
   ): Promise<boolean> {
     const parent = await this.parentOf(request, param);
-    if (!canEditPost(request.user, parent, this.posts.type))
+    if (!canEditPost(request.user, parent, this.posts.type)) {
+      const message = `Sorry, you are not allowed to view ${what} of this post.`;
       throw denied(request, 'rest_cannot_read', message);
+    }
     return true;
   }
 
@@ -282,11 +319,7 @@ export class RevisionsController extends RestController {
       );
     }
     const revision = await this.revisionOf(request, false);
-    await this.readPermission(
-      request,
-      'parent',
-      'Sorry, you are not allowed to view revisions of this post.',
-    );
+    await this.readPermission(request, 'parent', 'revisions');
     if (!canDeletePost(request.user, revision, this.posts.type)) {
       throw denied(
         request,
@@ -295,26 +328,6 @@ export class RevisionsController extends RestController {
       );
     }
     return true;
-  }
-
-  private async revisionOf(request: RestRequest, autosave: boolean): Promise<SitePost> {
-    const parent = await this.parentOf(request, 'parent');
-    const revision = await getPost(this.kit.db, Number(request.get('id')));
-    if (!revision || revision.type !== 'revision' || revision.isAutosave !== autosave) {
-      throw new RestError(
-        'rest_post_invalid_id',
-        autosave ? 'Invalid autosave ID.' : 'Invalid revision ID.',
-        404,
-      );
-    }
-    if (revision.parent !== parent.id) {
-      throw new RestError(
-        'rest_revision_parent_id_mismatch',
-        `The revision does not belong to the specified parent with id of "${parent.id}"`,
-        404,
-      );
-    }
-    return revision;
   }
 
   private async present(
@@ -326,20 +339,7 @@ export class RevisionsController extends RestController {
     const rendered = await this.posts.presenter.renderedContent(revision);
     const parentLink = this.kit.urls.rest(`/wp/v2/${this.posts.type.restBase}/${revision.parent}`);
     const data: Record<string, unknown> = {
-      author: revision.author,
-      date: localDate(revision.dateGmt ?? revision.modifiedGmt),
-      date_gmt: gmtDate(revision.dateGmt ?? revision.modifiedGmt),
-      // WP_REST_Revisions_Controller: {rendered, raw}, raw in the edit context only.
-      guid: {
-        rendered: this.kit.urls.page(`/?p=${revision.id}`),
-        raw: this.kit.urls.page(`/?p=${revision.id}`),
-      },
-      id: revision.id,
-      modified: localDate(revision.modifiedGmt),
-      modified_gmt: gmtDate(revision.modifiedGmt),
-      parent: revision.parent,
-      slug: revision.slug,
-      title: { raw: revision.title, rendered: texturize(revision.title) },
+      ...this.revisionFields(revision),
       // WP_REST_Revisions_Controller 6.1: raw and rendered only (no protected, no block_version).
       content: { raw: revision.content, rendered },
     };

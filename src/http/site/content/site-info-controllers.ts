@@ -112,6 +112,12 @@ function editContextForEditors(message: string): (r: RestRequest) => boolean {
  */
 export function registerSiteInfoRoutes(kit: SiteKit): void {
   const { urls } = kit;
+  /** A type's or a taxonomy's links: the list it is in, and its items' route. */
+  const registryLinks = (collection: string, restBase: string) => ({
+    collection: [{ href: urls.rest(collection) }],
+    'wp:items': [{ href: urls.rest(`/wp/v2/${restBase}`) }],
+    curies: CURIES,
+  });
   const typeData = (t: RestPostType, context: Context) => {
     const data = filterByContext(
       {
@@ -133,11 +139,7 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
       TYPE_SCHEMA,
       context,
     );
-    data._links = {
-      collection: [{ href: urls.rest('/wp/v2/types') }],
-      'wp:items': [{ href: urls.rest(`/wp/v2/${t.restBase}`) }],
-      curies: CURIES,
-    };
+    data._links = registryLinks('/wp/v2/types', t.restBase);
     return data;
   };
   kit.rest.register(
@@ -205,11 +207,7 @@ export function registerSiteInfoRoutes(kit: SiteKit): void {
       TAXONOMY_SCHEMA,
       context,
     );
-    data._links = {
-      collection: [{ href: urls.rest('/wp/v2/taxonomies') }],
-      'wp:items': [{ href: urls.rest(`/wp/v2/${t.restBase}`) }],
-      curies: CURIES,
-    };
+    data._links = registryLinks('/wp/v2/taxonomies', t.restBase);
     return data;
   };
   /** get_object_taxonomies( type ) when a type is asked for, else every taxonomy. */

@@ -23,11 +23,3 @@ export async function termLinkOf(db: Queryable, urls: SiteUrls, term: SiteTerm):
   }
   return urls.page(`/?${term.taxonomy}=${encode(term.slug)}`);
 }
-
-/** A taxonomy's REST base (rest_get_route_for_term). */
-export function termRestBase(taxonomy: string): string {
-  if (taxonomy === 'category') return 'categories';
-  if (taxonomy === 'post_tag') return 'tags';
-  if (taxonomy === 'nav_menu') return 'menus';
-  return taxonomy;
-}

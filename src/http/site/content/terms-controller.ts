@@ -26,73 +26,14 @@ import {
   type ResourceSchema,
   deletedAnswer,
 } from './rest-helpers.js';
+import { writeArgs } from './post-schema.js';
 import { termLinkOf } from './term-links.js';
-
-/** A taxonomy as the site registers it (register_taxonomy's REST settings). */
-export interface TaxonomyInfo {
-  taxonomy: string;
-  restBase: string;
-  name: string;
-  singular: string;
-  hierarchical: boolean;
-  types: string[];
-  /** manage (create/edit/delete) capability; `read` null = public. */
-  manageCap: string;
-  readCap: string | null;
-  description: string;
-}
-
-export const TAXONOMIES: TaxonomyInfo[] = [
-  {
-    taxonomy: 'category',
-    restBase: 'categories',
-    name: 'Categories',
-    singular: 'Category',
-    hierarchical: true,
-    types: ['post'],
-    manageCap: 'manage_categories',
-    readCap: null,
-    description: '',
-  },
-  {
-    taxonomy: 'post_tag',
-    restBase: 'tags',
-    name: 'Tags',
-    singular: 'Tag',
-    hierarchical: false,
-    types: ['post'],
-    manageCap: 'manage_categories',
-    readCap: null,
-    description: '',
-  },
-  {
-    taxonomy: 'nav_menu',
-    restBase: 'menus',
-    name: 'Navigation Menus',
-    singular: 'Navigation Menu',
-    hierarchical: false,
-    types: ['nav_menu_item'],
-    manageCap: 'edit_theme_options',
-    readCap: 'edit_theme_options',
-    description: '',
-  },
-  {
-    taxonomy: 'wp_pattern_category',
-    restBase: 'wp_pattern_category',
-    name: 'Pattern Categories',
-    singular: 'Pattern Category',
-    hierarchical: false,
-    types: ['wp_block'],
-    manageCap: 'manage_categories',
-    readCap: null,
-    description: '',
-  },
-];
+import type { RestTaxonomy } from './wp-registry.js';
 
 const VEE = ['view', 'embed', 'edit'] as const;
 const VE = ['view', 'edit'] as const;
 
-function termSchema(tax: TaxonomyInfo): ResourceSchema {
+function termSchema(tax: RestTaxonomy): ResourceSchema {
   const p: Record<string, ArgSchema> = {
     id: {
       description: 'Unique identifier for the term.',
@@ -123,7 +64,7 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
     taxonomy: {
       description: 'Type attribution for the term.',
       type: 'string',
-      enum: [tax.taxonomy],
+      enum: [tax.slug],
       context: VEE,
       readonly: true,
     },
@@ -131,7 +72,7 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
   if (tax.hierarchical)
     p.parent = { description: 'The parent term ID.', type: 'integer', context: VE };
   p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: {} };
-  if (tax.taxonomy === 'nav_menu') {
+  if (tax.slug === 'nav_menu') {
     delete p.count;
     delete p.link;
     delete p.taxonomy;
@@ -148,7 +89,7 @@ function termSchema(tax: TaxonomyInfo): ResourceSchema {
     };
   }
   // WP_REST_Terms_Controller titles post_tag's schema "tag".
-  return resourceSchema(tax.taxonomy === 'post_tag' ? 'tag' : tax.taxonomy, p);
+  return resourceSchema(tax.slug === 'post_tag' ? 'tag' : tax.slug, p);
 }
 
 /** WP_REST_Terms_Controller (and the menus controller) for one taxonomy. */
@@ -157,7 +98,7 @@ export class TermsController extends RestController {
 
   constructor(
     kit: SiteKit,
-    readonly tax: TaxonomyInfo,
+    readonly tax: RestTaxonomy,
   ) {
     super(kit);
     this.schema = termSchema(tax);
@@ -207,15 +148,7 @@ export class TermsController extends RestController {
         description: 'Limit result set to terms assigned to a specific parent.',
         type: 'integer',
       };
-    const writable = Object.fromEntries(
-      Object.entries(this.schema.properties)
-        .filter(([, v]) => !v.readonly)
-        .map(([k, v]) => {
-          const { context: _c, ...rest } = v;
-          void _c;
-          return [k, rest];
-        }),
-    ) as Record<string, ArgSchema>;
+    const writable = writeArgs(this.schema, true);
     const updateArgs = Object.fromEntries(
       Object.entries(writable).map(([k, v]) => [k, { ...v, required: false }]),
     );
@@ -232,13 +165,12 @@ export class TermsController extends RestController {
         // Tags may be created by whoever may assign them (assign_terms: edit_posts), as
         // WordPress 6.1 does; the other taxonomies need their edit_terms capability.
         permission: (r) =>
-          this.tax.taxonomy !== 'post_tag'
-            ? this.managePermission(
-                r,
-                'rest_cannot_create',
-                'Sorry, you are not allowed to create terms in this taxonomy.',
-              )
-            : this.createTagPermission(r),
+          this.managePermission(
+            r,
+            'rest_cannot_create',
+            'Sorry, you are not allowed to create terms in this taxonomy.',
+            this.tax.slug === 'post_tag' ? this.tax.assignCap : this.tax.manageCap,
+          ),
         callback: (r) => this.create(r),
       },
       read: {
@@ -260,34 +192,21 @@ export class TermsController extends RestController {
   }
 
   private readPermission(request: RestRequest): boolean {
-    if (this.tax.taxonomy === 'nav_menu') {
-      // WP_REST_Menus_Controller: the terms' check first, then check_has_read_only_access
-      // (whoever may edit posts reads menus: the block editor's navigation block needs them).
-      if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
-        throw denied(
-          request,
-          'rest_forbidden_context',
-          'Sorry, you are not allowed to edit terms in this taxonomy.',
-        );
-      }
-      if (!request.can('edit_theme_options') && !request.can('edit_posts')) {
-        throw denied(request, 'rest_cannot_view', 'Sorry, you are not allowed to view menus.');
-      }
-      return true;
-    }
-    if (this.tax.readCap && !request.can(this.tax.readCap)) {
-      throw denied(
-        request,
-        'rest_cannot_view',
-        'Sorry, you are not allowed to view terms in this taxonomy.',
-      );
-    }
     if (request.get('context') === 'edit' && !request.can(this.tax.manageCap)) {
       throw denied(
         request,
         'rest_forbidden_context',
         'Sorry, you are not allowed to edit terms in this taxonomy.',
       );
+    }
+    // WP_REST_Menus_Controller: the terms' check first, then check_has_read_only_access
+    // (whoever may edit posts reads menus: the block editor's navigation block needs them).
+    if (
+      this.tax.slug === 'nav_menu' &&
+      !request.can('edit_theme_options') &&
+      !request.can('edit_posts')
+    ) {
+      throw denied(request, 'rest_cannot_view', 'Sorry, you are not allowed to view menus.');
     }
     return true;
   }
@@ -319,19 +238,14 @@ export class TermsController extends RestController {
     return this.readPermission(request);
   }
 
-  private createTagPermission(request: RestRequest): boolean {
-    if (!request.can('edit_posts')) {
-      throw denied(
-        request,
-        'rest_cannot_create',
-        'Sorry, you are not allowed to create terms in this taxonomy.',
-      );
-    }
-    return true;
-  }
-
-  private managePermission(request: RestRequest, code: string, message: string): boolean {
-    if (!request.can(this.tax.manageCap)) throw denied(request, code, message);
+  /** Refuses with `code` whoever lacks the taxonomy's manage capability (or `cap`, if given). */
+  private managePermission(
+    request: RestRequest,
+    code: string,
+    message: string,
+    cap = this.tax.manageCap,
+  ): boolean {
+    if (!request.can(cap)) throw denied(request, code, message);
     return true;
   }
 
@@ -359,7 +273,7 @@ export class TermsController extends RestController {
   }
 
   async termOf(request: RestRequest): Promise<SiteTerm> {
-    const term = await getTerm(this.kit.db, Number(request.get('id')), this.tax.taxonomy);
+    const term = await getTerm(this.kit.db, Number(request.get('id')), this.tax.slug);
     if (!term) throw new RestError('rest_term_invalid', 'Term does not exist.', 404);
     return term;
   }
@@ -368,7 +282,7 @@ export class TermsController extends RestController {
     const { urls } = this.kit;
     // WP_REST_Menus_Controller removes count, link and taxonomy from menus.
     const data: Record<string, unknown> =
-      this.tax.taxonomy === 'nav_menu'
+      this.tax.slug === 'nav_menu'
         ? { id: term.id, description: term.description, name: term.name, slug: term.slug }
         : {
             id: term.id,
@@ -381,7 +295,7 @@ export class TermsController extends RestController {
           };
     if (this.tax.hierarchical) data.parent = term.parent;
     data.meta = {};
-    if (this.tax.taxonomy === 'nav_menu') {
+    if (this.tax.slug === 'nav_menu') {
       data.locations = (term.extra.locations as string[] | undefined) ?? [];
       data.auto_add = Boolean(term.extra.auto_add);
     }
@@ -390,15 +304,12 @@ export class TermsController extends RestController {
     const links: Record<string, unknown[]> = {
       self: [{ href: urls.rest(`${base}/${term.id}`) }],
       collection: [{ href: urls.rest(base) }],
-      about: [{ href: urls.rest(`/wp/v2/taxonomies/${this.tax.taxonomy}`) }],
+      about: [{ href: urls.rest(`/wp/v2/taxonomies/${this.tax.slug}`) }],
     };
     if (term.parent > 0)
       links.up = [{ embeddable: true, href: urls.rest(`${base}/${term.parent}`) }];
     links['wp:post_type'] = this.tax.types.map((t) => ({
-      href: urls.rest(
-        `/wp/v2/${t === 'post' ? 'posts' : t === 'nav_menu_item' ? 'menu-items' : 'blocks'}`,
-        { [this.tax.restBase]: term.id },
-      ),
+      href: urls.rest(`/wp/v2/${POST_TYPES[t]!.restBase}`, { [this.tax.restBase]: term.id }),
     }));
     links.curies = CURIES;
     out._links = links;
@@ -414,7 +325,7 @@ export class TermsController extends RestController {
       : request.get<number | undefined>('offset');
     const offset = offsetGiven ? offsetGiven : (request.get<number>('page') - 1) * perPage;
     const { total, items } = await listTerms(this.kit.db, {
-      taxonomy: this.tax.taxonomy,
+      taxonomy: this.tax.slug,
       include: request.get<number[]>('include'),
       exclude: request.get<number[]>('exclude'),
       search: request.get<string | undefined>('search') || undefined,
@@ -441,14 +352,14 @@ export class TermsController extends RestController {
   private async checkParent(request: RestRequest): Promise<number | undefined> {
     if (!this.tax.hierarchical || !request.given('parent')) return undefined;
     const parent = request.get<number>('parent');
-    if (parent > 0 && !(await getTerm(this.kit.db, parent, this.tax.taxonomy))) {
+    if (parent > 0 && !(await getTerm(this.kit.db, parent, this.tax.slug))) {
       throw new RestError('rest_term_invalid', 'Parent term does not exist.', 400);
     }
     return parent;
   }
 
   private extraOf(request: RestRequest, term?: SiteTerm): Record<string, unknown> | undefined {
-    if (this.tax.taxonomy !== 'nav_menu') return undefined;
+    if (this.tax.slug !== 'nav_menu') return undefined;
     const extra = { ...(term?.extra ?? {}) };
     if (request.given('locations')) extra.locations = request.get('locations');
     if (request.given('auto_add')) extra.auto_add = request.get('auto_add');
@@ -460,7 +371,7 @@ export class TermsController extends RestController {
     if (name === '')
       throw new RestError('empty_term_name', 'A name is required for this term.', 400);
     const parent = (await this.checkParent(request)) ?? 0;
-    const existing = await findTermByName(this.kit.db, this.tax.taxonomy, name, parent);
+    const existing = await findTermByName(this.kit.db, this.tax.slug, name, parent);
     if (existing) {
       throw new RestError(
         'term_exists',
@@ -468,7 +379,7 @@ export class TermsController extends RestController {
         { status: 400, term_id: existing.id },
       );
     }
-    const term = await insertTerm(this.kit.db, this.tax.taxonomy, {
+    const term = await insertTerm(this.kit.db, this.tax.slug, {
       name,
       slug: request.get<string | undefined>('slug'),
       description: request.get<string | undefined>('description'),

@@ -14,15 +14,14 @@ import { SITE_LOCALE, USER_SCHEMA } from './user-schema.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
-import type { SiteUrls } from '../site-urls.js';
 import {
-  buildPhpQuery,
   collectionArgs,
   collectionResponse,
   type Context,
   contextArg,
   denied,
   filterByContext,
+  pageUrl,
 } from './rest-helpers.js';
 
 /** The REST post types with authors (WordPress's `who=authors` looks at these). */
@@ -54,17 +53,6 @@ function holdingRoles(
       capabilities.some((cap) => cap === role || ROLE_CAPABILITIES[role].has(cap)),
   );
   return holding;
-}
-
-/** The URL of `page` of the list `request` asked for, its query as sanitised (as collectionResponse). */
-function pageUrl(request: RestRequest, urls: SiteUrls, page: number): string {
-  const query: Record<string, unknown> = { ...request.query };
-  for (const key of Object.keys(query)) {
-    const value = request.params[key];
-    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
-  }
-  delete query.rest_route;
-  return `${urls.rest(request.path)}?${buildPhpQuery({ ...query, page })}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { PAGE_SUPPORTS, POST_SUPPORTS } from '../../../domain/content/post-types.js';
 import {
   FLAT_TAXONOMY_LABELS,
   FLAT_TYPE_LABELS,
@@ -48,6 +49,11 @@ export interface RestTaxonomy {
     show_ui: boolean;
   };
   capabilities: Record<string, string>;
+  /**
+   * The primitive capability behind `manage_terms`, which creating, editing and deleting terms
+   * take (map_meta_cap: manage_post_tags is manage_categories).
+   */
+  manageCap: string;
   /**
    * The primitive capability behind `assign_terms` (map_meta_cap: assign_categories and
    * assign_post_tags need edit_posts; the menus' assign_terms is edit_theme_options itself).
@@ -103,6 +109,18 @@ const THEME_CAPS = [
 
 const HIDDEN = { show_in_nav_menus: false, show_ui: false };
 
+/** Templates' and template parts' own capabilities: edit_theme_options for each, reading too. */
+const TEMPLATE_CAPS = { ...themeOptions(THEME_CAPS), read: 'edit_theme_options' };
+
+const TEMPLATE_SUPPORTS: Record<string, true> = {
+  title: true,
+  slug: true,
+  excerpt: true,
+  editor: true,
+  revisions: true,
+  author: true,
+};
+
 function labelsOf(slug: string, hierarchical: boolean): Labels {
   return {
     ...(hierarchical ? HIERARCHICAL_TYPE_LABELS : FLAT_TYPE_LABELS),
@@ -131,18 +149,7 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: 'dashicons-admin-post',
     restBase: 'posts',
     taxonomies: ['category', 'post_tag'],
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      excerpt: true,
-      trackbacks: true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-      'post-formats': true,
-    },
+    supports: POST_SUPPORTS,
     viewable: true,
     visibility: { show_in_nav_menus: true, show_ui: true },
     capabilities: typeCaps('post', 'posts'),
@@ -153,17 +160,7 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: 'dashicons-admin-page',
     restBase: 'pages',
     taxonomies: [],
-    // (No excerpt: WordPress's pages do not support it, though their REST schema has one.)
-    supports: {
-      title: true,
-      editor: true,
-      author: true,
-      thumbnail: true,
-      'page-attributes': true,
-      'custom-fields': true,
-      comments: true,
-      revisions: true,
-    },
+    supports: PAGE_SUPPORTS,
     viewable: true,
     visibility: { show_in_nav_menus: true, show_ui: true },
     capabilities: typeCaps('page', 'pages'),
@@ -215,20 +212,10 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: null,
     restBase: 'templates',
     taxonomies: [],
-    supports: {
-      title: true,
-      slug: true,
-      excerpt: true,
-      editor: true,
-      revisions: true,
-      author: true,
-    },
+    supports: TEMPLATE_SUPPORTS,
     viewable: false,
     visibility: HIDDEN,
-    capabilities: typeCaps('template', 'templates', {
-      ...themeOptions(THEME_CAPS),
-      read: 'edit_theme_options',
-    }),
+    capabilities: typeCaps('template', 'templates', TEMPLATE_CAPS),
   }),
   postType({
     slug: 'wp_template_part',
@@ -236,20 +223,10 @@ export const REST_POST_TYPES: RestPostType[] = [
     icon: null,
     restBase: 'template-parts',
     taxonomies: [],
-    supports: {
-      title: true,
-      slug: true,
-      excerpt: true,
-      editor: true,
-      revisions: true,
-      author: true,
-    },
+    supports: TEMPLATE_SUPPORTS,
     viewable: false,
     visibility: HIDDEN,
-    capabilities: typeCaps('template_part', 'template_parts', {
-      ...themeOptions(THEME_CAPS),
-      read: 'edit_theme_options',
-    }),
+    capabilities: typeCaps('template_part', 'template_parts', TEMPLATE_CAPS),
   }),
   postType({
     slug: 'wp_navigation',
@@ -273,6 +250,14 @@ const SHOWN = {
   show_ui: true,
 };
 
+/** The categories' capabilities, which the pattern categories take too. */
+const CATEGORY_CAPS = {
+  manage_terms: 'manage_categories',
+  edit_terms: 'edit_categories',
+  delete_terms: 'delete_categories',
+  assign_terms: 'assign_categories',
+};
+
 function taxonomy(settings: Omit<RestTaxonomy, 'labels' | 'description'>): RestTaxonomy {
   return {
     description: '',
@@ -293,12 +278,8 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
     types: ['post'],
     showCloud: true,
     visibility: SHOWN,
-    capabilities: {
-      manage_terms: 'manage_categories',
-      edit_terms: 'edit_categories',
-      delete_terms: 'delete_categories',
-      assign_terms: 'assign_categories',
-    },
+    capabilities: CATEGORY_CAPS,
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
   taxonomy({
@@ -314,6 +295,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'delete_post_tags',
       assign_terms: 'assign_post_tags',
     },
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
   taxonomy({
@@ -336,6 +318,7 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       delete_terms: 'edit_theme_options',
       assign_terms: 'edit_theme_options',
     },
+    manageCap: 'edit_theme_options',
     assignCap: 'edit_theme_options',
   }),
   // The spec's pattern categories (WordPress 6.3's registration; 6.1 has none).
@@ -353,12 +336,13 @@ export const REST_TAXONOMIES: RestTaxonomy[] = [
       show_in_quick_edit: true,
       show_ui: true,
     },
-    capabilities: {
-      manage_terms: 'manage_categories',
-      edit_terms: 'edit_categories',
-      delete_terms: 'delete_categories',
-      assign_terms: 'assign_categories',
-    },
+    capabilities: CATEGORY_CAPS,
+    manageCap: 'manage_categories',
     assignCap: 'edit_posts',
   }),
 ];
+
+/** A taxonomy's REST base (rest_get_route_for_term), which also names an item's terms of it. */
+export function taxonomyRestBase(taxonomy: string): string {
+  return REST_TAXONOMIES.find((t) => t.slug === taxonomy)?.restBase ?? taxonomy;
+}

@@ -24,8 +24,10 @@ export async function markDaysStale(
   cause: StaleCause,
 ): Promise<void> {
   if (serviceDays.length === 0) return;
-  const days = [...new Set(serviceDays)].sort((a, b) => a - b);
-  await q.query(markSelectedSql('SELECT unnest($2::int[]) ORDER BY 1'), [cause, days]);
+  await q.query(markSelectedSql('SELECT DISTINCT unnest($2::int[]) ORDER BY 1'), [
+    cause,
+    serviceDays,
+  ]);
 }
 
 /** Every stale day, oldest first mark first. */

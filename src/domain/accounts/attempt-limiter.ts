@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../../shared/db/db.js';
+import { toDate, type Db, type Queryable } from '../../shared/db/db.js';
 
 /**
  * How one limited key slows attempts down: the first `free` attempts go at once; after that each
@@ -39,7 +39,7 @@ interface LimitRow {
 }
 
 const toTime = (v: Date | string | null): number | undefined =>
-  v === null ? undefined : (v instanceof Date ? v : new Date(v)).getTime();
+  v === null ? undefined : toDate(v).getTime();
 
 /** The wait after the n-th counted attempt, in milliseconds (0 while attempts are free). */
 export function backoffMs(rule: AttemptRule, attempts: number): number {

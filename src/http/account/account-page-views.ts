@@ -1,12 +1,9 @@
 import type { Credential } from '../../domain/accounts/credentials.js';
 import { SCOPE_CATALOGUE } from '../../domain/accounts/scopes.js';
 import type { User } from '../../domain/accounts/users.js';
-import { escapeHtml } from '../oauth/html.js';
+import { escapeHtml, hiddenCsrf } from '../oauth/html.js';
 
 /** The bodies of the account pages (renderPage puts them in the frame). */
-
-const csrfInput = (token: string) =>
-  `<input type="hidden" name="_csrf" value="${escapeHtml(token)}">`;
 
 const errorBox = (error?: string) =>
   error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : '';
@@ -29,7 +26,7 @@ export function signInForm(options: {
 <h1>${login ? 'Sign in' : 'Create an account'}</h1>
 ${errorBox(options.error)}
 <form method="post" action="${action}">
-${csrfInput(options.csrfToken)}
+${hiddenCsrf(options.csrfToken)}
 <input type="hidden" name="next" value="${escapeHtml(options.next)}">
 <label for="username">Username</label>
 <input type="text" id="username" name="username" autocomplete="username" required minlength="3" maxlength="32" pattern="[A-Za-z0-9_.\\-]{3,32}" value="${escapeHtml(options.username ?? '')}">
@@ -68,7 +65,7 @@ export function profileTab(options: {
 <h2>Change password</h2>
 ${errorBox(options.error)}${options.notice ? `<div class="notice">${escapeHtml(options.notice)}</div>` : ''}
 <form method="post" action="/account/password">
-${csrfInput(options.csrfToken)}
+${hiddenCsrf(options.csrfToken)}
 <label for="currentPassword">Current password</label>
 <input type="password" id="currentPassword" name="currentPassword" autocomplete="current-password" required>
 <label for="newPassword">New password</label>
@@ -103,7 +100,7 @@ export function developmentTab(options: {
         ? `revoked ${escapeHtml(date(c.revokedAt!))}`
         : current
           ? '<span class="muted">this browser</span>'
-          : `<form method="post" action="/account/keys/${escapeHtml(c.revokeId)}/revoke">${csrfInput(options.csrfToken)}<button class="danger" type="submit" aria-label="Revoke ${escapeHtml(c.name || c.maskedApiKey)}">Revoke</button></form>`;
+          : `<form method="post" action="/account/keys/${escapeHtml(c.revokeId)}/revoke">${hiddenCsrf(options.csrfToken)}<button class="danger" type="submit" aria-label="Revoke ${escapeHtml(c.name || c.maskedApiKey)}">Revoke</button></form>`;
       return `<tr${revoked ? ' class="revoked"' : ''} data-revoke-id="${escapeHtml(c.revokeId)}">
 <td>${escapeHtml(c.name || '—')}</td><td><code>${escapeHtml(c.maskedApiKey)}</code></td><td>${escapeHtml(c.issuer)}</td>
 <td>${escapeHtml(date(c.expiresAt))}</td><td>${c.scopes.length} scope${c.scopes.length === 1 ? '' : 's'}</td><td>${action}</td></tr>`;
@@ -142,7 +139,7 @@ ${rows}
 <section class="card" id="create-key">
 <h2>Create a key</h2>
 <form method="post" action="/account/keys">
-${csrfInput(options.csrfToken)}
+${hiddenCsrf(options.csrfToken)}
 <label for="key-name">Name</label>
 <input type="text" id="key-name" name="name" required maxlength="100" placeholder="e.g. my timetable script">
 <label>Scopes</label>

@@ -1,4 +1,4 @@
-import { hiddenCsrf, listField, panelFormAction } from './panel-form-action.js';
+import { listField, panelFormAction } from './panel-form-action.js';
 import type { ApiApp } from '../api/services.js';
 import formbody from '@fastify/formbody';
 import type { FastifyRequest } from 'fastify';
@@ -7,7 +7,7 @@ import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../domain/accounts/sc
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oauth/clients.js';
-import { html } from '../oauth/html.js';
+import { hiddenCsrf, html } from '../oauth/html.js';
 import type { OAuthEdge } from '../oauth/oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';

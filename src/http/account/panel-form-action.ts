@@ -1,7 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { html, type Html } from '../oauth/html.js';
 import {
-  CSRF_FIELD,
   csrfValid,
   loginUrl,
   signedInBrowser,
@@ -10,11 +8,6 @@ import {
 
 /** The Development tab of the account page, where the panels are. */
 export const DEVELOPMENT_TAB = '/account?tab=development';
-
-/** The hidden field that carries this browser's CSRF token in a panel's form. */
-export function hiddenCsrf(token: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
-}
 
 /**
  * A posted field as a list of its values, trimmed, empty ones dropped: the values of repeated

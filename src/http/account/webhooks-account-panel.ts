@@ -1,4 +1,4 @@
-import { DEVELOPMENT_TAB, hiddenCsrf, listField, panelFormAction } from './panel-form-action.js';
+import { DEVELOPMENT_TAB, listField, panelFormAction } from './panel-form-action.js';
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';
@@ -17,7 +17,7 @@ import {
   type WebhookOwner,
 } from '../../domain/webhooks/webhook-endpoints.js';
 import { WebhookError } from '../../domain/webhooks/webhook-error.js';
-import { html, type Html } from '../oauth/html.js';
+import { hiddenCsrf, html, type Html } from '../oauth/html.js';
 import type { ApiApp } from '../api/services.js';
 import { csrfToken } from '../session/web-session.js';
 

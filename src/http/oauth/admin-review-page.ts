@@ -10,14 +10,13 @@ import {
   revokeAllClientTokens,
 } from '../../domain/oauth/client-review.js';
 import {
-  CSRF_FIELD,
   csrfToken,
   csrfValid,
   loginUrl,
   signedInBrowser,
   type SignedInBrowser,
 } from '../session/web-session.js';
-import { html, page } from './html.js';
+import { hiddenCsrf, html, page } from './html.js';
 import type { OAuthEdge } from './oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -29,7 +28,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 }
 
 function clientSection(client: OAuthClient, csrf: string) {
-  const token = html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />`;
+  const token = hiddenCsrf(csrf);
   const base = `${ADMIN_REVIEW_PATH}/${encodeURIComponent(client.clientId)}`;
   return html`<section class="client" id="${client.clientId}">
     <h2>

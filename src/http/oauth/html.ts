@@ -1,3 +1,5 @@
+import { CSRF_FIELD } from '../session/form-csrf.js';
+
 /** HTML text with every interpolated value escaped, unless it is already Html. */
 export class Html {
   constructor(readonly text: string) {}
@@ -34,6 +36,11 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
     out += render(v) + strings[i + 1]!;
   });
   return new Html(out);
+}
+
+/** The hidden field that carries the browser's CSRF token in a form (src/http/session/form-csrf.ts). */
+export function hiddenCsrf(token: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}" />`;
 }
 
 const STYLE = `

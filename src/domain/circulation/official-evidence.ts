@@ -47,7 +47,7 @@ interface EvidenceRecord extends PlacedRun {
   code: string;
 }
 
-/** Adds `other` seen on `day` to the days of `code` in `maps`. */
+/** Records that `other` was seen beside `code` (next after it, or just before it) on `day`. */
 function see(
   days: Map<string, Map<string, Set<number>>>,
   code: string,

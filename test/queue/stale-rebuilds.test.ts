@@ -17,6 +17,7 @@ import { ingestSightings, shanghai, type Sighting } from '../helpers/observation
 import { jobRuns, storedExport, type JobRunRow } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
+import { databaseNow } from '../helpers/database-clock.js';
 
 /**
  * Late data as it arrives in the field (issue 20): sightings of a day long built come in days
@@ -51,14 +52,6 @@ async function dropInInbox(dir: string, name: string, lines: readonly Sighting[]
   const tmp = path.join(os.tmpdir(), `${name}.${process.pid}.part`);
   await writeFile(tmp, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   await import('node:fs/promises').then((fs) => fs.rename(tmp, path.join(dir, name)));
-}
-
-async function databaseNow(db: typeof env.database.db, offsetMs: number): Promise<Date> {
-  const r = await db.query<{ now: Date }>(
-    'SELECT now() + make_interval(secs => $1::float8 / 1000) AS now',
-    [offsetMs],
-  );
-  return r.rows[0]!.now;
 }
 
 const completedBuilds = async (day: number, since = new Date(0)): Promise<JobRunRow[]> =>

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { z } from 'zod';
-import { allJobs, type JobDefinition } from '../worker/jobs/index.js';
+import { allJobs, type JobDefinition } from '../../jobs/index.js';
 import { readRejects } from '../domain/ingest/read-rejects.js';
 import { parseJobPayload } from '../worker/execute-job.js';
 import { runInProcess } from '../worker/in-process-runner.js';

@@ -8,7 +8,7 @@ import {
   refreshReferenceModelsJob,
   renderDailyExportJob,
   type JobDefinition,
-} from './jobs/index.js';
+} from '../../jobs/index.js';
 import { parseJobPayload } from './execute-job.js';
 import { nightlyPlan } from './nightly-plan.js';
 import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
@@ -26,7 +26,7 @@ export interface JobQueuesOptions {
   prefix?: string;
   /** Attempts, backoff and retention of finished jobs. */
   retention: JobRetentionOptions;
-  /** The jobs that get a queue (queue name = job name). Default: every job in src/worker/jobs/. */
+  /** The jobs that get a queue (queue name = job name). Default: every job in jobs/. */
   definitions?: readonly AnyJobDefinition[];
   /** Close the connection in close(). Default false. */
   ownsConnection?: boolean;

@@ -1,7 +1,7 @@
 import { inboxHasFiles } from '../domain/ingest/ingest-inbox.js';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import { inferCirculationsJob, ingestObservationsJob } from './jobs/index.js';
+import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
 import { runDayInProcess, runInProcess, runNightlyInProcess } from './in-process-runner.js';
 import { StaleRebuilds } from './stale-rebuilds.js';
 import { CronTicker } from './cron-ticker.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferCirculationsJob } from '../../src/worker/jobs/index.js';
+import { inferCirculationsJob } from '../../jobs/index.js';
 import { ConfigError } from '../../src/shared/config/config.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { renderDailyExportJob } from '../../jobs/index.js';
 import { runCli } from '../../src/cli/cli.js';
 import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { buildApp } from '../../src/http/api/app.js';
 import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';

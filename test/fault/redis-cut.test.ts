@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { buildApp } from '../../src/http/api/app.js';
 import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import type { ApiApp } from '../../src/http/api/services.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';

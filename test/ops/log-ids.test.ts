@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import type { Db } from '../../src/shared/db/db.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';

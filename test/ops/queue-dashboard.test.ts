@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { createUser } from '../../src/domain/accounts/users.js';

@@ -1,6 +1,6 @@
 import { FlowProducer } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { jobRuns, seedDay } from './support/day-data.js';
 import { failingTransactions } from './support/db-faults.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { InvalidJobPayloadError } from '../../src/worker/execute-job.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from './support/queue-env.js';

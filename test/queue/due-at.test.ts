@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { nightlyServiceDay } from '../../src/worker/jobs/nightly.js';
+import { nightlyServiceDay } from '../../jobs/nightly.js';
 import { dueAtOf } from '../../src/worker/due-at.js';
 import { nextCronFire } from '../../src/worker/nightly-schedule.js';
 import { serviceDayOf } from '../../src/shared/time/service-day.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { closeWithin } from '../../src/worker/graceful-shutdown.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { ABANDONED_RUN_ERROR } from '../../src/worker/execute-job.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';

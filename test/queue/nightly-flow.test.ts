@@ -3,7 +3,7 @@ import {
   buildDailyRecordsJob,
   refreshReferenceModelsJob,
   renderDailyExportJob,
-} from '../../src/worker/jobs/index.js';
+} from '../../jobs/index.js';
 import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';
 import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, shanghai } from '../helpers/observations.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import type { Db, Queryable } from '../../src/shared/db/db.js';
 import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import { runNightlyInProcess } from '../../src/worker/in-process-runner.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nightlyJob, nightlyServiceDay } from '../../src/worker/jobs/index.js';
+import { nightlyJob, nightlyServiceDay } from '../../jobs/index.js';
 import { dueAtOf } from '../../src/worker/due-at.js';
 import {
   NIGHTLY_SCHEDULER_ID,

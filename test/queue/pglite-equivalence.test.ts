@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { renderDailyExportJob } from '../../jobs/index.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import type { Db } from '../../src/shared/db/db.js';
 import { migrate } from '../../src/shared/db/migrate.js';

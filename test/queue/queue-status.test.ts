@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { upsertNightlyScheduler } from '../../src/worker/nightly-schedule.js';
 import { queueStatus } from '../../src/worker/queue-status.js';
 import { printStatus } from '../../src/cli/print-status.js';
-import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { runDayInProcess } from '../../src/worker/in-process-runner.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { seedDay } from './support/day-data.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nightlyJob } from '../../src/worker/jobs/index.js';
+import { nightlyJob } from '../../jobs/index.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
 

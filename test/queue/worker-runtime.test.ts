@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ingestObservationsJob, nightlyJob } from '../../src/worker/jobs/index.js';
+import { ingestObservationsJob, nightlyJob } from '../../jobs/index.js';
 import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
 import { serviceDayOf } from '../../src/shared/time/service-day.js';
 import { daySightings, jobRuns, recordCount, storedExport } from './support/day-data.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { inferCirculations } from '../../domain/circulation/infer-circulations.js';
-import { defineJob } from './job-definition.js';
+import { inferCirculations } from '../src/domain/circulation/infer-circulations.js';
+import { defineJob } from '../src/worker/job-definition.js';
 import { nightlyServiceDay } from './nightly.js';
 
 /**

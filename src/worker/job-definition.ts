@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppContext } from '../../shared/app/app-context.js';
+import type { AppContext } from '../shared/app/app-context.js';
 
 /** What a processor learns about the execution it serves, whoever runs it (BullMQ or in-process). */
 export interface JobRunInfo {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ingestInbox } from '../../domain/ingest/ingest-inbox.js';
-import { ingestObservations } from '../../domain/ingest/ingest-observations.js';
-import { defineJob } from './job-definition.js';
+import { ingestInbox } from '../src/domain/ingest/ingest-inbox.js';
+import { ingestObservations } from '../src/domain/ingest/ingest-observations.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 /**
  * Ingests one file or directory (`path`), or sweeps an inbox directory (`inbox`): each file in

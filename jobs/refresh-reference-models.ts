@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { refreshReferenceModels } from '../../domain/records/reference-models.js';
-import { defineJob } from './job-definition.js';
+import { refreshReferenceModels } from '../src/domain/records/reference-models.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 /**
  * Recomputes every train's reference models over the REFERENCE_MODEL_WINDOW_DAYS days ending

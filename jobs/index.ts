@@ -16,7 +16,7 @@ export {
   refreshReferenceModelsJob,
   renderDailyExportJob,
 };
-export type { JobDefinition, JobRunInfo } from './job-definition.js';
+export type { JobDefinition, JobRunInfo } from '../src/worker/job-definition.js';
 
 /** Every job the worker serves, one queue each (queue name = job name). */
 export const allJobs = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { serviceDayOf } from '../../shared/time/service-day.js';
-import { defineJob } from './job-definition.js';
+import { serviceDayOf } from '../src/shared/time/service-day.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 /**
  * The nightly tick of the Job Scheduler. It computes the service day that just ended (the day

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ingestTimetables } from '../../domain/timetables/ingest-timetables.js';
-import { defineJob } from './job-definition.js';
+import { ingestTimetables } from '../src/domain/timetables/ingest-timetables.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 /**
  * Ingests the timetables of one file or directory. The records of days whose timetable in force

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { recheckOfficialForDays } from '../../domain/circulation/check-official.js';
-import { buildDailyRecords } from '../../domain/records/build-daily-records.js';
-import { readStaleCauses, staleRebuildCause } from '../../domain/records/stale-days.js';
-import { defineJob } from './job-definition.js';
+import { recheckOfficialForDays } from '../src/domain/circulation/check-official.js';
+import { buildDailyRecords } from '../src/domain/records/build-daily-records.js';
+import { readStaleCauses, staleRebuildCause } from '../src/domain/records/stale-days.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 export const buildDailyRecordsJob = defineJob({
   name: 'build-daily-records',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { renderDailyExport } from '../../domain/exports/daily-export-csv.js';
-import { defineJob } from './job-definition.js';
+import { renderDailyExport } from '../src/domain/exports/daily-export-csv.js';
+import { defineJob } from '../src/worker/job-definition.js';
 
 export const renderDailyExportJob = defineJob({
   name: 'render-daily-export',

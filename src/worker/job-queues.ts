@@ -11,8 +11,8 @@ import {
 } from '../../jobs/index.js';
 import { parseJobPayload } from './execute-job.js';
 import { nightlyPlan } from './nightly-plan.js';
-import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
-import { closeRedisConnection } from './redis-connection.js';
+import { defaultJobOptions, type JobRetentionOptions } from '../shared/queues/job-options.js';
+import { closeRedisConnection } from '../shared/queues/redis-connection.js';
 import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 /** Any job definition, whatever its payload and result (for lists of them). */

@@ -5,9 +5,12 @@ import { buildApp } from '../../src/http/api/app.js';
 import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { JobQueues } from '../../src/worker/job-queues.js';
-import { jobRetentionFromConfig } from '../../src/worker/job-options.js';
+import { jobRetentionFromConfig } from '../../src/shared/queues/job-options.js';
 import { JobWorkers } from '../../src/worker/job-workers.js';
-import { closeRedisConnection, createRedisConnection } from '../../src/worker/redis-connection.js';
+import {
+  closeRedisConnection,
+  createRedisConnection,
+} from '../../src/shared/queues/redis-connection.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';
 import { jobRuns, recordCount, seedDay } from '../queue/support/day-data.js';

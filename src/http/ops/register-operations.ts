@@ -7,8 +7,8 @@ import type { Logger } from '../../shared/log/logger.js';
 import { OperationsMetrics } from './metrics/operations-metrics.js';
 import { registerMetricsRoute } from './metrics/metrics-route.js';
 import { JobQueues } from '../../worker/job-queues.js';
-import { jobRetentionFromConfig } from '../../worker/job-options.js';
-import { createRedisConnection } from '../../worker/redis-connection.js';
+import { jobRetentionFromConfig } from '../../shared/queues/job-options.js';
+import { createRedisConnection } from '../../shared/queues/redis-connection.js';
 import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
 
 /** The viewer of the signed-in web session (a banned, revoked or expired one is no session). */

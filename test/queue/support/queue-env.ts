@@ -6,9 +6,9 @@ import type { AppContext } from '../../../src/shared/app/app-context.js';
 import { loadConfig, type Config } from '../../../src/shared/config/config.js';
 import { closeWithin } from '../../../src/worker/graceful-shutdown.js';
 import { JobQueues } from '../../../src/worker/job-queues.js';
-import { jobRetentionFromConfig } from '../../../src/worker/job-options.js';
+import { jobRetentionFromConfig } from '../../../src/shared/queues/job-options.js';
 import { JobWorkers, type WorkerTuning } from '../../../src/worker/job-workers.js';
-import { createRedisConnection } from '../../../src/worker/redis-connection.js';
+import { createRedisConnection } from '../../../src/shared/queues/redis-connection.js';
 import { useTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { TEST_REDIS_URL } from '../../helpers/test-env.js';
 

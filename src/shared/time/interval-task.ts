@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/log/logger.js';
+import type { Logger } from '../log/logger.js';
 
 /**
  * Runs a task now and then again `intervalMs` after each run ends (never two at once), until

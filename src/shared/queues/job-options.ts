@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { Config } from '../shared/config/config.js';
+import type { Config } from '../config/config.js';
 
 /** How jobs are retried and how long finished ones are kept in Redis. */
 export interface JobRetentionOptions {

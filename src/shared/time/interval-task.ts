@@ -2,12 +2,14 @@ import type { Logger } from '../log/logger.js';
 
 /**
  * Runs a task now and then again `intervalMs` after each run ends (never two at once), until
- * stopped. Errors are logged and the next run happens as planned. Used to sweep the inbox.
+ * stopped; wake() runs it sooner. Errors are logged and the next run happens as planned. Used to
+ * sweep the inbox, to prune, to look for stale days and to dispatch webhooks.
  */
 export class IntervalTask {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  private woken = false;
 
   constructor(
     private readonly name: string,
@@ -22,6 +24,17 @@ export class IntervalTask {
     this.schedule(0);
   }
 
+  /**
+   * Runs the task now instead of at the end of the interval. Wakes before that run starts are
+   * the same run; a wake during a run asks for one more run right after it (whatever the run
+   * read, it may have read before what woke it). No-op when stopped.
+   */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) this.woken = true;
+    else this.schedule(0);
+  }
+
   /** Stops and resolves once a running task has finished. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -31,7 +44,9 @@ export class IntervalTask {
 
   private schedule(delay: number): void {
     if (this.stopped) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       this.running = this.task()
         .then(
           () => {},
@@ -40,7 +55,9 @@ export class IntervalTask {
         )
         .finally(() => {
           this.running = undefined;
-          this.schedule(this.intervalMs);
+          const again = this.woken;
+          this.woken = false;
+          this.schedule(again ? 0 : this.intervalMs);
         });
     }, delay);
   }

@@ -13,6 +13,7 @@ import { parseJobPayload } from './execute-job.js';
 import { nightlyPlan } from './nightly-plan.js';
 import { defaultJobOptions, type JobRetentionOptions } from '../shared/queues/job-options.js';
 import { closeRedisConnection } from '../shared/queues/redis-connection.js';
+import { openQueues } from '../shared/queues/open-queues.js';
 import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 /** Any job definition, whatever its payload and result (for lists of them). */
@@ -97,15 +98,14 @@ export class JobQueues {
     this.ownsConnection = options.ownsConnection ?? false;
     this.jobOptions = defaultJobOptions(options.retention);
     const onError = options.onError ?? (() => {});
-    for (const def of options.definitions ?? allJobs) {
-      const queue = new Queue(def.name, {
-        connection: this.connection,
-        prefix: this.prefix,
-        defaultJobOptions: this.jobOptions,
-      });
-      queue.on('error', onError);
-      this.byName.set(def.name, queue);
-    }
+    const names = (options.definitions ?? allJobs).map((def) => def.name);
+    const queues = openQueues(names, {
+      connection: this.connection,
+      prefix: this.prefix,
+      jobOptions: this.jobOptions,
+      onError,
+    });
+    for (const queue of queues) this.byName.set(queue.name, queue);
     this.flows = new FlowProducer({ connection: this.connection, prefix: this.prefix });
     this.flows.on('error', onError);
   }

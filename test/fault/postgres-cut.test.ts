@@ -6,10 +6,10 @@ import { buildApp } from '../../src/http/api/app.js';
 import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { jobRuns, recordCount, seedDay, storedExport } from '../queue/support/day-data.js';
-import { slowBuilds } from '../queue/support/db-faults.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns, recordCount, seedDay, storedExport } from '../worker/support/day-data.js';
+import { slowBuilds } from '../worker/support/db-faults.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { hold, longest, printFigures, startLoad, took } from './support/api-load.js';
 import { TcpProxy } from './tcp-proxy.js';
 

@@ -13,9 +13,9 @@ import {
 } from '../../src/shared/queues/redis-connection.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';
-import { jobRuns, recordCount, seedDay } from '../queue/support/day-data.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns, recordCount, seedDay } from '../worker/support/day-data.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { hold, longest, printFigures, startLoad } from './support/api-load.js';
 import { TcpProxy } from './tcp-proxy.js';
 

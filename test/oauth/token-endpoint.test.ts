@@ -1,11 +1,11 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { banUser, type User } from '../../../src/domain/accounts/users.js';
-import { accessTokenHash } from '../../../src/domain/oauth/id-token.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { reviewClient } from '../../../src/domain/oauth/client-review.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import { banUser, type User } from '../../src/domain/accounts/users.js';
+import { accessTokenHash } from '../../src/domain/oauth/id-token.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { reviewClient } from '../../src/domain/oauth/client-review.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import { codeFor, form, FORM_HEADERS, oauthApp, oauthConfig, VERIFIER } from './oauth-harness.js';
 
 const database = useTestDatabase();

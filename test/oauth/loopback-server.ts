@@ -1,4 +1,4 @@
-import type { ApiApp } from '../../../src/http/api/app.js';
+import type { ApiApp } from '../../src/http/api/app.js';
 
 /**
  * Starts an app on a free loopback port whose PUBLIC_URL (the issuer, fixed when the app is

@@ -1,10 +1,10 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/shared/db/db.js';
-import { migrate } from '../../../src/shared/db/migrate.js';
-import { createPgliteDb } from '../../../src/shared/db/pglite-db.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { migrate } from '../../src/shared/db/migrate.js';
+import { createPgliteDb } from '../../src/shared/db/pglite-db.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import { CSRF_FIELD, form, FORM_HEADERS, oauthApp, signIn, VERIFIER } from './oauth-harness.js';
 
 let db: Db;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../../src/domain/accounts/credentials.js';
-import type { User } from '../../../src/domain/accounts/users.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeUser } from '../../oauth/oauth-fixtures.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeUser } from './oauth-fixtures.js';
 import { oauthApp, signIn, type TestBrowser } from './oauth-harness.js';
 
 const database = useTestDatabase();

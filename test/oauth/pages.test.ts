@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import { findClient } from '../../../src/domain/oauth/client-records.js';
-import { listOwnClients } from '../../../src/domain/oauth/clients.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import { findClient } from '../../src/domain/oauth/client-records.js';
+import { listOwnClients } from '../../src/domain/oauth/clients.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { makeClient, makeUser } from './oauth-fixtures.js';
 import {
   CSRF_FIELD,
   form,
@@ -15,8 +15,8 @@ import {
 import {
   findCredentialByRevokeId,
   issueCredential,
-} from '../../../src/domain/accounts/credentials.js';
-import { findUserById } from '../../../src/domain/accounts/users.js';
+} from '../../src/domain/accounts/credentials.js';
+import { findUserById } from '../../src/domain/accounts/users.js';
 
 const database = useTestDatabase();
 let app: Awaited<ReturnType<typeof oauthApp>>;

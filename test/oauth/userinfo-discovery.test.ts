@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueCredential } from '../../../src/domain/accounts/credentials.js';
-import type { User } from '../../../src/domain/accounts/users.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { makeClient, makeUser } from './oauth-fixtures.js';
 import { oauthApp, oauthConfig } from './oauth-harness.js';
 
 const database = useTestDatabase();

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { reviewClient } from '../../../src/domain/oauth/client-review.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { reviewClient } from '../../src/domain/oauth/client-review.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import { oauthApp, signIn, VERIFIER } from './oauth-harness.js';
 
 // Today every role holds every scope of the catalogue; this file gives ordinary users one scope
 // less, to show what happens the day a user does not hold a scope a client asks for.
-vi.mock('../../../src/domain/accounts/scopes.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/domain/accounts/scopes.js')>();
+vi.mock('../../src/domain/accounts/scopes.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/domain/accounts/scopes.js')>();
   return {
     ...original,
     scopesOfRole: (role: 'user' | 'admin') =>

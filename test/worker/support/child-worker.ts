@@ -15,7 +15,7 @@ export interface ChildWorker {
   stderr(): string;
 }
 
-/** Starts test/queue/support/worker-child.ts and waits until its workers are ready. */
+/** Starts test/worker/support/worker-child.ts and waits until its workers are ready. */
 export async function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
   const appName = `emutrack-child-${randomBytes(4).toString('hex')}`;
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { base64url, createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';
 import { CSRF_FIELD, oauthApp, oauthConfig, signIn } from './oauth-harness.js';
 

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { reviewClient } from '../../../src/domain/oauth/client-review.js';
-import { useChromium } from '../../helpers/browser.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { makeClient, makeUser, TEST_PASSWORD } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { reviewClient } from '../../src/domain/oauth/client-review.js';
+import { useChromium } from '../helpers/browser.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { makeClient, makeUser, TEST_PASSWORD } from './oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';
 import { oauthApp, oauthConfig } from './oauth-harness.js';
 

@@ -1,14 +1,14 @@
-import { issueCredential } from '../../../src/domain/accounts/credentials.js';
-import { scopesOfRole } from '../../../src/domain/accounts/scopes.js';
-import type { User } from '../../../src/domain/accounts/users.js';
-import { buildApp } from '../../../src/http/api/app.js';
-import { FormCsrf, sessionBinding } from '../../../src/http/session/form-csrf.js';
-import type { Config } from '../../../src/shared/config/config.js';
-import type { Db } from '../../../src/shared/db/db.js';
-import { issueAuthorizationCode } from '../../../src/domain/oauth/authorization-grant.js';
-import { parseAuthorizationRequest } from '../../../src/domain/oauth/authorization-request.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
-import { silentLogger, testConfig } from '../helpers/api-harness.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import { buildApp } from '../../src/http/api/app.js';
+import { FormCsrf, sessionBinding } from '../../src/http/session/form-csrf.js';
+import type { Config } from '../../src/shared/config/config.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { issueAuthorizationCode } from '../../src/domain/oauth/authorization-grant.js';
+import { parseAuthorizationRequest } from '../../src/domain/oauth/authorization-request.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
+import { silentLogger, testConfig } from '../api/helpers/api-harness.js';
 
 export const KEY_SECRET = 'oauth tests: a secret of thirty-two characters or more';
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAuthorizationRequest } from '../../../src/domain/oauth/authorization-request.js';
-import { issueAuthorizationCode } from '../../../src/domain/oauth/authorization-grant.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import { parseAuthorizationRequest } from '../../src/domain/oauth/authorization-request.js';
+import { issueAuthorizationCode } from '../../src/domain/oauth/authorization-grant.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import { listenOnLoopback } from './loopback-server.js';
 import { oauthApp, oauthConfig } from './oauth-harness.js';
 

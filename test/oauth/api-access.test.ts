@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import {
   codeFor,
   form,
@@ -12,7 +12,7 @@ import {
   VERIFIER,
   type TestBrowser,
 } from './oauth-harness.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
 
 const database = useTestDatabase();
 let app: Awaited<ReturnType<typeof oauthApp>>;

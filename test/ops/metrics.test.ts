@@ -6,7 +6,7 @@ import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import type { ApiApp } from '../../src/http/api/services.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
 
 const env = useQueueEnv();
 const TOKEN = 'metrics-token-0123456789abcdef';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { User } from '../../../src/domain/accounts/users.js';
-import { revokeAuthorization } from '../../../src/domain/oauth/authorizations.js';
-import type { OAuthClient } from '../../../src/domain/oauth/client-records.js';
-import { reviewClient } from '../../../src/domain/oauth/client-review.js';
-import { s256Challenge } from '../../../src/domain/oauth/pkce.js';
-import { useTestDatabase } from '../../helpers/test-db.js';
-import { CALLBACK, makeClient, makeUser } from '../../oauth/oauth-fixtures.js';
+import type { User } from '../../src/domain/accounts/users.js';
+import { revokeAuthorization } from '../../src/domain/oauth/authorizations.js';
+import type { OAuthClient } from '../../src/domain/oauth/client-records.js';
+import { reviewClient } from '../../src/domain/oauth/client-review.js';
+import { s256Challenge } from '../../src/domain/oauth/pkce.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from './oauth-fixtures.js';
 import {
   CSRF_FIELD,
   form,

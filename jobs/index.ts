@@ -1,4 +1,5 @@
 import { buildDailyRecordsJob } from './build-daily-records.js';
+import { deliverWebhookJob } from './deliver-webhook.js';
 import { inferCirculationsJob } from './infer-circulations.js';
 import { ingestObservationsJob } from './ingest-observations.js';
 import { ingestTimetablesJob } from './ingest-timetables.js';
@@ -8,6 +9,7 @@ import { renderDailyExportJob } from './render-daily-export.js';
 
 export {
   buildDailyRecordsJob,
+  deliverWebhookJob,
   inferCirculationsJob,
   ingestObservationsJob,
   ingestTimetablesJob,
@@ -18,7 +20,10 @@ export {
 };
 export type { JobDefinition, JobRunInfo } from '../src/worker/job-definition.js';
 
-/** Every job the worker serves, one queue each (queue name = job name). */
+/**
+ * Every job the worker's JobQueues and JobWorkers serve, one queue each (queue name = job name).
+ * deliverWebhookJob has a queue and workers of its own (src/worker/webhook-deliveries.ts).
+ */
 export const allJobs = [
   ingestObservationsJob,
   ingestTimetablesJob,

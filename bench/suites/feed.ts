@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { buildApp } from '../../src/http/api/app.js';
 import { loadConfig } from '../../src/shared/config/config.js';
-import { createRedisConnection } from '../../src/worker/redis-connection.js';
+import { createRedisConnection } from '../../src/shared/queues/redis-connection.js';
 import { startWebhookRuntime } from '../../src/worker/webhook-runtime.js';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/shared/app/app-context.js';
 import { loadConfig } from '../../src/shared/config/config.js';
-import { createRedisConnection } from '../../src/worker/redis-connection.js';
+import { createRedisConnection } from '../../src/shared/queues/redis-connection.js';
 import { startWebhookRuntime, type WebhookRuntime } from '../../src/worker/webhook-runtime.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';

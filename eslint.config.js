@@ -110,4 +110,9 @@ export default tseslint.config(
     files: ['bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
+  {
+    // Loaded with `node --import` before any TypeScript runs, so plain JavaScript for Node.
+    files: ['test/helpers/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', globalThis: 'readonly' } },
+  },
 );

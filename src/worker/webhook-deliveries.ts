@@ -28,6 +28,17 @@ function attemptOptions(ctx: AppContext, lastAttempt: boolean) {
 }
 
 /**
+ * One attempt, with what the address guard refused logged for the operator: the delivery and
+ * its owner only read that the address is not allowed.
+ */
+async function attemptLogged(ctx: AppContext, deliveryId: string, lastAttempt: boolean) {
+  const result = await attemptWebhookDelivery(ctx.db, deliveryId, attemptOptions(ctx, lastAttempt));
+  if (result.detail)
+    ctx.logger.warn({ deliveryId, detail: result.detail }, 'webhook delivery address refused');
+  return result;
+}
+
+/**
  * Deliveries as BullMQ jobs: job id `webhook-<delivery id>` (BullMQ adds nothing for an id it
  * holds, so a delivery handed over twice runs once), WEBHOOK_MAX_ATTEMPTS attempts, exponential
  * backoff starting at JOB_BACKOFF_MS as the other jobs. A failed attempt throws, so BullMQ
@@ -84,10 +95,10 @@ export class BullmqWebhookDeliveries implements WebhookDeliveries {
 
   private async process(job: Job<{ deliveryId: string }>): Promise<DeliveryAttempt> {
     const attempts = job.opts.attempts ?? 1;
-    const result = await attemptWebhookDelivery(
-      this.ctx.db,
+    const result = await attemptLogged(
+      this.ctx,
       job.data.deliveryId,
-      attemptOptions(this.ctx, job.attemptsMade + 1 >= attempts),
+      job.attemptsMade + 1 >= attempts,
     );
     if (result.outcome === 'retry') throw new Error(result.error ?? 'delivery failed');
     return result;
@@ -125,10 +136,10 @@ export class InProcessWebhookDeliveries implements WebhookDeliveries {
   }
 
   private async attempt(id: string, attempt: number): Promise<void> {
-    const { config, db, logger } = this.ctx;
+    const { config, logger } = this.ctx;
     const last = attempt >= config.WEBHOOK_MAX_ATTEMPTS;
     try {
-      const result = await attemptWebhookDelivery(db, id, attemptOptions(this.ctx, last));
+      const result = await attemptLogged(this.ctx, id, last);
       if (result.outcome === 'retry') {
         this.schedule(id, attempt + 1, config.JOB_BACKOFF_MS * 2 ** (attempt - 1));
         return;

@@ -43,7 +43,7 @@ describe('an internal name’s address told to the endpoint’s owner', () => {
       db,
       who,
       { url: 'https://vm/hook', events: ['export.ready'] },
-      { allowLoopback: false },
+      { allowLoopback: false, maxEndpoints: 10 },
     );
     await db.query(
       `INSERT INTO daily_exports (service_day, year, month, content, row_count, sha256)
@@ -101,7 +101,7 @@ describe('an internal name’s address told to the endpoint’s owner', () => {
       db,
       who,
       { url: 'https://no-such-host.internal/hook', events: ['export.ready'] },
-      { allowLoopback: false },
+      { allowLoopback: false, maxEndpoints: 10 },
     );
     await db.query(
       `INSERT INTO daily_exports (service_day, year, month, content, row_count, sha256)

@@ -10,7 +10,8 @@ import { EmutrackError } from '../../shared/errors/emutrack-error.js';
  * - `webhook_invalid_event`: an event type that does not exist;
  * - `webhook_invalid_filter`: a train or EMU filter that names nothing known, or filters on an
  *   endpoint that does not ask for records.changed;
- * - `webhook_not_found`: no endpoint of that id belongs to the caller.
+ * - `webhook_not_found`: no endpoint of that id belongs to the caller;
+ * - `webhook_limit_reached`: the user has as many endpoints as one user may.
  */
 export class WebhookError extends EmutrackError {
   constructor(
@@ -19,7 +20,8 @@ export class WebhookError extends EmutrackError {
       | 'webhook_address_refused'
       | 'webhook_invalid_event'
       | 'webhook_invalid_filter'
-      | 'webhook_not_found',
+      | 'webhook_not_found'
+      | 'webhook_limit_reached',
     message: string,
     /** The request field the error is about (url, events, trains, emus). */
     readonly field?: string,

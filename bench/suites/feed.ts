@@ -238,7 +238,7 @@ async function deliveryDelay(ctx: BenchContext): Promise<BenchRow[]> {
       bench.db,
       { userId: user.userId, oauthClientId: null },
       { url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     const dir = await mkdtemp(path.join(os.tmpdir(), 'emutrack-bench-feed-'));
     const delays: number[] = [];

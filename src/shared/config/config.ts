@@ -310,6 +310,15 @@ const envSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: int(15, 1, 50),
   /** An endpoint whose every delivery has failed for this long is disabled (ms; a day). */
   WEBHOOK_DISABLE_AFTER_MS: int(86_400_000, 0),
+  /** Webhook endpoints one user may have (their OAuth apps' included); one more is refused. */
+  WEBHOOK_MAX_ENDPOINTS_PER_USER: int(10, 1, 1_000),
+  /**
+   * Deliveries of one event to one user's endpoints at most (and never two to one URL): what
+   * endpoints made before a lower WEBHOOK_MAX_ENDPOINTS_PER_USER can still multiply an event into.
+   */
+  WEBHOOK_MAX_DELIVERIES_PER_EVENT: int(10, 1, 1_000),
+  /** Cost of each webhook operation (register, list, deliveries, rotate, delete). */
+  QUOTA_COST_WEBHOOKS: cost(1),
   /** How long a rotated-out secret keeps signing beside the new one (s; a day). */
   WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 30 * 86_400),
   /**

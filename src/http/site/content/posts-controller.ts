@@ -33,6 +33,7 @@ import {
 import { InvalidSiteDateError, parseSiteDate } from '../../../domain/content/site-dates.js';
 import type { SitePost, SitePostFields } from '../../../domain/content/site-post.js';
 import { findSiteAccount } from '../../../domain/content/site-users.js';
+import { protectedSearchOf } from '../../../domain/content/search-posts.js';
 import { ksesPostFields } from '../../../domain/content/kses.js';
 import { sanitizeSlug } from '../../../domain/content/slugs.js';
 import {
@@ -511,7 +512,7 @@ export class PostsController extends RestController {
     // the caller may not edit, as WordPress's get_items does, and the total still counts those
     // readable rows, as WordPress's found_posts does: nothing the caller may not read is counted.
     query.access = listAccess(request.user, this.type, 'read');
-    query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
+    query.protectedSearch = protectedSearchOf(request.user, [this.type]);
     const listed = await listPosts(this.db, query);
     const items = listed.items;
     // WP_Query leaves found_posts at 0 when the page is empty (an offset past the end).

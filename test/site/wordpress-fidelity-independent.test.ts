@@ -57,6 +57,12 @@ describe('the site answers as WordPress 6.1.9 did to an independent differential
     expect(r.status).toBe(200);
     expect(r.body.map((p: { id: number }) => p.id)).toEqual([...ids].reverse().slice(1));
     expect(r.headers['x-wp-total']).toBe('6');
+    // The parameter itself stays as given: the Link repeats offset=-1.
+    const paged = await site.call('GET', '/wp-json/wp/v2/posts?offset=-1&per_page=2&_fields=id');
+    expect(paged.body.map((p: { id: number }) => p.id)).toEqual([ids[4], ids[3]]);
+    expect(nextLink(paged.headers.link)).toBe(
+      `${site.url}/wp-json/wp/v2/posts?offset=-1&per_page=2&_fields=id&page=2`,
+    );
   });
 
   it('answers _fields naming no field with empty items, written [] as PHP writes an empty array', async () => {

@@ -59,7 +59,7 @@ import {
   ID_LIST,
   idsWithin,
   integerWithin,
-  absintOffset,
+  signedOffset,
   type ResourceSchema,
   userIdOf,
   deletedAnswer,
@@ -99,7 +99,7 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
     offset: {
       description: 'Offset the result set by a specific number of items.',
       type: 'integer',
-      sanitize: absintOffset,
+      sanitize: signedOffset,
     },
     after: {
       description: 'Limit response to posts published after a given ISO8601 compliant date.',
@@ -455,7 +455,8 @@ export class PostsController extends RestController {
     const statuses = request.arg<string[]>('status');
     // WP_Query: a given offset replaces the page's start (the page still names the Link pages).
     const offsetGiven = request.arg('offset') !== undefined;
-    const offset = offsetGiven ? request.arg<number>('offset') : (page - 1) * perPage;
+    // WP_Query's absint: offset=-1 lists from the second item.
+    const offset = offsetGiven ? Math.abs(request.arg<number>('offset')) : (page - 1) * perPage;
     const include = request.arg<number[]>('include');
     const query: PostListQuery = {
       types: [this.type.type],

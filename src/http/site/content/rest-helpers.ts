@@ -93,11 +93,13 @@ export function integerWithin(
 }
 
 /**
- * WP_Query's offset: absint, so `offset=-1` lists from the second item as `offset=1` does; still
- * bounded as every list integer is.
+ * A post list's offset: any integer within the bounds either way. WordPress keeps it as given
+ * (a Link repeats `offset=-1`) and WP_Query reads it as absint (the list controller does too).
  */
-export const absintOffset: NonNullable<ArgSchema['sanitize']> = (value, request) =>
+export const signedOffset: NonNullable<ArgSchema['sanitize']> = (value, request) => {
   integerWithin('offset', 0, MAX_QUERY_INTEGER)(Math.abs(value as number), request);
+  return value;
+};
 
 /** A sanitize refusing list ids that no item can have (beyond MAX_QUERY_INTEGER either way). */
 export function idsWithin(value: unknown): unknown {

@@ -192,8 +192,8 @@ const envSchema = z.object({
   QUOTA_COST_PREDICTION: cost(1),
   /**
    * The least any /api/v2 request costs, failed or not (400, 401, 403, 404 and 429 included;
-   * 5xx and the free account operations excepted). 0 = failures cost nothing (the behaviour
-   * before issue 22).
+   * 5xx and the free account operations excepted). 0 = failures cost nothing (the seed's
+   * behaviour).
    */
   QUOTA_MIN_COST: int(1, 0, 1_000),
   /**

@@ -1,5 +1,6 @@
 import { openAppContext } from '../shared/app/app-context.js';
-import { ConfigError, loadConfig } from '../shared/config/config.js';
+import { loadConfig } from '../shared/config/config.js';
+import { runMain } from '../shared/app/server-entry.js';
 import { createLogger } from '../shared/log/logger.js';
 import { runDemo } from './demo-run.js';
 
@@ -24,9 +25,4 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
-main().catch((err: unknown) => {
-  process.stderr.write(
-    `demo: ${err instanceof ConfigError ? err.message : ((err as Error).stack ?? String(err))}\n`,
-  );
-  process.exitCode = 1;
-});
+runMain('demo', main);

@@ -70,12 +70,6 @@ describe('GET /metrics', () => {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(res.statusCode).toBe(200);
-    console.log(
-      res.body
-        .split('\n')
-        .filter((l) => l.startsWith('emutrack_http'))
-        .join('\n'),
-    );
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0.0.4/);
     const families = new Map(
       (parsePrometheusTextFormat(res.body) as Family[]).map((f) => [f.name, f]),

@@ -17,6 +17,7 @@ import { ingestSightings, shanghai, type Sighting } from '../helpers/observation
 import { jobRuns, storedExport, type JobRunRow } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
+import { databaseNow } from '../helpers/database-clock.js';
 
 /**
  * Late data as it arrives in the field (issue 20): sightings of a day long built come in days
@@ -108,7 +109,8 @@ describe('stale days rebuild themselves', () => {
     async (mode, withRedis) => {
       const db = env.database.db;
       const day = today - 8;
-      const started = new Date(Date.now() - 1000);
+      // job_runs are stamped by the database's clock, so the runs since now are counted by it.
+      const started = await databaseNow(db, -1000);
       const ymd = ymdOfServiceDay(day);
       // Each mode its own trains and refs (the file's tests share one database).
       const [seedTrain, lateTrain] = withRedis ? ['G7101', 'G7102'] : ['G7111', 'G7112'];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingestObservationsJob, nightlyJob } from '../../src/worker/jobs/index.js';
 import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
-import { serviceDayFromYmd, serviceDayOf } from '../../src/shared/time/service-day.js';
+import { serviceDayOf } from '../../src/shared/time/service-day.js';
 import { daySightings, jobRuns, recordCount, storedExport } from './support/day-data.js';
 import { useQueueEnv } from './support/queue-env.js';
 import { waitFor } from './support/wait-for.js';
@@ -71,7 +71,9 @@ describe('the worker runtime', () => {
   });
 
   it('with REDIS_URL: sweeps the inbox through the ingest queue, and an empty inbox records no run', async () => {
-    const day = serviceDayFromYmd('20261201');
+    // Days a month back: the test before this one ingests yesterday and today into the same
+    // database, and fixed dates would meet those on the day they name.
+    const day = serviceDayOf(Math.floor(Date.now() / 1000)) - 30;
     const inbox = await inboxWith([day], 4);
     const ctx = env.ctx({ INBOX_DIR: inbox });
     let emptySweeps = 0;
@@ -97,7 +99,7 @@ describe('the worker runtime', () => {
       );
     expect((await ingestRuns()).length).toBe(1);
     // The next file is the next run.
-    const next = serviceDayFromYmd('20261202');
+    const next = day + 1;
     await writeFile(
       path.join(inbox, 'next.ndjson'),
       daySightings(next, 2)

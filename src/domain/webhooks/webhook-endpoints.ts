@@ -165,15 +165,18 @@ export async function rotateWebhookSecret(
   owner: WebhookOwner,
   id: string,
   overlapSeconds: number,
+  now: Date = new Date(),
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
+  // The overlap is counted on the clock the deliveries sign with (attemptWebhookDelivery's
+  // `now`), not the database's: two clocks apart would cut the overlap short or stretch it.
   const r = await q.query<WebhookEndpoint>(
     `UPDATE webhook_endpoints
         SET previous_secret = secret, secret = $4,
-            previous_secret_expires_at = now() + make_interval(secs => $5),
+            previous_secret_expires_at = $6::timestamptz + make_interval(secs => $5),
             disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
       WHERE public_id = $3 AND ${OWNED} RETURNING ${COLUMNS}`,
-    [owner.userId, owner.oauthClientId, id, secret, overlapSeconds],
+    [owner.userId, owner.oauthClientId, id, secret, overlapSeconds, now],
   );
   if (!r.rows[0]) throw new WebhookError('webhook_not_found', `you have no webhook ${id}`);
   return { endpoint: r.rows[0], secret };

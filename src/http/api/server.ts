@@ -9,6 +9,7 @@ import {
 import { buildSeededSite } from '../site/start-site.js';
 import { createQuotaRedis } from '../quota/create-quota-store.js';
 import { buildApp } from './app.js';
+import { closeWithin } from '../../shared/app/http-server-limits.js';
 
 /**
  * `npm start`: the API on HOST:PORT. Postgres at DATABASE_URL or the embedded PGlite database;
@@ -47,7 +48,10 @@ async function main(): Promise<void> {
   }
 
   closeOnSignals(logger, async () => {
-    await Promise.all([app.close(), site?.close()]);
+    await Promise.all([
+      closeWithin(app, config.HTTP_SHUTDOWN_TIMEOUT_MS),
+      site ? closeWithin(site, config.HTTP_SHUTDOWN_TIMEOUT_MS) : undefined,
+    ]);
     redis?.disconnect();
     await db.close();
   });

@@ -6,6 +6,7 @@ import {
   runMain,
 } from '../../shared/app/server-entry.js';
 import { buildSeededSite } from './start-site.js';
+import { closeWithin } from '../../shared/app/http-server-limits.js';
 
 /**
  * `npm run site`: the documentation site on HOST:SITE_PORT (Postgres at DATABASE_URL or the
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   const { db, logger } = ctx;
   const app = await buildSeededSite(ctx);
   closeOnSignals(logger, async () => {
-    await app.close();
+    await closeWithin(app, config.HTTP_SHUTDOWN_TIMEOUT_MS);
     await db.close();
   });
   await listenOn(app, config.HOST, config.SITE_PORT, 'SITE_PORT');

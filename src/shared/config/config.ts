@@ -66,6 +66,19 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   PORT: int(3000, 1, 65535),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * The longest one request may take to arrive, headers and body (Node checks every few
+   * seconds): a client trickling its body is cut off then. Default 2 minutes, room for a 16 MB
+   * upload at 150 kB/s. Both HTTP servers (API and site).
+   */
+  HTTP_REQUEST_TIMEOUT_MS: int(120_000, 1_000, 3_600_000),
+  /** The longest a request's headers may take to arrive. Default 10 s. */
+  HTTP_HEADERS_TIMEOUT_MS: int(10_000, 1_000, 600_000),
+  /**
+   * On SIGTERM the servers stop accepting and let running requests finish for this long, then
+   * close the connections left (so a slow client cannot hold up a deploy). Default 10 s.
+   */
+  HTTP_SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every BullMQ key; tests give each run its own. */
   QUEUE_PREFIX: z

@@ -136,13 +136,16 @@ describe('a failed start is one line naming what to do', () => {
   }, 180_000);
 
   it.each([
-    [API, 'PORT', 'lots'],
-    [SITE, 'SITE_PORT', '70000'],
-    [API, 'DATABASE_URL', 'mysql://localhost/x'],
+    ['npm start', 'PORT', 'lots'],
+    ['npm run site', 'SITE_PORT', '70000'],
+    ['npm start', 'DATABASE_URL', 'mysql://localhost/x'],
   ])(
     '%s with a bad %s',
-    async (main, variable, value) => {
-      const run = start(main, { DATA_DIR: dataDir, [variable]: value });
+    async (command, variable, value) => {
+      const run = start(command === 'npm start' ? API : SITE, {
+        DATA_DIR: dataDir,
+        [variable]: value,
+      });
       expect(await run.exited).toBe(2);
       expect(expectOneLine(run.stderr())).toMatch(new RegExp(`^configuration: ${variable}: `));
     },

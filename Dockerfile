@@ -30,6 +30,10 @@ COPY --from=build /app/dist ./dist
 # The documentation site's block theme (templates and parts read at start).
 COPY --from=build /app/src/domain/templates/theme ./src/domain/templates/theme
 COPY package.json ./
+# `npx emutrack ...` in a container runs the package's own bin, and npx first installs the
+# package into its cache, which runs `prepare` (the build): the image has no compiler, and dist/
+# is built already, so the image's package.json has no `prepare`.
+RUN npm pkg delete scripts.prepare
 # The site's first contents are emutrack's own documentation (src/http/site/docs/docs-source.ts).
 COPY README.md ./
 COPY docs ./docs

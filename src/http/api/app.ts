@@ -23,6 +23,7 @@ import { CurrentCirculationProvider } from './current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../security-headers.js';
 import { registerPageChrome } from './page-chrome.js';
+import { registerFavicon } from '../favicon.js';
 import { scheduleAttemptLimitCleanup } from './attempt-limits-cleanup.js';
 import { FormCsrf } from '../session/form-csrf.js';
 import { withRedactedRequestUrls } from '../../shared/log/redact-url.js';
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(fastifyCookie);
   // Every HTML page: the CJK font (served here) and links to the documentation site.
   registerPageChrome(app, config);
+  registerFavicon(app as unknown as FastifyInstance);
   // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
   // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.
   const formCsrf = FormCsrf.lazy(db);

@@ -381,7 +381,13 @@ const envSchema = z.object({
   ALLOW_UNKNOWN_EMU_FORMS: flag('false'),
 });
 
-export type Config = z.infer<typeof envSchema>;
+export type Config = z.infer<typeof envSchema> & {
+  /**
+   * Whether PUBLIC_URL was set (not its default): when it was not, the documentation site links
+   * the API at the address its own request came to, on PORT (src/http/peer-url.ts).
+   */
+  readonly publicUrlGiven: boolean;
+};
 
 /** Reads and validates the environment once; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -396,5 +402,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `${issue.message}${value === undefined ? '' : ` (got ${JSON.stringify(value)})`}`,
     );
   }
-  return result.data;
+  return { ...result.data, publicUrlGiven: (env.PUBLIC_URL ?? '').trim() !== '' };
 }

@@ -130,14 +130,27 @@ const SEARCH_SCRIPT = `(function () {
 })();
 `;
 
+/** The site's icon (an "e" on the theme's blue): a browser asks for one on every first visit. */
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#2271b1"/>' +
+  '<path d="M16 8.5c-4.3 0-7.2 3.2-7.2 7.6 0 4.6 3 7.4 7.5 7.4 2.6 0 4.6-.8 6-2.2l-1.6-2.3c-1.1 1-2.5 1.5-4.1 1.5-2.3 0-3.9-1.3-4.3-3.5h10.5c.1-.5.1-1 .1-1.5 0-4.2-2.7-7-6.9-7zm-3.7 6.1c.4-2 1.8-3.2 3.7-3.2 1.9 0 3.2 1.2 3.4 3.2z" fill="#fff"/></svg>';
+
+/** WordPress's virtual robots.txt: everything may be crawled but the admin screens. */
+const ROBOTS_TXT = 'User-agent: *\nDisallow: /wp-admin/\n';
+
 const version = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 export const SITE_ASSET_PATHS = {
   css: `/wp-content/themes/emutrack/site.css?ver=${version(SITE_CSS)}`,
   searchScript: `/wp-content/themes/emutrack/search.js?ver=${version(SEARCH_SCRIPT)}`,
+  icon: `/wp-content/themes/emutrack/icon.svg?ver=${version(ICON_SVG)}`,
 } as const;
 
-/** Serves the stylesheet and the script (the `ver` query names the content; a year of cache). */
+/**
+ * Serves the stylesheet, the script and the icon (the `ver` query names the content; a year of
+ * cache), `/favicon.ico` as a redirect to the icon (asked for by pages that name none), and
+ * robots.txt.
+ */
 export function registerSiteAssets(app: FastifyInstance): void {
   const serve = (path: string, type: string, body: string) => {
     const etag = `"${version(body)}"`;
@@ -153,4 +166,11 @@ export function registerSiteAssets(app: FastifyInstance): void {
   };
   serve(SITE_ASSET_PATHS.css, 'text/css; charset=UTF-8', SITE_CSS);
   serve(SITE_ASSET_PATHS.searchScript, 'text/javascript; charset=UTF-8', SEARCH_SCRIPT);
+  serve(SITE_ASSET_PATHS.icon, 'image/svg+xml', ICON_SVG);
+  app.get('/favicon.ico', (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').redirect(SITE_ASSET_PATHS.icon, 301),
+  );
+  app.get('/robots.txt', (_request, reply) =>
+    reply.header('content-type', 'text/plain; charset=UTF-8').send(ROBOTS_TXT),
+  );
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
  * drawn once (32 px PNG) and wrapped as an ICO (one PNG image: read by every browser since
  * Windows Vista's format revision), cached for a day.
  */
-const ICON_SVG =
+export const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
   '<rect width="32" height="32" rx="6" fill="#2271b1"/>' +
   '<path d="M9 6h14a3 3 0 0 1 3 3v12a3 3 0 0 1-3 3H9a3 3 0 0 1-3-3V9a3 3 0 0 1 3-3z" fill="#fff"/>' +

@@ -8,7 +8,7 @@ import {
   ingestObservations,
   type IngestOptions,
 } from '../../src/domain/ingest/ingest-observations.js';
-import { parseNdjsonBlock } from '../../src/domain/ingest/observation-copy-rows.js';
+import { parseNdjsonBlock } from '../../src/domain/ingest/ndjson-block-parser.js';
 import { readEmuFormPolicy } from '../../src/domain/emus/emu-forms.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';

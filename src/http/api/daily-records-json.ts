@@ -1,4 +1,5 @@
 import { splitTrainCode } from '../../domain/trains/train-code.js';
+import { Lru } from '../../shared/cache/lru.js';
 import { flatString } from './flat-string.js';
 import { parseRecordLine } from './daily-records-page.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
@@ -34,7 +35,7 @@ export interface RecordItemJson {
 }
 
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
-const trainCodeJson = new Map<string, string>();
+const trainCodeJson = new Lru<string, string>({ maxEntries: 100_000 });
 
 /** `,"trainCode":{"prefix":..,"number":..}` of a stored train code, '' when it does not parse. */
 export function trainCodeMember(code: string): string {
@@ -46,7 +47,6 @@ export function trainCodeMember(code: string): string {
     } catch {
       json = '';
     }
-    if (trainCodeJson.size >= 100_000) trainCodeJson.clear();
     trainCodeJson.set(code, json);
   }
   return json;

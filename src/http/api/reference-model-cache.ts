@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
 import {
   readReferenceModels,
@@ -18,13 +18,13 @@ const NONE: readonly ReferenceModel[] = Object.freeze([]);
  */
 export class ReferenceModelCache {
   private version: number | undefined;
-  private readonly byCode: LRUCache<string, readonly ReferenceModel[]>;
+  private readonly byCode: Lru<string, readonly ReferenceModel[]>;
 
   constructor(
     private readonly db: Queryable,
     maxCodes = 50_000,
   ) {
-    this.byCode = new LRUCache({ max: maxCodes });
+    this.byCode = new Lru({ maxEntries: maxCodes });
   }
 
   /** The models of the given numbers as readReferenceModels gives them (numbers with none left out). */

@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DailyRecordDays, type DailyRecordsSlice } from '../../src/http/api/daily-record-days.js';
-import { dailyRecordsDataJson } from '../../src/http/api/daily-records-json.js';
+import {
+  dailyRecordsDataJson,
+  recordItemsOf,
+  type RecordItemJson,
+} from '../../src/http/api/daily-records-json.js';
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
@@ -21,9 +25,12 @@ const t = useTestDatabase();
 let day: number;
 let ids: number[];
 
-/** Mapping caches over `db` (their queries count as the db's). */
+/** The items' writer, with mapping caches over `db` (their queries count as the db's). */
 function cachesOf(db: Queryable) {
-  return { emuCodes: new EmuCodeCache(db), timetables: new TimetableSummaryCache(db) };
+  return recordItemsOf({
+    emuCodes: new EmuCodeCache(db),
+    timetables: new TimetableSummaryCache(db),
+  });
 }
 
 /** The page as DAILY_RECORDS_PAGE_SQL returns it: record ids, and whether more follow. */
@@ -66,7 +73,7 @@ describe('DailyRecordDays', () => {
     // All from memory: the one query is the day's read.
     expect(db.queries).toBe(1);
     // The same bytes as a page queried on its own (a new instance: no day kept).
-    const json = (page: DailyRecordsSlice) =>
+    const json = (page: DailyRecordsSlice<RecordItemJson>) =>
       dailyRecordsDataJson({
         serviceDay: day,
         cursor: '',

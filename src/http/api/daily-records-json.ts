@@ -1,6 +1,6 @@
 import { splitTrainCode } from '../../domain/trains/train-code.js';
 import { Lru } from '../../shared/cache/lru.js';
-import { flatString } from './flat-string.js';
+import { flatString } from '../../shared/cache/flat-string.js';
 import { parseRecordLine } from './daily-records-page.js';
 import type { EmuCodeCache } from './emu-code-cache.js';
 import type { TimetableSummaryCache } from './timetable-summary-cache.js';
@@ -78,6 +78,13 @@ export function recordItems(serviceDay: number, lines: readonly string[]): Recor
 export interface MappingCaches {
   emuCodes: EmuCodeCache;
   timetables: TimetableSummaryCache;
+}
+
+/** The items of a day's or a page's lines with their mapping members: DailyRecordDays' writer. */
+export function recordItemsOf(
+  caches: MappingCaches,
+): (serviceDay: number, lines: readonly string[]) => Promise<RecordItemJson[]> {
+  return (serviceDay, lines) => withMappingMembers(recordItems(serviceDay, lines), caches);
 }
 
 /**

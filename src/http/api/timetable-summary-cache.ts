@@ -1,6 +1,6 @@
 import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { flatString } from './flat-string.js';
+import { flatString } from '../../shared/cache/flat-string.js';
 
 /**
  * timetableId -> HistoricalTimetableSummary, for the timetableMappings of listings, as JSON

@@ -7,6 +7,7 @@ import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../emu-alias-cache.js';
 import {
   emuHistoryDataJson,
+  historyItemJson,
   trainHistoryDataJson,
   type HistoryPageQuery,
 } from '../history-json.js';
@@ -123,7 +124,7 @@ function pageKeyOf(query: HistoryPageQuery): string {
 export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
   const { config, db, costs, pages } = services;
   const emus = new EmuAliasCache(db);
-  const histories = new KeptHistories(db);
+  const histories = new KeptHistories(db, historyItemJson);
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(

@@ -4,7 +4,7 @@ import { recordsVersion } from '../../../shared/cache/data-versions.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { DailyRecordDays } from '../daily-record-days.js';
-import { dailyRecordsDataJson } from '../daily-records-json.js';
+import { dailyRecordsDataJson, recordItemsOf } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';
 import type { RouteOptions } from '../services.js';
@@ -16,7 +16,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   { services },
 ) => {
   const { config, db, costs, emuCodes, timetables, pages } = services;
-  const days = new DailyRecordDays(db, { emuCodes, timetables });
+  const days = new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables }));
   app.get(
     '/records/daily',
     {

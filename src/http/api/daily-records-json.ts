@@ -1,9 +1,9 @@
 import { splitTrainCode } from '../../domain/trains/train-code.js';
 import { Lru } from '../../shared/cache/lru.js';
 import { flatString } from '../../shared/cache/flat-string.js';
-import { parseRecordLine } from './daily-records-page.js';
-import type { EmuCodeCache } from './emu-code-cache.js';
-import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import { parseRecordLine } from '../../domain/records/read-daily-records.js';
+import type { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import type { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 
 /**
  * The success body of GetDailyRecords, written as JSON text directly: the API's hot path. The
@@ -70,7 +70,7 @@ function itemOf(serviceDay: number, line: string): RecordItemJson {
   };
 }
 
-/** The items of a day's or a page's lines (daily-records-page.ts), in their order. */
+/** The items of a day's or a page's lines (read-daily-records.ts), in their order. */
 export function recordItems(serviceDay: number, lines: readonly string[]): RecordItemJson[] {
   return lines.map((line) => itemOf(serviceDay, line));
 }

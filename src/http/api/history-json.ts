@@ -1,8 +1,8 @@
 import type { HistoryRecord } from '../../domain/history/read-history.js';
-import type { HistoryItemJson, HistoryPageJson } from './kept-histories.js';
+import type { HistoryItemJson, HistoryPageJson } from '../../domain/history/kept-histories.js';
 import { trainCodeMember } from './daily-records-json.js';
-import type { EmuCodeCache } from './emu-code-cache.js';
-import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import type { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import type { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 
 /**
  * The data of GetTrainHistory and GetEmuHistory written as JSON text from the page's records,

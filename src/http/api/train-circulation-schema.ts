@@ -69,4 +69,4 @@ export const trainCirculationSchema = z
 
 export type TrainCirculation = z.output<typeof trainCirculationSchema>;
 
-export type { TrainCirculationProvider } from './current-circulation-provider.js';
+export type { TrainCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';

@@ -13,7 +13,7 @@ import { serviceDayOf } from '../../../shared/time/service-day.js';
 import { timetableInForce } from '../../../domain/timetables/timetable-lookup.js';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
 import { ApiError } from '../api-error.js';
-import { CurrentCirculationProvider } from '../current-circulation-provider.js';
+import { CurrentCirculationProvider } from '../../../domain/circulation/current-circulation-provider.js';
 import { trainCodePathParam } from '../path-params.js';
 import { booleanParam } from '../query-params.js';
 import type { RouteOptions } from '../services.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recordsVersion } from '../../../shared/cache/data-versions.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { DailyRecordDays } from '../daily-record-days.js';
+import { DailyRecordDays } from '../../../domain/records/daily-record-days.js';
 import { dailyRecordsDataJson, recordItemsOf } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';

@@ -8,8 +8,8 @@ import {
   stationBoardVersions,
   stationKnown,
 } from '../../../domain/timetables/station-board.js';
-import { ReferenceModelCache } from '../reference-model-cache.js';
-import { StationBoardCache } from '../station-board-cache.js';
+import { ReferenceModelCache } from '../../../domain/records/reference-model-cache.js';
+import { StationBoardCache } from '../../../domain/timetables/station-board-cache.js';
 import { ApiError } from '../api-error.js';
 import { stationNamePathParam } from '../path-params.js';
 import { cursorParam, limitParam } from '../query-params.js';

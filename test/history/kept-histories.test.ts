@@ -12,7 +12,7 @@ import {
   historyItemJson,
   trainHistoryItemJson,
 } from '../../src/http/api/history-json.js';
-import { KeptHistories } from '../../src/http/api/kept-histories.js';
+import { KeptHistories } from '../../src/domain/history/kept-histories.js';
 import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

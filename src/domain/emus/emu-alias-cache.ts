@@ -1,6 +1,6 @@
 import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { findEmuId, followMerge } from '../../domain/emus/emu-registry.js';
+import { findEmuId, followMerge } from './emu-registry.js';
 
 /**
  * Written EMU code (an exact alias, else normalised: findEmuId) -> emuId, for the operations that name an EMU in

@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
-import { currentCirculation } from '../../domain/circulation/current-circulation.js';
-import type { TrainCirculation } from '../../domain/circulation/train-circulation.js';
+import { currentCirculation } from './current-circulation.js';
+import type { TrainCirculation } from './train-circulation.js';
 import { ConfigError, type Config } from '../../shared/config/config.js';
 import type { Queryable } from '../../shared/db/db.js';
 import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';

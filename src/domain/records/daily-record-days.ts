@@ -1,7 +1,7 @@
 import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { dailyRecordLines, dailyRecordsPage } from './daily-records-page.js';
+import { dailyRecordLines, dailyRecordsPage } from './read-daily-records.js';
 
 export interface DailyRecordDaysOptions {
   /** Bytes of items kept, over all days (a 12,000-record day takes about 3.5 MB). Default 16 MiB. */

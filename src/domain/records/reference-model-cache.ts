@@ -1,9 +1,6 @@
 import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import {
-  readReferenceModels,
-  type ReferenceModel,
-} from '../../domain/records/read-reference-models.js';
+import { readReferenceModels, type ReferenceModel } from './read-reference-models.js';
 
 /** No models: kept too, so that a number without any is not asked for again. */
 const NONE: readonly ReferenceModel[] = Object.freeze([]);

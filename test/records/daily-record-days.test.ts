@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DailyRecordDays, type DailyRecordsSlice } from '../../src/http/api/daily-record-days.js';
+import {
+  DailyRecordDays,
+  type DailyRecordsSlice,
+} from '../../src/domain/records/daily-record-days.js';
 import {
   dailyRecordsDataJson,
   recordItemsOf,
@@ -8,11 +11,11 @@ import {
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
-} from '../../src/http/api/daily-records-page.js';
-import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
-import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+} from '../../src/domain/records/read-daily-records.js';
+import { EmuCodeCache } from '../../src/domain/emus/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/domain/timetables/timetable-summary-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
-import { busyDay, seedDay, storedRecords } from './helpers/api-fixtures.js';
+import { busyDay, seedDay, storedRecords } from '../api/helpers/api-fixtures.js';
 import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 

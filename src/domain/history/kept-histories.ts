@@ -4,7 +4,7 @@ import {
   trainHistoryPage,
   type HistoryPageOptions,
   type HistoryRecord,
-} from '../../domain/history/read-history.js';
+} from './read-history.js';
 import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';

@@ -6,7 +6,7 @@ import {
   stationTimetables,
   timetableChangeVersion,
   type StationBoardEntry,
-} from '../../domain/timetables/station-board.js';
+} from './station-board.js';
 
 export interface StationBoardCacheOptions {
   /** Boards kept, least recently used dropped first. Default 2,000 (every station, today and yesterday). */

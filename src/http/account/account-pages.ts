@@ -9,7 +9,7 @@ import {
 import { scopesOfRole } from '../../domain/accounts/scopes.js';
 import { changePasswordLimited, register, signIn } from '../../domain/accounts/sign-in.js';
 import { accountSettingsFromConfig } from '../../domain/accounts/account-settings.js';
-import type { ApiServices } from '../api/services.js';
+import type { ApiServices } from '../app-context.js';
 import { clientAddress } from '../api/v2-edge.js';
 import {
   clearSessionCookie,

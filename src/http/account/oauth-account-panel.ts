@@ -1,5 +1,5 @@
 import { listField, panelFormAction } from './panel-form-action.js';
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import formbody from '@fastify/formbody';
 import type { FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';

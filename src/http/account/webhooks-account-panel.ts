@@ -18,7 +18,7 @@ import {
 } from '../../domain/webhooks/webhook-endpoints.js';
 import { WebhookError } from '../../domain/webhooks/webhook-error.js';
 import { hiddenCsrf, html, type Html } from '../oauth/html.js';
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import { csrfToken } from '../session/web-session.js';
 
 const FORM = 'application/x-www-form-urlencoded';

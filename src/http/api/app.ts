@@ -48,7 +48,7 @@ import { searchRoutes } from './routes/search.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
-import type { ApiApp, ApiServices } from './services.js';
+import type { ApiApp, ApiServices } from '../app-context.js';
 import {
   answerError,
   answerFrameworkError,
@@ -61,7 +61,7 @@ import type { TrainCirculationProvider } from './train-circulation-schema.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
 
-export type { ApiApp } from './services.js';
+export type { ApiApp } from '../app-context.js';
 
 export interface AppDeps {
   db: Db;

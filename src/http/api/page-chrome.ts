@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { cjkFontFace, registerCjkFonts } from '../cjk-web-font.js';
 import { CJK_FONT_FAMILY } from '../../domain/circulation-images/cjk-font.js';
 import type { Config } from '../../shared/config/config.js';
-import type { ApiApp } from './services.js';
+import type { ApiApp } from '../app-context.js';
 
 /** Where the API serves the Chinese font its pages use. */
 export const API_FONT_PATHS = {

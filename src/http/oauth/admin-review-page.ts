@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { scopeInfo } from '../../domain/accounts/scopes.js';

@@ -4,7 +4,7 @@ import { readEmuAllocation } from '../../../domain/emus/read-allocation.js';
 import { ApiError } from '../api-error.js';
 import { EmuAliasCache } from '../../../domain/emus/emu-alias-cache.js';
 import { emuCodePathParam } from '../path-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 
 const coachLayoutSchema = z
   .object({

@@ -16,7 +16,7 @@ import { ApiError } from '../api-error.js';
 import { CurrentCirculationProvider } from '../../../domain/circulation/current-circulation-provider.js';
 import { trainCodePathParam } from '../path-params.js';
 import { booleanParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { quotaOf } from '../v2-edge.js';
 import { trainCodeOf } from '../train-codes.js';
 import { trainCodeSchema } from '../schemas.js';

@@ -10,7 +10,7 @@ import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { cacheControl, CACHE_SECONDS, etagMatches, NOT_MODIFIED_COST } from '../http-caching.js';
 import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { callerOf, quotaOf, sendDataJson } from '../v2-edge.js';
 
 export const dailyExportIndexDataSchema = z

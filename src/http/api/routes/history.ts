@@ -15,7 +15,7 @@ import { KeptHistories } from '../../../domain/history/kept-histories.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
-import type { ApiServices, RouteOptions } from '../services.js';
+import type { ApiServices, RouteOptions } from '../../app-context.js';
 import {
   historicalTimetableSummarySchema,
   recordStatusSchema as statusSchema,

@@ -7,7 +7,7 @@ import { DailyRecordDays } from '../../../domain/records/daily-record-days.js';
 import { dailyRecordsDataJson, recordItemsOf } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { queryLimit, sendDataJson } from '../v2-edge.js';
 
 /** GET /api/v2/records/daily: one page of a service day's records. */

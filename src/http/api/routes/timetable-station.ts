@@ -13,7 +13,7 @@ import { StationBoardCache } from '../../../domain/timetables/station-board-cach
 import { ApiError } from '../api-error.js';
 import { stationNamePathParam } from '../path-params.js';
 import { cursorParam, limitParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
 import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';
 import { queryLimit } from '../v2-edge.js';

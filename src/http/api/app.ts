@@ -57,7 +57,7 @@ import {
   v2Api,
   type V2ApiOptions,
 } from './v2-edge.js';
-import type { TrainCirculationProvider } from './train-circulation-schema.js';
+import type { TrainCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
 

@@ -7,7 +7,7 @@ import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../domain/accounts/sc
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oauth/clients.js';
-import { hiddenCsrf, html } from '../oauth/html.js';
+import { hiddenCsrf, html } from '../html/html.js';
 import type { OAuthEdge } from '../oauth/oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';

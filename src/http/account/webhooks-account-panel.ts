@@ -17,7 +17,7 @@ import {
   type WebhookOwner,
 } from '../../domain/webhooks/webhook-endpoints.js';
 import { WebhookError } from '../../domain/webhooks/webhook-error.js';
-import { hiddenCsrf, html, type Html } from '../oauth/html.js';
+import { hiddenCsrf, html, type Html } from '../html/html.js';
 import type { ApiApp } from '../app-context.js';
 import { csrfToken } from '../session/web-session.js';
 

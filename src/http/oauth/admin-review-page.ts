@@ -16,7 +16,7 @@ import {
   signedInBrowser,
   type SignedInBrowser,
 } from '../session/web-session.js';
-import { hiddenCsrf, html, page } from './html.js';
+import { hiddenCsrf, html, page } from '../html/html.js';
 import type { OAuthEdge } from './oauth-edge.js';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -21,7 +21,7 @@ import { authorizationErrorPage, CONSENT_FIELDS, consentPage } from './authorize
 import type { OAuthEdge } from './oauth-edge.js';
 import type { PageSession } from './page-session.js';
 import type { SignedInBrowser } from '../session/web-session.js';
-import { html, page } from './html.js';
+import { html, page } from '../html/html.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 /** The longest `next` the sign-in page returns to (web-session.ts safeNextPath). */

@@ -3,7 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiApp } from '../app-context.js';
-import { html, page } from '../oauth/html.js';
+import { html, page } from '../html/html.js';
 import { loginUrl } from '../session/web-session.js';
 import type { JobQueues } from '../../worker/job-queues.js';
 

@@ -3,6 +3,7 @@ import { cjkFontFace, registerCjkFonts } from '../cjk-web-font.js';
 import { CJK_FONT_FAMILY } from '../../domain/circulation-images/cjk-font.js';
 import type { Config } from '../../shared/config/config.js';
 import type { ApiApp } from '../app-context.js';
+import { escapeHtml } from '../html/escape.js';
 
 /** Where the API serves the Chinese font its pages use. */
 export const API_FONT_PATHS = {
@@ -12,8 +13,6 @@ export const API_FONT_PATHS = {
 
 /** Pages with a look of their own: Bull Board and the OpenAPI viewer. */
 const OWN_LOOK = /^\/(admin\/queues|docs)(\/|$|\?)/;
-
-const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The documentation site's address, as the site itself computes it. */
 export function docsSiteUrl(config: Config): string {
@@ -28,7 +27,7 @@ export function docsSiteUrl(config: Config): string {
  */
 export function registerPageChrome(app: ApiApp, config: Config): void {
   registerCjkFonts(app as unknown as FastifyInstance, API_FONT_PATHS);
-  const site = escapeAttr(docsSiteUrl(config));
+  const site = escapeHtml(docsSiteUrl(config));
   const style =
     `<style id="cjk-font">${cjkFontFace(API_FONT_PATHS)}\n` +
     `body{font-family:"${CJK_FONT_FAMILY}",system-ui,-apple-system,"Segoe UI",sans-serif}` +

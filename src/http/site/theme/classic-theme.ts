@@ -1,4 +1,4 @@
-import { escapeHtml, escapeUrl } from './escape-html.js';
+import { escapeHtml, escapeUrl } from '../../html/escape.js';
 import { CJK_FONT_FACE } from './theme-fonts.js';
 import {
   apiSettingsScript,

@@ -9,6 +9,7 @@ COPY bin ./bin
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY jobs ./jobs
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 # Circulation pictures use two of the nine weights of the CJK font package (about 10 MB each);

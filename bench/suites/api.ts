@@ -190,7 +190,7 @@ export const apiSuite: BenchSuite = {
         if (res.status !== 200) throw new Error(`GET ${page}: ${res.status}`);
       }
 
-      // The same pages with an API key (issue 8): authentication, the per-user bucket and the
+      // The same pages with an API key: authentication, the per-user bucket and the
       // key's daily limit in the one quota script.
       const owner = await createUser(bench.db, { username: 'bench', password: 'bench-password' });
       const { secret } = await issueCredential(bench.db, {

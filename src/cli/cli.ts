@@ -11,7 +11,7 @@ import { ingestTimetables } from '../domain/timetables/ingest-timetables.js';
 import { migrate } from '../shared/db/migrate.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.js';
 import { importOfficialCirculations } from '../domain/circulation/import-official.js';
-import { inferCirculationsJob } from '../worker/jobs/index.js';
+import { inferCirculationsJob } from '../../jobs/index.js';
 import { runInProcess } from '../worker/in-process-runner.js';
 import { CliError, out, withAppContext } from './cli-context.js';
 import { replayDays } from './replay-days.js';

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { z } from 'zod';
-import { allJobs, type JobDefinition } from '../worker/jobs/index.js';
+import { allJobs, type JobDefinition } from '../../jobs/index.js';
 import { readRejects } from '../domain/ingest/read-rejects.js';
 import { parseJobPayload } from '../worker/execute-job.js';
 import { runInProcess } from '../worker/in-process-runner.js';
 import { JobQueues } from '../worker/job-queues.js';
-import { jobRetentionFromConfig } from '../worker/job-options.js';
-import { createRedisConnection } from '../worker/redis-connection.js';
+import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
+import { createRedisConnection } from '../shared/queues/redis-connection.js';
 import { serviceDayFromYmd } from '../shared/time/service-day.js';
 import { shanghaiTime } from '../shared/time/shanghai-time.js';
 import { CliError, out, withAppContext } from './cli-context.js';

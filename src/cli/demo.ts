@@ -9,7 +9,7 @@ import { getDailyExport } from '../domain/exports/daily-export-csv.js';
 import { ingestObservations } from '../domain/ingest/ingest-observations.js';
 import { createLogger } from '../shared/log/logger.js';
 import { runDayInProcess, runInProcess } from '../worker/in-process-runner.js';
-import { refreshReferenceModelsJob } from '../worker/jobs/index.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { serviceDayFromYmd, serviceDayOf, ymdOfServiceDay } from '../shared/time/service-day.js';
 import { ingestTimetables } from '../domain/timetables/ingest-timetables.js';
 import { demoCirculations } from './demo-circulations.js';

@@ -11,13 +11,16 @@ import { ymdOfServiceDay } from '../shared/time/service-day.js';
 export async function printStaleDays(
   ctx: AppContext,
   out: (line: string) => void,
-  nowMs: number = Date.now(),
+  nowMs?: number,
 ): Promise<void> {
   const days = await listStaleDays(ctx.db);
   if (days.length === 0) {
     out('stale days: none');
     return;
   }
+  // The marks are stamped by the database's clock, and the worker decides what is due on it:
+  // "in N s" is counted on the same clock, whatever this machine's says.
+  nowMs ??= (await ctx.db.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now.getTime();
   const timing = {
     delayMs: ctx.config.STALE_REBUILD_DELAY_MS,
     maxWaitMs: ctx.config.STALE_REBUILD_MAX_WAIT_MS,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../shared/app/app-context.js';
 import { summariseRejects } from '../domain/ingest/read-rejects.js';
-import { allJobs } from '../worker/jobs/index.js';
+import { allJobs } from '../../jobs/index.js';
 import { queueStatus, type JobRunSummary } from '../worker/queue-status.js';
 import { printStaleDays } from './print-stale-days.js';
 import { ymdOfServiceDay } from '../shared/time/service-day.js';

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { AppContext } from '../shared/app/app-context.js';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { runInProcess, type DayRunResult } from '../worker/in-process-runner.js';
 import { ymdOfServiceDay } from '../shared/time/service-day.js';
 

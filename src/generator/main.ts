@@ -37,6 +37,7 @@ const program = new Command()
   .option('--start <YYYYMMDD>', 'first service day', '20260801')
   .option('--missing-rate <share>', 'share of sightings dropped', share, 0.2)
   .option('--run-unseen-rate <share>', 'share of runs with no sighting at all', share, 0)
+  .option('--late-run-rate <share>', 'share of runs reported 2-8 hours late', share, 0)
   .option('--sightings-per-run <min-max>', 'sightings drawn per run, before drops', range, [3, 7])
   .option('--wrong-rate <share>', 'share of sightings naming a wrong unit', share, 0.01)
   .option('--bad-rate <share>', 'share of sightings followed by a malformed line', share, 0)
@@ -54,6 +55,7 @@ const opts = program.opts<{
   start: string;
   missingRate: number;
   runUnseenRate: number;
+  lateRunRate: number;
   sightingsPerRun: [number, number];
   wrongRate: number;
   badRate: number;

@@ -12,6 +12,11 @@ import type { Rng } from './rng.js';
  */
 export interface SightingRates {
   runUnseenRate: number;
+  /**
+   * Share of runs reported late: every sighting of such a run says it was seen 2 to 8 hours
+   * after it was (a report written up later in the day), at most until just before midnight.
+   */
+  lateRunRate: number;
   minSightingsPerRun: number;
   maxSightingsPerRun: number;
   missingRate: number;
@@ -158,6 +163,8 @@ export class SightingMaker {
     private readonly runRng: Rng,
     private readonly fleet: readonly EmuUnit[],
     private readonly rates: SightingRates,
+    /** Whether a run is reported late and by how much: two numbers per run, its own stream. */
+    private readonly lateRng: Rng,
   ) {
     this.compact = fleet.map((u) => compactEmuCode(u.code));
   }
@@ -178,6 +185,14 @@ export class SightingMaker {
     const n = this.rng.int(this.rates.minSightingsPerRun, this.rates.maxSightingsPerRun);
     const unseen = this.runRng.float() < this.rates.runUnseenRate;
     if (unseen) this.counts.unseenRuns++;
+    // The same shift for every sighting of the run keeps them apart; none crosses midnight, so
+    // the sightings stay on the run's service day.
+    const uLate = this.lateRng.float();
+    const lateBy = Math.floor(2 * 3600 + this.lateRng.float() * 6 * 3600);
+    const late =
+      uLate < this.rates.lateRunRate
+        ? Math.max(0, Math.min(lateBy, run.nextMidnight - 1 - end))
+        : 0;
     for (let i = 0; i < n; i++) {
       const r = this.rng;
       const uDrop = r.float();
@@ -248,6 +263,7 @@ export class SightingMaker {
         }
         this.refless.add(keyAt(t));
       }
+      t += late;
       const afterMidnight = t >= run.nextMidnight;
       const serviceDate = !afterMidnight && statesDate;
       // Dropped only now, so that what is kept does not depend on the missing rate.

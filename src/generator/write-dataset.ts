@@ -36,6 +36,11 @@ export interface GenerateOptions {
   missingRate?: number;
   /** Share of runs (a train run by one unit on one day) with no sighting at all. Default 0. */
   runUnseenRate?: number;
+  /**
+   * Share of runs whose sightings are reported 2 to 8 hours late (within their service day), so
+   * that the order of first sightings is not the running order. Default 0.
+   */
+  lateRunRate?: number;
   /** Sightings drawn per run, before any is dropped: [min, max], 1 to 20. Default [3, 7]. */
   sightingsPerRun?: readonly [number, number];
   /** Share of sightings naming a wrong, random other unit. Default 0.01. */
@@ -131,6 +136,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   checkInteger('sightingsPerRun', maxSightings, minSightings, 20);
   const rates: SightingRates = {
     runUnseenRate: rate('runUnseenRate', options.runUnseenRate, 0),
+    lateRunRate: rate('lateRunRate', options.lateRunRate, 0),
     minSightingsPerRun: minSightings,
     maxSightingsPerRun: maxSightings,
     missingRate: rate('missingRate', options.missingRate, 0.2),
@@ -147,6 +153,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   const sightingRng = root.fork();
   const badRng = root.fork();
   const runRng = root.fork();
+  const lateRng = root.fork();
   const stations = buildStationNetwork();
   const fleet = buildFleet(networkRng, options.emus);
   const network = buildNetwork(networkRng, stations, fleet);
@@ -164,7 +171,7 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
     circulationsJson(network.circulations),
   );
 
-  const maker = new SightingMaker(sightingRng, badRng, runRng, fleet, rates);
+  const maker = new SightingMaker(sightingRng, badRng, runRng, fleet, rates, lateRng);
   const assignments = new LineSink(path.join(out, OUTPUT_FILES.assignments));
   const perDay: GeneratedDay[] = [];
   const files: GeneratedManifest['files'] = [];

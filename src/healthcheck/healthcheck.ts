@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { allJobs } from '../worker/jobs/index.js';
+import { allJobs } from '../../jobs/index.js';
 import type { Config } from '../shared/config/config.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AppContext } from '../shared/app/app-context.js';
-import type { JobDefinition, JobRunInfo } from './jobs/job-definition.js';
+import type { JobDefinition, JobRunInfo } from './job-definition.js';
 import type { z } from 'zod';
 import { EmutrackError } from '../shared/errors/emutrack-error.js';
 

@@ -7,7 +7,7 @@ import {
   renderDailyExportJob,
   type JobDefinition,
   type JobRunInfo,
-} from './jobs/index.js';
+} from '../../jobs/index.js';
 import type { BuildResult } from '../domain/records/build-daily-records.js';
 import type { ReferenceModelRefresh } from '../domain/records/reference-models.js';
 import type { StoredExportResult } from '../domain/exports/daily-export-csv.js';

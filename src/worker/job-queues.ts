@@ -8,11 +8,12 @@ import {
   refreshReferenceModelsJob,
   renderDailyExportJob,
   type JobDefinition,
-} from './jobs/index.js';
+} from '../../jobs/index.js';
 import { parseJobPayload } from './execute-job.js';
 import { nightlyPlan } from './nightly-plan.js';
-import { defaultJobOptions, type JobRetentionOptions } from './job-options.js';
-import { closeRedisConnection } from './redis-connection.js';
+import { defaultJobOptions, type JobRetentionOptions } from '../shared/queues/job-options.js';
+import { closeRedisConnection } from '../shared/queues/redis-connection.js';
+import { openQueues } from '../shared/queues/open-queues.js';
 import { EmutrackError } from '../shared/errors/emutrack-error.js';
 
 /** Any job definition, whatever its payload and result (for lists of them). */
@@ -26,7 +27,7 @@ export interface JobQueuesOptions {
   prefix?: string;
   /** Attempts, backoff and retention of finished jobs. */
   retention: JobRetentionOptions;
-  /** The jobs that get a queue (queue name = job name). Default: every job in src/worker/jobs/. */
+  /** The jobs that get a queue (queue name = job name). Default: every job in jobs/. */
   definitions?: readonly AnyJobDefinition[];
   /** Close the connection in close(). Default false. */
   ownsConnection?: boolean;
@@ -97,15 +98,14 @@ export class JobQueues {
     this.ownsConnection = options.ownsConnection ?? false;
     this.jobOptions = defaultJobOptions(options.retention);
     const onError = options.onError ?? (() => {});
-    for (const def of options.definitions ?? allJobs) {
-      const queue = new Queue(def.name, {
-        connection: this.connection,
-        prefix: this.prefix,
-        defaultJobOptions: this.jobOptions,
-      });
-      queue.on('error', onError);
-      this.byName.set(def.name, queue);
-    }
+    const names = (options.definitions ?? allJobs).map((def) => def.name);
+    const queues = openQueues(names, {
+      connection: this.connection,
+      prefix: this.prefix,
+      jobOptions: this.jobOptions,
+      onError,
+    });
+    for (const queue of queues) this.byName.set(queue.name, queue);
     this.flows = new FlowProducer({ connection: this.connection, prefix: this.prefix });
     this.flows.on('error', onError);
   }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import { allJobs, nightlyJob, type JobRunInfo } from './jobs/index.js';
+import { allJobs, nightlyJob, type JobRunInfo } from '../../jobs/index.js';
 import { dueAtOf } from './due-at.js';
 import { executeJob, InvalidJobPayloadError } from './execute-job.js';
 import type { AnyJobDefinition, JobQueues } from './job-queues.js';
@@ -32,7 +32,7 @@ export interface JobWorkersOptions {
   /** The queues the workers serve (prefix) and add follow-up jobs to (the nightly's day flow). */
   queues: JobQueues;
   tuning: WorkerTuning;
-  /** The jobs to serve, one worker each. Default: every job in src/worker/jobs/. */
+  /** The jobs to serve, one worker each. Default: every job in jobs/. */
   definitions?: readonly AnyJobDefinition[];
 }
 

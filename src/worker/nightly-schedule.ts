@@ -1,7 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { ConfigError, type Config } from '../shared/config/config.js';
 import { SERVICE_TIME_ZONE } from '../shared/time/service-day.js';
-import { inferCirculationsJob, nightlyJob } from './jobs/index.js';
+import { inferCirculationsJob, nightlyJob } from '../../jobs/index.js';
 import { dueAtOf } from './due-at.js';
 import type { JobQueues } from './job-queues.js';
 

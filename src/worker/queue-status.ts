@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import { allJobs } from './jobs/index.js';
-import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import { allJobs } from '../../jobs/index.js';
+import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 
 export interface QueueCounts {
   waiting: number;

@@ -5,7 +5,7 @@ import {
   type StaleCause,
   type StaleRebuildTiming,
 } from '../domain/records/stale-days.js';
-import { IntervalTask } from './interval-task.js';
+import { IntervalTask } from '../shared/time/interval-task.js';
 
 /** Longest pause between two looks for due stale days (ms). */
 export const MAX_STALE_POLL_MS = 5_000;

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import {
-  attemptWebhookDelivery,
-  type DeliveryAttempt,
-} from '../domain/webhooks/webhook-delivery.js';
+import type { DeliveryAttempt } from '../domain/webhooks/webhook-delivery.js';
+import { deliverWebhookJob } from '../../jobs/index.js';
+import { dueAtOf } from './due-at.js';
+import { parseJobPayload } from './execute-job.js';
 
 /** Where deliveries go once written: a BullMQ queue, or timers in this process. */
 export interface WebhookDeliveries {
@@ -15,23 +15,13 @@ export interface WebhookDeliveries {
 }
 
 /** The queue (and its jobs' name) deliveries go through on BullMQ. */
-export const WEBHOOK_QUEUE = 'deliver-webhook';
-
-function attemptOptions(ctx: AppContext, lastAttempt: boolean) {
-  const { config } = ctx;
-  return {
-    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-    lastAttempt,
-  };
-}
+export const WEBHOOK_QUEUE = deliverWebhookJob.name;
 
 /**
- * Deliveries as BullMQ jobs: job id `webhook-<delivery id>` (BullMQ adds nothing for an id it
- * holds, so a delivery handed over twice runs once), WEBHOOK_MAX_ATTEMPTS attempts, exponential
- * backoff starting at JOB_BACKOFF_MS as the other jobs. A failed attempt throws, so BullMQ
- * schedules the next; the last records the delivery as given up.
+ * Deliveries as BullMQ jobs of deliverWebhookJob (under its job id: a delivery handed over twice
+ * runs once), WEBHOOK_MAX_ATTEMPTS attempts, exponential backoff starting at JOB_BACKOFF_MS as
+ * the other jobs. A failed attempt throws, so BullMQ schedules the next; the last records the
+ * delivery as given up.
  */
 export class BullmqWebhookDeliveries implements WebhookDeliveries {
   private readonly queue: Queue;
@@ -71,7 +61,7 @@ export class BullmqWebhookDeliveries implements WebhookDeliveries {
         name: WEBHOOK_QUEUE,
         data: { deliveryId },
         opts: {
-          jobId: `webhook-${deliveryId}`,
+          jobId: deliverWebhookJob.jobId({ deliveryId }),
           attempts: config.WEBHOOK_MAX_ATTEMPTS,
           backoff: { type: 'exponential', delay: config.JOB_BACKOFF_MS },
           // The delivery row is the record; the job is kept a while for the dashboard.
@@ -83,11 +73,15 @@ export class BullmqWebhookDeliveries implements WebhookDeliveries {
   }
 
   private async process(job: Job<{ deliveryId: string }>): Promise<DeliveryAttempt> {
-    const attempts = job.opts.attempts ?? 1;
-    const result = await attemptWebhookDelivery(
-      this.ctx.db,
-      job.data.deliveryId,
-      attemptOptions(this.ctx, job.attemptsMade + 1 >= attempts),
+    const result = await deliverWebhookJob.process(
+      this.ctx,
+      parseJobPayload(deliverWebhookJob, job.data),
+      {
+        jobId: job.id!,
+        attempt: job.attemptsMade + 1,
+        dueAt: dueAtOf(job),
+        progress: (value) => job.updateProgress(value),
+      },
     );
     if (result.outcome === 'retry') throw new Error(result.error ?? 'delivery failed');
     return result;
@@ -125,10 +119,19 @@ export class InProcessWebhookDeliveries implements WebhookDeliveries {
   }
 
   private async attempt(id: string, attempt: number): Promise<void> {
-    const { config, db, logger } = this.ctx;
+    const { config, logger } = this.ctx;
     const last = attempt >= config.WEBHOOK_MAX_ATTEMPTS;
     try {
-      const result = await attemptWebhookDelivery(db, id, attemptOptions(this.ctx, last));
+      const result = await deliverWebhookJob.process(
+        this.ctx,
+        { deliveryId: id },
+        {
+          jobId: deliverWebhookJob.jobId({ deliveryId: id }) ?? id,
+          attempt,
+          dueAt: Date.now(),
+          progress: async () => {},
+        },
+      );
       if (result.outcome === 'retry') {
         this.schedule(id, attempt + 1, config.JOB_BACKOFF_MS * 2 ** (attempt - 1));
         return;

@@ -7,6 +7,7 @@ import {
   markDeliveriesEnqueued,
   pendingDeliveries,
 } from '../domain/webhooks/webhook-dispatch.js';
+import { IntervalTask } from '../shared/time/interval-task.js';
 import type { WebhookDeliveries } from './webhook-deliveries.js';
 
 /** Channel the change capture and the export trigger notify (migrations 023, 024). */
@@ -29,13 +30,10 @@ export interface WebhookDispatcherOptions {
  * past its retention. Runs in every worker; dispatchers take turns on the dispatch state's lock.
  */
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: IntervalTask;
   private stopped = true;
   private listener: DbListener | undefined;
-  private woken = false;
   private lastPrune = 0;
-  private readonly pollMs: number;
   private readonly pruneEveryMs: number;
 
   constructor(
@@ -43,8 +41,13 @@ export class WebhookDispatcher {
     private readonly deliveries: WebhookDeliveries,
     private readonly options: WebhookDispatcherOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? ctx.config.WEBHOOK_POLL_MS;
     this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
+    this.task = new IntervalTask(
+      'webhook dispatch',
+      options.pollMs ?? ctx.config.WEBHOOK_POLL_MS,
+      () => this.runOnce(),
+      ctx.logger,
+    );
   }
 
   async start(): Promise<void> {
@@ -53,17 +56,12 @@ export class WebhookDispatcher {
     if (this.options.resumePending)
       await this.deliveries.deliver(await pendingDeliveries(this.ctx.db));
     await this.listen();
-    this.schedule(0);
+    if (!this.stopped) this.task.start();
   }
 
   /** Runs one dispatch now (or right after the one running). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.woken = true;
-      return;
-    }
-    this.schedule(0);
+    this.task.wake();
   }
 
   private async listen(): Promise<void> {
@@ -83,28 +81,18 @@ export class WebhookDispatcher {
     }
   }
 
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((err: unknown) =>
-          this.ctx.logger.error({ err: (err as Error).message }, 'webhook dispatch failed'),
-        )
-        .finally(() => {
-          this.running = undefined;
-          const again = this.woken;
-          this.woken = false;
-          this.schedule(again ? 0 : this.pollMs);
-        });
-    }, delay);
-  }
-
   /** One round: dispatch until caught up, hand over, sweep, prune. */
   async runOnce(): Promise<void> {
     const { db, config } = this.ctx;
     for (;;) {
-      const result = await dispatchWebhookEvents(db);
+      const result = await dispatchWebhookEvents(db, {
+        maxDeliveriesPerEvent: config.WEBHOOK_MAX_DELIVERIES_PER_EVENT,
+      });
+      if (result.leftOut > 0)
+        this.ctx.logger.info(
+          { leftOut: result.leftOut },
+          'webhook deliveries left out by the per-user bound of one event',
+        );
       await this.handOver(result.deliveryIds);
       if (!result.more || this.stopped) break;
     }
@@ -124,8 +112,7 @@ export class WebhookDispatcher {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
     await this.listener?.close();
     this.listener = undefined;
   }

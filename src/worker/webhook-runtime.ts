@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 import {
   BullmqWebhookDeliveries,
   InProcessWebhookDeliveries,

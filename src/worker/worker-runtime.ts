@@ -1,20 +1,20 @@
 import { inboxHasFiles } from '../domain/ingest/ingest-inbox.js';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../shared/app/app-context.js';
-import { inferCirculationsJob, ingestObservationsJob } from './jobs/index.js';
+import { inferCirculationsJob, ingestObservationsJob } from '../../jobs/index.js';
 import { runDayInProcess, runInProcess, runNightlyInProcess } from './in-process-runner.js';
 import { StaleRebuilds } from './stale-rebuilds.js';
 import { CronTicker } from './cron-ticker.js';
-import { IntervalTask } from './interval-task.js';
+import { IntervalTask } from '../shared/time/interval-task.js';
 import { JobQueues } from './job-queues.js';
-import { jobRetentionFromConfig } from './job-options.js';
+import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
 import { JobWorkers, type WorkerTuning } from './job-workers.js';
 import {
   assertCronSettings,
   upsertCirculationScheduler,
   upsertNightlyScheduler,
 } from './nightly-schedule.js';
-import { closeRedisConnection, createRedisConnection } from './redis-connection.js';
+import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 import type { StaleRebuildTiming } from '../domain/records/stale-days.js';
 import { withWebhooks } from './webhook-runtime.js';
 

@@ -11,7 +11,7 @@ import {
   passwordStrength,
 } from '../../src/domain/accounts/password-policy.js';
 import { checkSignIn } from '../../src/domain/accounts/sign-in.js';
-import { signInKeys } from '../../src/domain/accounts/sign-in-throttle.js';
+import { registrationKeys, signInKeys } from '../../src/domain/accounts/sign-in-throttle.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import type { Db } from '../../src/shared/db/db.js';
 import { migrate } from '../../src/shared/db/migrate.js';
@@ -129,6 +129,16 @@ describe('sign-in limits under concurrency (issue 19, finding 3)', () => {
       ['account:zed address:192.0.2.77', 0, null],
       ['address:192.0.2.77', 1, null],
     ]);
+  });
+});
+
+describe('the addresses the limits count', () => {
+  it('counts IPv6 sign-ins and registrations by /64, so a new interface identifier starts nothing afresh', () => {
+    const one = signInKeys({ username: 'zed', address: '2001:db8:5:6::1' });
+    const other = signInKeys({ username: 'zed', address: '2001:db8:5:6:9:9:9:9' });
+    expect(other.map((k) => k.key)).toEqual(one.map((k) => k.key));
+    expect(registrationKeys('2001:db8:5:6::1')).toEqual(registrationKeys('2001:db8:5:6::abcd'));
+    expect(registrationKeys('2001:db8:5:7::1')).not.toEqual(registrationKeys('2001:db8:5:6::1'));
   });
 });
 

@@ -7,8 +7,8 @@ import { launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser, TEST_PASSWORD } from '../oauth/oauth-fixtures.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
-import { listenOnLoopback } from './oauth/loopback-server.js';
-import { oauthApp, oauthConfig } from './oauth/oauth-harness.js';
+import { listenOnLoopback } from '../oauth/loopback-server.js';
+import { oauthApp, oauthConfig } from '../oauth/oauth-harness.js';
 
 /**
  * A single-page app on another loopback origin (a tiny server this test owns) uses the API from

@@ -4,7 +4,7 @@ import { useTestDatabase } from '../helpers/test-db.js';
 import { makeUser } from '../oauth/oauth-fixtures.js';
 import { bearer, makeKey } from './helpers/accounts.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
-import { oauthApp, oauthConfig, signIn, type TestBrowser } from './oauth/oauth-harness.js';
+import { oauthApp, oauthConfig, signIn, type TestBrowser } from '../oauth/oauth-harness.js';
 
 const PUBLIC_URL = 'http://127.0.0.1:3000';
 const OTHER = 'https://board.example';

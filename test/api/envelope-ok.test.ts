@@ -8,7 +8,7 @@ import { seedLoop, TODAY } from '../circulation/circulation-fixture.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser, TEST_PASSWORD } from '../oauth/oauth-fixtures.js';
 import { busyDay, seedDay } from './helpers/api-fixtures.js';
-import { codeFor, oauthApp, oauthConfig, type TestBrowser } from './oauth/oauth-harness.js';
+import { codeFor, oauthApp, oauthConfig, type TestBrowser } from '../oauth/oauth-harness.js';
 
 /**
  * `ok` on every /api/v2 JSON answer: the routes come from the app's own route table

@@ -232,6 +232,22 @@ describe('GET /api/v2/history/train/{trainCode} and /history/emu/{emuCode}', () 
     }
   });
 
+  it('reads train and EMU codes in full-width forms (Unicode NFKC) as their ASCII forms', async () => {
+    const ascii = trainSchema.parse((await get('train/G9001?limit=3')).json()).data;
+    const train = await get(`train/${encodeURIComponent('Ｇ９００１')}?limit=3`);
+    expect(train.statusCode).toBe(200);
+    expect(trainSchema.parse(train.json()).data).toEqual(ascii);
+    for (const form of [
+      'ＣＲ４００ＡＦ－３００１',
+      'ＣＲ４００ＡＦ３００１',
+      'CR400AF\u22123001',
+    ]) {
+      const res = await get(`emu/${encodeURIComponent(form)}?limit=2`);
+      expect(res.statusCode, form).toBe(200);
+      expect(emuSchema.parse(res.json()).data.emuId, form).toBe(e1);
+    }
+  });
+
   it('takes a train code case-insensitively', async () => {
     const { data } = trainSchema.parse((await get('train/g9001?limit=1')).json());
     expect(data.trainCode).toEqual({ prefix: 'G', number: 9001 });

@@ -194,6 +194,24 @@ describe('quota over HTTP', () => {
     }
   });
 
+  it('keys anonymous IPv6 callers by their /64: a new interface identifier is no new bucket', async () => {
+    const app = await makeApp(t.current.db, { config: config({}) });
+    const from = (remoteAddress: string) =>
+      app.inject({ url: RECORDS, remoteAddress }).then((r) => r.json().meta.remain as number);
+    try {
+      expect(await from('2001:db8:1:2::1')).toBe(24);
+      expect(await from('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe(23);
+      expect(await from('2001:0db8:0001:0002:ffff::9')).toBe(22);
+      // Another /64 of the same /48 is another subscriber.
+      expect(await from('2001:db8:1:3::1')).toBe(24);
+      // An IPv4-mapped address counts as its IPv4 address.
+      expect(await from('::ffff:192.0.2.7')).toBe(24);
+      expect(await from('192.0.2.7')).toBe(23);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('keeps answering while Redis is away (in-process quota, fault logged) and uses Redis again once back', async () => {
     const proxy = new TcpProxy('127.0.0.1', Number(new URL(TEST_REDIS_URL).port || 6379));
     await proxy.start();

@@ -124,6 +124,17 @@ describe('GET /api/v2/search', () => {
     expect(await first(q)).toMatchObject({ type: 'emu', code, match: 'exact' });
   });
 
+  it.each([
+    ['Ｇ７００１', 'train', 'G7001'],
+    ['ｇ７００１／４', 'train', 'G7001'],
+    ['Ｄ3125', 'train', 'D3125'],
+    ['ＣＲ４００ＡＦ－２００１', 'emu', 'CR400AF-2001'],
+    ['ＣＲ４００ＢＦＡ５１５６', 'emu', 'CR400BF-A-5156'],
+    ['CR400AF\u22122001', 'emu', 'CR400AF-2001'],
+  ])('finds %j (full-width, or a minus sign for the hyphen) as %s %s', async (q, type, code) => {
+    expect(await first(q)).toMatchObject({ type, code, match: 'exact' });
+  });
+
   it('finds every unit numbered 2001 by the number alone, exactly', async () => {
     const { items } = await search('2001');
     const exact = items.filter((i) => i.match === 'exact').map((i) => i.code);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferCirculationsJob } from '../../src/worker/jobs/index.js';
+import { inferCirculationsJob } from '../../jobs/index.js';
 import { ConfigError } from '../../src/shared/config/config.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';
 import {
@@ -9,10 +9,11 @@ import {
 } from '../../src/worker/nightly-schedule.js';
 import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { jobRuns } from '../queue/support/day-data.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns } from '../worker/support/day-data.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { circulationRuns, DAY0, seedRuns } from './support.js';
+import { databaseNow } from '../helpers/database-clock.js';
 
 const env = useQueueEnv();
 
@@ -68,7 +69,8 @@ describe('the circulation Job Scheduler', () => {
   });
 
   it('fires through BullMQ, and in-process without Redis', async () => {
-    const since = new Date();
+    // Job runs are stamped by the database's clock.
+    const since = await databaseNow(env.database.db);
     const bull = await startWorkerRuntime(env.ctx({ CIRCULATION_CRON: '* * * * * *' }), {
       connection: env.connection(),
     });
@@ -79,7 +81,7 @@ describe('the circulation Job Scheduler', () => {
       ),
     );
     await bull.close();
-    const later = new Date();
+    const later = await databaseNow(env.database.db);
 
     const local = await startWorkerRuntime(
       env.ctx({ REDIS_URL: '', CIRCULATION_CRON: '* * * * * *' }),

@@ -10,7 +10,7 @@ import type { SightingEvidence } from '../../src/domain/circulation/official-evi
 import { parseOfficialEntry } from '../../src/domain/circulation/official-entry.js';
 import { readOfficialCirculation } from '../../src/domain/circulation/read-circulations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
-import { DAY0, resetCirculationData, seedRuns, type SeedRun } from './support.js';
+import { addTimetable, DAY0, resetCirculationData, seedRuns, type SeedRun } from './support.js';
 
 /**
  * Official tables judged on evidence, not on completeness (issue 20, item 6): a link the
@@ -120,6 +120,41 @@ describe('matchOfficial: missing links are not evidence against a table', () => 
     );
   });
 
+  it('a unit seen on a train of its circulation after skipping unseen runs along an inferred route counts against the link the route already breaks, not where the step started', () => {
+    // A: a kept loop G201..G204. B: G301 G302 G303, G302 -> G303 not kept, so the inference
+    // holds it as the path G303 G301 G302 (its wrap G303 -> G301 kept). The table joins A and
+    // B; its G303 -> G201 is contradicted by the kept G303 -> G301, G204 -> G301 by A's loop.
+    const index = new RouteIndex([
+      { routeId: 'a', nodes: codes(201, 204), containsLoopBreak: true },
+      { routeId: 'b', nodes: ['G303', 'G301', 'G302'], containsLoopBreak: false },
+    ]);
+    const table = trains([...codes(201, 204), ...codes(301, 303)].join('#'));
+    const split = {
+      state: 'split_official',
+      segments: [
+        { segmentIndex: 0, firstPosition: 0, lastPosition: 3, routeId: 'a' },
+        { segmentIndex: 1, firstPosition: 4, lastPosition: 6, routeId: 'b' },
+      ],
+    };
+    expect(matchOfficial(table, index)).toMatchObject(split);
+    // Units of B seen on G302 and next on G301, their G303 unseen: the table's G302 -> G303,
+    // then B's kept G303 -> G301. And seen on G303 and next on G302, G301 unseen.
+    expect(
+      matchOfficial(
+        table,
+        index,
+        seenNext([
+          ['G302', 'G301'],
+          ['G303', 'G302'],
+        ]),
+      ),
+    ).toMatchObject(split);
+    // A train of neither circulation after G302 still contradicts the table's G302 -> G303.
+    expect(matchOfficial(table, index, seenNext([['G302', 'G777']])).state).toBe(
+      'unmatched_official',
+    );
+  });
+
   it('a table whose trains were seen but none of whose links was kept is raw; one of trains no one saw is unmatched', () => {
     const index = new RouteIndex([{ routeId: 'a', nodes: ['G1', 'G2'], containsLoopBreak: false }]);
     expect(matchOfficial(trains('G901#G902#G903'), index)).toMatchObject({
@@ -177,5 +212,53 @@ describe('official tables judged against the sightings, again when their days re
     const summary = await recheckOfficialForDays(t.current.db, [DAY0, DAY0 + 1, DAY0 + 2]);
     expect(summary).toMatchObject({ checked: 1, unmatched: 1 });
     expect(await check()).toBe('unmatched_official');
+  });
+
+  it('sightings whose first-seen order inverts the running order are judged as if they had come in order', async () => {
+    // A different unit each day runs G601..G608 by their timetables (06:00, 08:00, ... 20:00):
+    // the route is the path G601..G608, the table's wrap G608 -> G601 is not confirmed, so the
+    // sightings around it are read. On three days a unit's G601 was first reported at 09:00,
+    // after its G602, and on three others its G608 at 17:00, before its G607: in the order of
+    // sighting, G602 came just before G601 and G607 just after G608. In running order, neither.
+    const db = t.current.db;
+    const trainCodes = codes(601, 608);
+    const timetable = new Map<string, number>();
+    for (const [i, train] of trainCodes.entries()) {
+      const h = 6 + 2 * i;
+      timetable.set(train, await addTimetable(db, [train], `${h}:00`, `${h + 1}:30`));
+    }
+    const runs: SeedRun[] = [];
+    for (let d = 0; d < 14; d++)
+      for (const [i, train] of trainCodes.entries()) {
+        let at = `${6 + 2 * i}:10`;
+        if (train === 'G601' && d < 3) at = '09:00';
+        if (train === 'G608' && d >= 3 && d < 6) at = '17:00';
+        runs.push({
+          emu: `CR400AF-${3101 + d}`,
+          day: DAY0 + d,
+          train,
+          at,
+          until: at,
+          timetableId: timetable.get(train)!,
+        });
+      }
+    await seedRuns(db, runs);
+    const run = await inferCirculations(db, { asOf: DAY0 + 13 });
+    expect(run).toMatchObject({ routes: 1, linksKept: 7, runsOrderedBySighting: 0 });
+    const file = path.join(dir, 'in-order.json');
+    await writeFile(file, JSON.stringify([entry(trainCodes.join('#'))]));
+    await importOfficialCirculations(db, file);
+    const key = parseOfficialEntry(entry(trainCodes.join('#'))).entryKey;
+    expect((await readOfficialCirculation(db, key))!.validationState).toBe('raw_official');
+
+    // A wrong table is still contradicted, by units seen in running order: G605 is not
+    // followed by G607.
+    const wrong = entry('G601#G602#G603#G604#G605#G607#G608');
+    await writeFile(file, JSON.stringify([wrong]));
+    await importOfficialCirculations(db, file);
+    const wrongKey = parseOfficialEntry(wrong).entryKey;
+    expect((await readOfficialCirculation(db, wrongKey))!.validationState).toBe(
+      'unmatched_official',
+    );
   });
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { renderDailyExportJob } from '../../jobs/index.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';

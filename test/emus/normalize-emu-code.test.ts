@@ -20,6 +20,14 @@ describe('EMU code normalisation', () => {
     ['CRH380A-2641', 'CRH380A-2641', 'CRH380A', '2641'],
     ['CRH2A2010', 'CRH2A-2010', 'CRH2A', '2010'],
     ['CRH6A-A-0201', 'CRH6A-A-0201', 'CRH6A-A', '0201'],
+    // Full-width forms (Unicode NFKC), and the other dash look-alikes.
+    ['ＣＲ４００ＡＦ－２００１', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['ＣＲ４００ＢＦＡ５１５６', 'CR400BF-A-5156', 'CR400BF-A', '5156'],
+    ['CR400AF\u22122001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400AF\u20112001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400AF\u20152001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['CR400AF\uFE632001', 'CR400AF-2001', 'CR400AF', '2001'],
+    ['ＣＲ４００ＡＦ－Ｚ－０２１６－０２－０３Ｆ', 'CR400AF-Z-0216', 'CR400AF-Z', '0216'],
   ])('%s -> %s', (input, code, model, trainSetNo) => {
     expect(parseEmuCode(input)).toMatchObject({ code, model, trainSetNo });
   });
@@ -39,14 +47,22 @@ describe('EMU code normalisation', () => {
     ['cr400af z 0216 02 3f', 'cr400af z 0216'],
     [' CR400AF2001 ', 'CR400AF2001'],
     ['CR400AF-2001-05', 'CR400AF-2001'],
+    ['ＣＲ４００ＡＦ２００１', 'CR400AF2001'],
+    ['ＣＲ４００ＡＦ－２００１－０２－０３Ｆ', 'CR400AF-2001'],
   ])('keeps %j as the alias %j: the unit as written, without the seat', (input, writtenUnit) => {
     expect(parseEmuCode(input).writtenUnit).toBe(writtenUnit);
   });
 
-  it.each(['', '   ', 'CR400AF/2001', 'G123!', '动车组2001', '-2001', 'CR400AF-'])(
-    'refuses %j',
-    (input) => {
-      expect(() => parseEmuCode(input)).toThrow(MalformedEmuCodeError);
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'CR400AF/2001',
+    'G123!',
+    '动车组2001',
+    '-2001',
+    'CR400AF-',
+    'ＣＲ４００ＡＦ－',
+  ])('refuses %j', (input) => {
+    expect(() => parseEmuCode(input)).toThrow(MalformedEmuCodeError);
+  });
 });

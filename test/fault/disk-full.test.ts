@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { renderDailyExportJob } from '../../jobs/index.js';
 import { runCli } from '../../src/cli/cli.js';
 import { isEmutrackError } from '../../src/shared/errors/emutrack-error.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
-import { jobRuns, seedDay } from '../queue/support/day-data.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns, seedDay } from '../worker/support/day-data.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { printFigures } from './support/api-load.js';
 
 const env = useQueueEnv();

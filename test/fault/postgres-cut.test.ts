@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob, renderDailyExportJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob, renderDailyExportJob } from '../../jobs/index.js';
 import { buildApp } from '../../src/http/api/app.js';
 import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { jobRuns, recordCount, seedDay, storedExport } from '../queue/support/day-data.js';
-import { slowBuilds } from '../queue/support/db-faults.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns, recordCount, seedDay, storedExport } from '../worker/support/day-data.js';
+import { slowBuilds } from '../worker/support/db-faults.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { hold, longest, printFigures, startLoad, took } from './support/api-load.js';
 import { TcpProxy } from './tcp-proxy.js';
 

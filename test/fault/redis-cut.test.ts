@@ -1,18 +1,21 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { buildApp } from '../../src/http/api/app.js';
 import { createQuotaRedis } from '../../src/http/quota/create-quota-store.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { JobQueues } from '../../src/worker/job-queues.js';
-import { jobRetentionFromConfig } from '../../src/worker/job-options.js';
+import { jobRetentionFromConfig } from '../../src/shared/queues/job-options.js';
 import { JobWorkers } from '../../src/worker/job-workers.js';
-import { closeRedisConnection, createRedisConnection } from '../../src/worker/redis-connection.js';
+import {
+  closeRedisConnection,
+  createRedisConnection,
+} from '../../src/shared/queues/redis-connection.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';
-import { jobRuns, recordCount, seedDay } from '../queue/support/day-data.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { jobRuns, recordCount, seedDay } from '../worker/support/day-data.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 import { hold, longest, printFigures, startLoad } from './support/api-load.js';
 import { TcpProxy } from './tcp-proxy.js';
 

@@ -60,9 +60,41 @@ describe('generateDataset: whole runs unseen, sightings per run', () => {
       ...small,
       missingRate: 0.2,
       runUnseenRate: 0,
+      lateRunRate: 0,
       sightingsPerRun: [3, 7],
     });
     expect(a.manifest.counts).toEqual(b.manifest.counts);
+  });
+
+  it('reports about lateRunRate of the runs 2 to 8 hours late, on their own service day, the rest as they were', async () => {
+    const options = { ...small, missingRate: 0, isoTimeRate: 0 };
+    const onTime = await generate(options);
+    const late = await generate({ ...options, lateRunRate: 0.5 });
+    expect(late.manifest.counts).toEqual(onTime.manifest.counts);
+    // Refs do not move with the rates: each sighting found again by its ref, in the same file.
+    const seen = async (dir: string) => {
+      const at = new Map<string, [string, number]>();
+      for (const f of await listFiles(dir)) {
+        if (!f.startsWith('observations/')) continue;
+        for (const s of await readNdjson<Sighting & { ref?: string }>(path.join(dir, f)))
+          if (s.ref) at.set(s.ref, [f, Number(s.observedAt)]);
+      }
+      return at;
+    };
+    const before = await seen(onTime.dir);
+    const after = await seen(late.dir);
+    expect(after.size).toBe(before.size);
+    const delays: number[] = [];
+    for (const [ref, [file, t]] of before) {
+      const [lateFile, lateT] = after.get(ref)!;
+      expect(lateFile).toBe(file);
+      delays.push(lateT - t);
+    }
+    expect(Math.min(...delays)).toBe(0);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(8 * 3600);
+    const moved = delays.filter((d) => d > 0).length / delays.length;
+    expect(moved).toBeGreaterThan(0.4);
+    expect(moved).toBeLessThan(0.55);
   });
 
   it('refuses a bad range, naming the option', async () => {
@@ -72,6 +104,9 @@ describe('generateDataset: whole runs unseen, sightings per run', () => {
     ).rejects.toThrow(/^sightingsPerRun:/);
     await expect(generateDataset({ emus: 10, days: 1, out, runUnseenRate: 2 })).rejects.toThrow(
       /^runUnseenRate:/,
+    );
+    await expect(generateDataset({ emus: 10, days: 1, out, lateRunRate: -1 })).rejects.toThrow(
+      /^lateRunRate:/,
     );
   });
 });

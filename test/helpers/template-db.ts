@@ -16,6 +16,14 @@ export function templateName(): string {
 
 const TEMPLATE_LOCK = 0x74706c;
 
+/**
+ * The machine's real time, also when the suite runs with its clock moved
+ * (test/helpers/moved-clock.mjs): test databases are named and aged by it, so a run with a moved
+ * clock neither drops another run's databases as stale nor leaves its own looking new.
+ */
+const realNow: () => number =
+  (globalThis as { __emutrackRealNow?: () => number }).__emutrackRealNow ?? Date.now;
+
 /** Creates the migrated template database once (concurrent runs wait on an advisory lock). */
 export async function ensureTemplate(): Promise<string> {
   const name = templateName();
@@ -51,7 +59,7 @@ export async function dropStaleTestDatabases(): Promise<void> {
     const r = await admin.query<{ datname: string }>(
       "SELECT datname FROM pg_database WHERE datname LIKE 'emutrack\\_t\\_%'",
     );
-    const cutoff = Math.floor(Date.now() / 1000) - 2 * 3600;
+    const cutoff = Math.floor(realNow() / 1000) - 2 * 3600;
     for (const { datname } of r.rows) {
       const ts = Number(datname.split('_')[2]);
       if (Number.isFinite(ts) && ts < cutoff)
@@ -73,7 +81,7 @@ export function newTestRunId(): string {
  */
 export function testDatabaseName(runId = process.env.EMUTRACK_TEST_RUN ?? 'norun000'): string {
   if (!/^[0-9a-z]{1,16}$/.test(runId)) throw new Error(`bad test run id: ${runId}`);
-  return `emutrack_t_${Math.floor(Date.now() / 1000)}_${runId}_${randomBytes(4).toString('hex')}`;
+  return `emutrack_t_${Math.floor(realNow() / 1000)}_${runId}_${randomBytes(4).toString('hex')}`;
 }
 
 /** Drops every database of one run (its teardown: whatever the files' own cleanup missed). */

@@ -165,6 +165,86 @@ describe('ingestion refuses invented units and trains', () => {
   });
 });
 
+describe('codes in full-width forms (Unicode NFKC) are the codes they read as', () => {
+  // The same sightings written in ASCII and as community tables and phone keyboards write them:
+  // full-width letters, digits, slash and hyphen, and dash look-alikes. No ref, so each is its
+  // content, and a full-width line is a duplicate of its ASCII line exactly when it names the
+  // same train numbers and unit.
+  const sighting = (trainCode: string, emuCode: string) =>
+    JSON.stringify({ observedAt: at, trainCode, emuCode, source: 'station-board' });
+  const PAIRS: [[string, string], [string, string]][] = [
+    [
+      ['D4595/8', 'CR400AF-2101'],
+      ['Ｄ4595/8', 'ＣＲ４００ＡＦ－２１０１'],
+    ],
+    [
+      ['G4340/37', 'CR400BFA5166'],
+      ['Ｇ４３４０／３７', 'ＣＲ４００ＢＦＡ５１６６'],
+    ],
+    [
+      ['DJ8858', 'CRH380A-2651'],
+      ['ｄｊ８８５８', 'CRH380A\u22122651'],
+    ],
+    [
+      ['G61', 'CR400AF-2101'],
+      ['G６１', 'CR400AF\u20142101-02-03F'],
+    ],
+  ];
+
+  it('on the general path, the byte scanner (which leaves a non-ASCII line to it) and CSV alike', async () => {
+    const { db } = t.current;
+    const ascii = path.join(dir, 'ascii.ndjson');
+    await writeFile(ascii, PAIRS.map(([[tc, ec]]) => sighting(tc, ec)).join('\n') + '\n');
+    expect(await ingestObservations(db, ascii, { parseThreads: 0 })).toMatchObject({
+      accepted: 4,
+      rejected: 0,
+    });
+    const wide = PAIRS.map(([, [tc, ec]]) => sighting(tc, ec)).join('\n') + '\n';
+    for (const [name, options] of [
+      ['wide-general.ndjson', { parseThreads: 0 }],
+      ['wide-scanned.ndjson', { parseThreads: 1, parallelMinBytes: 0 }],
+    ] as const) {
+      const file = path.join(dir, name);
+      await writeFile(file, wide);
+      expect(await ingestObservations(db, file, options), name).toMatchObject({
+        read: 4,
+        accepted: 0,
+        duplicate: 4,
+        rejected: 0,
+      });
+    }
+    const csv = path.join(dir, 'wide.csv');
+    await writeFile(
+      csv,
+      'observedAt,trainCode,emuCode,source\n' +
+        PAIRS.map(([, [tc, ec]]) => `${at},${tc},${ec},station-board`).join('\n') +
+        '\n',
+    );
+    expect(await ingestObservations(db, csv)).toMatchObject({
+      accepted: 0,
+      duplicate: 4,
+      rejected: 0,
+    });
+    // No unit and no alias was made of a full-width form (a dash look-alike is kept in the
+    // alias as written, as before).
+    const units = await db.query<{ code: string }>(
+      `SELECT code FROM emus UNION ALL SELECT alias FROM emu_aliases`,
+    );
+    expect(units.rows.filter((u) => /[\uFF00-\uFFEF]/.test(u.code))).toEqual([]);
+    const observed = await db.query<{ emu_code: string; train_codes: string[] }>(
+      `SELECT DISTINCT e.code AS emu_code, o.train_codes
+         FROM observations o JOIN emus e ON e.id = o.emu_id
+        WHERE o.source = 'station-board' ORDER BY 1, 2`,
+    );
+    expect(observed.rows).toEqual([
+      { emu_code: 'CR400AF-2101', train_codes: ['D4595', 'D4598'] },
+      { emu_code: 'CR400AF-2101', train_codes: ['G61'] },
+      { emu_code: 'CR400BF-A-5166', train_codes: ['G4340', 'G4337'] },
+      { emu_code: 'CRH380A-2651', train_codes: ['DJ8858'] },
+    ]);
+  });
+});
+
 /** Train order as the build's key gives it: prefix (none first, D before DJ), then number. */
 function order(code: string): number {
   const m = /^([A-Z]*)(\d+)$/.exec(code)!;
@@ -198,5 +278,51 @@ describe('official circulation tables with DJ runs', () => {
       ['DJ8858'],
       ['G2'],
     ]);
+  });
+
+  it('reads a table written in full-width forms as the same table, skips a full-width K train and refuses a trailing separator with its reason', async () => {
+    const table = (train_no_total: string) => ({
+      running_start: '20260801',
+      running_end: '20991231',
+      emu_note: 'CR400AF',
+      administrator: '上海局 上海动车段',
+      train_no_total,
+    });
+    const ascii = path.join(dir, 'official-ascii.json');
+    await writeFile(ascii, JSON.stringify([table('G8761#D4595/8#0D6911#G4340/37')]));
+    expect(await importOfficialCirculations(t.current.db, ascii)).toMatchObject({
+      imported: 1,
+      rejected: 0,
+    });
+    const wide = path.join(dir, 'official-wide.json');
+    await writeFile(
+      wide,
+      JSON.stringify([
+        // The same table: full-width letters, digits, slash, separator and deadhead mark.
+        table('Ｇ８７６１＃Ｄ4595/8＃０Ｄ６９１１＃Ｇ４３４０／３７'),
+        table('G8761#Ｋ１２３#G8762'),
+        table('G8761#G8762/3/'),
+      ]),
+    );
+    const r = await importOfficialCirculations(t.current.db, wide);
+    expect(r).toMatchObject({
+      read: 3,
+      imported: 0,
+      duplicate: 1,
+      rejected: 1,
+      skipped: [
+        {
+          reason: expect.stringMatching(/^not an EMU circulation: locomotive-hauled train K123 /),
+        },
+      ],
+      rejects: [
+        {
+          field: 'train_no_total',
+          reason: expect.stringMatching(
+            /^train_no_total: train 2 "G8762\/3\/": a '\/' with no number after it; expected a train number/,
+          ),
+        },
+      ],
+    });
   });
 });

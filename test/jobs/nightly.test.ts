@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nightlyJob, nightlyServiceDay } from '../../src/worker/jobs/nightly.js';
+import { nightlyJob, nightlyServiceDay } from '../../jobs/nightly.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { pino } from 'pino';
 import type { AppContext } from '../../src/shared/app/app-context.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import type { Db } from '../../src/shared/db/db.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { capturingLogger, makeApp } from '../api/helpers/api-harness.js';
-import { seedDay } from '../queue/support/day-data.js';
-import { failingTransactions } from '../queue/support/db-faults.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
+import { seedDay } from '../worker/support/day-data.js';
+import { failingTransactions } from '../worker/support/db-faults.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
 
 const env = useQueueEnv();
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/http/app-context.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { prerequisites } from '../helpers/prerequisites.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
 
 /**
  * ops/: the Prometheus alert rules (checked and unit-tested by Debian's promtool, a prerequisite

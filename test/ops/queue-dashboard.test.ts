@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { refreshReferenceModelsJob } from '../../src/worker/jobs/index.js';
+import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { buildApp } from '../../src/http/api/app.js';
 import { useChromium } from '../helpers/browser.js';
-import { useQueueEnv } from '../queue/support/queue-env.js';
-import { waitFor } from '../queue/support/wait-for.js';
+import { useQueueEnv } from '../worker/support/queue-env.js';
+import { waitFor } from '../worker/support/wait-for.js';
 
 const env = useQueueEnv();
 const chromium = useChromium();

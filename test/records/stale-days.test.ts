@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { buildDailyRecordsJob } from '../../src/worker/jobs/index.js';
+import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { staleDaysFamilies } from '../../src/http/ops/metrics/stale-days-metrics.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/shared/config/config.js';
-import { jobRetentionFromConfig } from '../../src/worker/job-options.js';
+import { jobRetentionFromConfig } from '../../src/shared/queues/job-options.js';
 import { JobQueues } from '../../src/worker/job-queues.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';

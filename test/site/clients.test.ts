@@ -1,6 +1,6 @@
 import apiFetchModule, { type ApiFetch, type APIFetchOptions } from '@wordpress/api-fetch';
 import WPAPI from 'wpapi';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { setSiteRole } from '../../src/domain/content/site-roles.js';
 import { useSite } from './site-fixture.js';
@@ -181,7 +181,21 @@ describe('WordPress clients against a running site', () => {
   describe('wpapi', () => {
     it('discovers the API through ?rest_route=/, authenticates with an application password, creates, reads, pages, updates and deletes', async () => {
       const account = await site.account('scripter', 'author');
-      const discovered = await WPAPI.discover(`${site.url}/?rest_route=/`);
+      // wpapi 1.2 cannot compile the templates' route pattern, which is WordPress's own
+      // (`[^\/:<>\*\?"\|]+` ...): against a real WordPress 6.1 it logs the same SyntaxError and
+      // binds to the endpoint with its default routes. Caught here so a passing run stays quiet,
+      // and checked so any other complaint of discovery still shows.
+      const complaints: string[] = [];
+      const error = vi.spyOn(console, 'error').mockImplementation((e: unknown) => {
+        complaints.push(String(e));
+      });
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const discovered = await WPAPI.discover(`${site.url}/?rest_route=/`).finally(() => {
+        error.mockRestore();
+        warn.mockRestore();
+      });
+      expect(complaints).toHaveLength(1);
+      expect(complaints[0]).toMatch(/^SyntaxError: Invalid regular expression: .*<>/);
       const wp = discovered.auth({ username: account.username, password: account.appPassword });
       const created = await wp
         .posts()

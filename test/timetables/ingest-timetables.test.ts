@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestTimetablesJob } from '../../src/worker/jobs/index.js';
+import { ingestTimetablesJob } from '../../jobs/index.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { createLogger } from '../../src/shared/log/logger.js';
 import { runInProcess } from '../../src/worker/in-process-runner.js';

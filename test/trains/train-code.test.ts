@@ -30,6 +30,22 @@ describe('train codes', () => {
     },
   );
 
+  it('reads full-width letters and digits as their ASCII forms (Unicode NFKC)', () => {
+    expect(normalizeTrainCode('Ｇ２４９２')).toBe('G2492');
+    expect(normalizeTrainCode('ｄｊ８８５８')).toBe('DJ8858');
+    expect(expandTrainCodes('Ｄ4595/8')).toEqual(['D4595', 'D4598']);
+    expect(expandTrainCodes('Ｇ４３４０／Ｇ４３３７')).toEqual(['G4340', 'G4337']);
+    // Still refused when the ASCII form is, with the same reasons.
+    expect(() => normalizeTrainCode('ＸＹＺ１')).toThrow(/XYZ is not a train-number prefix in use/);
+    expect(() => expandTrainCodes('Ｇ８７６２／３／')).toThrow(/a '\/' with no number after it/);
+  });
+
+  it('refuses a trailing separator, saying so', () => {
+    expect(() => expandTrainCodes('G8762/3/')).toThrow(
+      /^a '\/' with no number after it; expected a train number such as G1234/,
+    );
+  });
+
   it('splits into prefix and number', () => {
     expect(splitTrainCode('G1234')).toEqual({ prefix: 'G', number: 1234 });
     expect(splitTrainCode('1461')).toEqual({ prefix: '', number: 1461 });

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/shared/app/app-context.js';
 import { loadConfig } from '../../src/shared/config/config.js';
-import { createRedisConnection } from '../../src/worker/redis-connection.js';
+import { createRedisConnection } from '../../src/shared/queues/redis-connection.js';
 import { startWebhookRuntime, type WebhookRuntime } from '../../src/worker/webhook-runtime.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
@@ -151,7 +151,7 @@ describe('webhook deliveries', () => {
         events: ['day.rebuilt', 'records.changed', 'export.ready'],
         trains: ['G700'],
       },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     runtimes.push(await startWebhookRuntime(ctx, { connection: redis!, prefix, concurrency: 2 }));
     await ingestSightings(ctx.db, [
@@ -216,7 +216,7 @@ describe('webhook deliveries', () => {
       ctx.db,
       await owner(),
       { url: hook.url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     runtimes.push(await startWebhookRuntime(ctx));
     await ingestSightings(ctx.db, sightings('20261002', 'G710', 'CR400AF-7101', 1));
@@ -247,7 +247,7 @@ describe('webhook deliveries', () => {
       ctx.db,
       who,
       { url: hook.url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     const rotated = await rotateWebhookSecret(ctx.db, who, first.endpoint.id, 3600);
     runtimes.push(await startWebhookRuntime(ctx));

@@ -1,4 +1,5 @@
 import type { AttemptKey, AttemptRule } from './attempt-limiter.js';
+import { addressLimitKey } from '../../shared/net/address-limit-key.js';
 
 /**
  * The limits on guessing passwords, as keys of the attempt limiter (attempt-limiter.ts: counted
@@ -51,9 +52,10 @@ export function signInKeys(
   scope: 'sign_in' | 'app_password' = 'sign_in',
 ): AttemptKey[] {
   const { pair, address } = rules(options);
+  const from = addressLimitKey(attempt.address);
   return [
-    { scope, key: `account:${nameKey(attempt.username)} address:${attempt.address}`, rule: pair },
-    { scope, key: `address:${attempt.address}`, rule: address },
+    { scope, key: `account:${nameKey(attempt.username)} address:${from}`, rule: pair },
+    { scope, key: `address:${from}`, rule: address },
   ];
 }
 
@@ -90,5 +92,7 @@ export const REGISTRATION_RULE: AttemptRule = {
 };
 
 export function registrationKeys(address: string): AttemptKey[] {
-  return [{ scope: 'register', key: `address:${address}`, rule: REGISTRATION_RULE }];
+  return [
+    { scope: 'register', key: `address:${addressLimitKey(address)}`, rule: REGISTRATION_RULE },
+  ];
 }

@@ -1,4 +1,5 @@
 import { MAX_SKIPPED_RUNS, type ObservedLink } from './inference-rule.js';
+import { runningSequence } from './running-order.js';
 
 /** One run of one EMU: a node (interned key) on a service day, placed in the day by `at`. */
 export interface CountedRun {
@@ -45,15 +46,11 @@ export class LinkCounter {
   addEmu(emu: number, runs: CountedRun[]): void {
     this.runs += runs.length;
     for (const r of runs) if (r.bySighting) this.runsOrderedBySighting++;
-    runs.sort((x, y) => x.day - y.day || x.at - y.at || x.node - y.node);
-    // A run repeating the node of the EMU's last run the evening before is that train seen
-    // after midnight (its late sightings attributed to the next day), not a new run.
-    const seq: CountedRun[] = [];
-    for (const r of runs) {
-      const prev = seq[seq.length - 1];
-      if (prev && prev.node === r.node && prev.day === r.day - 1) continue;
-      seq.push(r);
-    }
+    const seq = runningSequence(
+      runs,
+      (x, y) => x.node === y.node,
+      (x, y) => x.node - y.node,
+    );
     for (let i = 0; i + 1 < seq.length; i++) {
       const x = seq[i]!;
       const y = seq[i + 1]!;

@@ -74,6 +74,25 @@ function hasKeptPrevious(p: Place | undefined): boolean {
 }
 
 /**
+ * Adds to `codes` the numbers of up to `hops` nodes after (`step` 1) or before (-1) the train
+ * at `p` in its route, round a cut loop's wrap.
+ */
+function alongRoute(p: Place | undefined, step: 1 | -1, hops: number, codes: Set<string>): void {
+  if (!p) return;
+  const { nodes, containsLoopBreak } = p.route;
+  let position = p.position;
+  for (let h = 0; h < hops; h++) {
+    position += step;
+    if (position < 0 || position >= nodes.length) {
+      if (!containsLoopBreak) return;
+      position = (position + nodes.length) % nodes.length;
+    }
+    if (position === p.position) return;
+    for (const c of codesOfNodeKey(nodes[position]!)) codes.add(c);
+  }
+}
+
+/**
  * Checks one official table against the inferred routes and the sightings, both read as cycles:
  * the table repeats day after day, and a route cut from a loop is that loop, so neither where the
  * table starts nor where the loop was cut matters. Deadheads are skipped (no one sees them); the
@@ -85,7 +104,9 @@ function hasKeptPrevious(p: Place | undefined): boolean {
  *     (to or from another train), or the sightings show a unit running another train next after
  *     its first train, or just before its second, on at least minSupport days (`evidence`; a
  *     train up to MAX_SKIPPED_RUNS places further on in the table is no contradiction: the runs
- *     between went unseen);
+ *     between went unseen; nor is a train an inferred route runs after one of those, within as
+ *     many runs: that step left the table where a kept link breaks it, and counts against that
+ *     link);
  *   - missing, otherwise: the inference did not keep it (too few sightings), and nothing says
  *     it is wrong. A missing link is no evidence against the table.
  * Then:
@@ -126,15 +147,21 @@ export function matchOfficial(
     const from = trainAt(k);
     const to = trainAt(k + 1);
     // What may follow `from` without contradicting the table: its own numbers (a paired run's
-    // records), and the next trains up to MAX_SKIPPED_RUNS unseen ones further on.
+    // records), the next trains up to MAX_SKIPPED_RUNS unseen ones further on, and what the
+    // inferred routes run after any of those within the same number of runs. A step that left
+    // the table where a kept link already breaks it counts against that link, not this one.
     const ahead = new Set(from.codes);
-    for (let j = 1; j <= MAX_SKIPPED_RUNS + 1 && j < n; j++)
+    for (let j = 1; j <= MAX_SKIPPED_RUNS + 1 && j < n; j++) {
       for (const c of trainAt(k + j).codes) ahead.add(c);
+      alongRoute(places[(k + j) % n], 1, MAX_SKIPPED_RUNS + 1 - j, ahead);
+    }
     for (const code of from.codes)
       for (const other of evidence.next(code)?.keys() ?? []) if (!ahead.has(other)) return true;
     const behind = new Set(to.codes);
-    for (let j = 0; j <= MAX_SKIPPED_RUNS && j < n - 1; j++)
+    for (let j = 0; j <= MAX_SKIPPED_RUNS && j < n - 1; j++) {
       for (const c of trainAt(k - j).codes) behind.add(c);
+      alongRoute(places[(((k - j) % n) + n) % n], -1, MAX_SKIPPED_RUNS - j, behind);
+    }
     for (const code of to.codes)
       for (const other of evidence.previous(code)?.keys() ?? [])
         if (!behind.has(other)) return true;

@@ -3,6 +3,7 @@ import type { Db } from '../../shared/db/db.js';
 import { midnightOfServiceDay } from '../../shared/time/service-day.js';
 import type { ObservedLink } from './inference-rule.js';
 import { LinkCounter, type CountedRun } from './link-counter.js';
+import { runningStart } from './running-order.js';
 
 export interface ObservedWindow {
   links: ObservedLink[];
@@ -39,8 +40,6 @@ interface Timetable {
   start: number;
   end: number;
 }
-
-const DAY = 86_400;
 
 /** The COPY text rows of a query, split into fields (\N is null). */
 async function* copyRows(db: Db, sql: string): AsyncGenerator<string[]> {
@@ -124,15 +123,8 @@ export async function observeLinks(
     const day = Number(dayField);
     const m = midnight.get(day)!;
     const t = ttField === '\\N' ? undefined : timetables.get(Number(ttField));
-    let key: string;
-    let at: number;
-    if (t) {
-      key = t.key;
-      at = t.end > DAY && Number(lastField) - m < t.end - DAY ? t.start - DAY : t.start;
-    } else {
-      key = pairs.get(code!) ?? code!;
-      at = Number(firstField) - m;
-    }
+    const key = t ? t.key : (pairs.get(code!) ?? code!);
+    const at = runningStart(m, Number(firstField), Number(lastField), t);
     const node = counter.node(key);
     const slot = `${day}:${node}`;
     const seen = runs.get(slot);

@@ -129,7 +129,9 @@ export function parseOfficialEntry(value: unknown): OfficialEntry {
       'running_end',
       `${e.running_end} is before running_start ${e.running_start}`,
     );
-  const total = e.train_no_total.replace(/\s+/g, '').toUpperCase();
+  // NFKC before the table's own marks are read: a full-width ＃ separates trains and a
+  // full-width ０ marks a deadhead, as their ASCII forms do (the numbers' rules apply it too).
+  const total = e.train_no_total.normalize('NFKC').replace(/\s+/g, '').toUpperCase();
   const items = total.split('#');
   // A '#' at either end is a common slip; an empty place between two trains is not.
   while (items.length > 0 && items[0] === '') items.shift();

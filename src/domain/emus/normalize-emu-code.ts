@@ -4,8 +4,9 @@ import { EmutrackError } from '../../shared/errors/emutrack-error.js';
  * CR400AF-2001, CR400AF2001, cr400af-2001, CR400BF-A-5156, CR400BFA5156, and travel-code QR
  * payloads such as CR400AF-Z-0216-02-03F (unit, coach, seat). The rules:
  *
- * 1. Trim; upper-case; spaces, underscores and dash look-alikes (– — ‐ －) become "-";
- *    repeated dashes collapse.
+ * 1. Unicode NFKC (full-width ＣＲ４００ＡＦ－２００１ is CR400AF-2001); trim; upper-case;
+ *    spaces, underscores and dash look-alikes (‐ ‑ ‒ – — ― −, U+2010-U+2015 and the minus sign
+ *    U+2212) become "-"; repeated dashes collapse.
  * 2. A travel-code tail after the 4-digit unit number, "-CC" or "-CC-SSX" (coach, seat), is
  *    dropped: it names a seat, not a unit.
  * 3. The code is split into family model, optional variant and 4-digit number:
@@ -30,8 +31,9 @@ export interface ParsedEmuCode {
   /** The unit's number, e.g. 5156; '' when the code did not parse. */
   trainSetNo: string;
   /**
-   * The input as written, trimmed, less any travel-code coach/seat tail: the form kept as an
-   * alias (CR400AF-Z-0216-02-03F -> CR400AF-Z-0216; CR400AF2001 stays CR400AF2001).
+   * The input as written (in NFKC), trimmed, less any travel-code coach/seat tail: the form kept
+   * as an alias (CR400AF-Z-0216-02-03F -> CR400AF-Z-0216; CR400AF2001 stays CR400AF2001; the
+   * full-width ＣＲ４００ＡＦ２００１ is CR400AF2001).
    */
   writtenUnit: string;
 }
@@ -50,15 +52,16 @@ const HEXIE = /^(CRH\d{1,3}[A-Z]*)(?:-([A-Z]{1,3}))?-?(\d{4})$/;
 const TRAVEL_CODE_TAIL = /^(.*\d{4})-\d{2}(?:-\d{1,2}[A-F])?$/;
 const PLAIN = /^[A-Z0-9][A-Z0-9-]{0,39}$/;
 const WRITTEN_TAIL =
-  /^(.*\d{4})[\s_\u2010-\u2015\uFF0D-]+\d{2}(?:[\s_\u2010-\u2015\uFF0D-]+\d{1,2}[A-Fa-f])?$/;
+  /^(.*\d{4})[\s_\u2010-\u2015\u2212-]+\d{2}(?:[\s_\u2010-\u2015\u2212-]+\d{1,2}[A-Fa-f])?$/;
 
 export function parseEmuCode(input: string): ParsedEmuCode {
-  let s = input
-    .trim()
+  // NFKC also turns the full-width hyphen (U+FF0D) into "-".
+  const text = input.normalize('NFKC').trim();
+  let s = text
     .toUpperCase()
-    .replace(/[\s_\u2010-\u2015\uFF0D]+/g, '-')
+    .replace(/[\s_\u2010-\u2015\u2212]+/g, '-')
     .replace(/-+/g, '-');
-  let writtenUnit = input.trim();
+  let writtenUnit = text;
   const tail = TRAVEL_CODE_TAIL.exec(s);
   if (tail && (FUXING.test(tail[1]!) || HEXIE.test(tail[1]!))) {
     s = tail[1]!;

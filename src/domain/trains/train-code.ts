@@ -50,16 +50,24 @@ function malformed(input: string, s: string): MalformedTrainCodeError {
   return new MalformedTrainCodeError(input, whyNot(s));
 }
 
-/** Normalises one train number: upper case, no spaces (g2492 -> G2492, dj8858 -> DJ8858). */
+/**
+ * The text every train-number rule reads: Unicode NFKC first (full-width Ｇ１２３４ and ／ are
+ * G1234 and /, as community tables and phone keyboards write them), then upper case, no spaces.
+ */
+function codeText(input: string): string {
+  return input.normalize('NFKC').toUpperCase().replace(/\s+/g, '');
+}
+
+/** Normalises one train number: NFKC, upper case, no spaces (g2492 -> G2492, Ｄ４５９５ -> D4595). */
 export function normalizeTrainCode(input: string): string {
-  const s = input.trim().toUpperCase().replace(/\s+/g, '');
+  const s = codeText(input);
   if (!isSingle(s)) throw malformed(input, s);
   return s;
 }
 
 /** All numbers a written run stands for, in the order written: "G4340/37" -> [G4340, G4337]. */
 export function expandTrainCodes(input: string): string[] {
-  const parts = input.trim().toUpperCase().replace(/\s+/g, '').split('/');
+  const parts = codeText(input).split('/');
   const first = SINGLE.exec(parts[0] ?? '');
   if (!first || !isSingle(parts[0]!)) throw malformed(input, parts[0] ?? '');
   const prefix = first[1]!;
@@ -74,6 +82,8 @@ export function expandTrainCodes(input: string): string[] {
       codes.push(`${prefix}${full}`);
     } else if (isSingle(part)) {
       codes.push(part);
+    } else if (part === '') {
+      throw new MalformedTrainCodeError(input, "a '/' with no number after it");
     } else {
       throw malformed(input, part);
     }

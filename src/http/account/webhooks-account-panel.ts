@@ -219,7 +219,10 @@ export async function registerWebhookAccountForms(
             trains,
             emuIds,
           },
-          { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
+          {
+            allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+            maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_USER,
+          },
         );
         return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
       }),

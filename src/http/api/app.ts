@@ -60,6 +60,7 @@ import {
 import type { TrainCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
+import { httpServerLimits } from '../../shared/app/http-server-limits.js';
 
 export type { ApiApp } from '../app-context.js';
 
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
+    ...httpServerLimits(config),
     childLoggerFactory: lazyRequestLoggerFactory,
     // Malformed URLs and over-long path parameters are refused before routing: same envelope.
     frameworkErrors: (error, request, reply) => {

@@ -2,7 +2,7 @@ import { forgetQuietAttempts } from '../../domain/accounts/attempt-limiter.js';
 import { FORGET_AFTER_SECONDS } from '../../domain/accounts/sign-in-throttle.js';
 import type { Db } from '../../shared/db/db.js';
 import type { Logger } from '../../shared/log/logger.js';
-import { IntervalTask } from '../../worker/interval-task.js';
+import { IntervalTask } from '../../shared/time/interval-task.js';
 
 /** How often quiet attempt-limit keys are deleted while the API listens. */
 const CLEANUP_INTERVAL_MS = 3_600_000;

@@ -3,6 +3,7 @@ import { openAppContext } from '../../shared/app/app-context.js';
 import { closeOnSignals, loadConfigOrExit, runMain } from '../../shared/app/server-entry.js';
 import { createQuotaRedis } from '../quota/create-quota-store.js';
 import { buildApp } from './app.js';
+import { closeWithin } from '../../shared/app/http-server-limits.js';
 
 /**
  * `npm start`: the API on HOST:PORT. Postgres at DATABASE_URL or the embedded PGlite database;
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   }
 
   closeOnSignals(logger, async () => {
-    await app.close();
+    await closeWithin(app, config.HTTP_SHUTDOWN_TIMEOUT_MS);
     redis?.disconnect();
     await db.close();
   });

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { AuthenticationResult } from '../../domain/accounts/credentials.js';
 import type { Config } from '../../shared/config/config.js';
 import type { BucketRef, Clock } from '../quota/quota-store.js';
+import { addressLimitKey } from '../../shared/net/address-limit-key.js';
 import { midnightOfServiceDay, serviceDayOf } from '../../shared/time/service-day.js';
 import { ApiError } from './api-error.js';
 import { anonymousCaller, type Caller } from './caller.js';
@@ -118,7 +119,11 @@ export class CallerBuckets {
   of(caller: Caller): BucketRef {
     const { config } = this;
     if (caller.kind === 'anonymous') {
-      return { key: `anon:${caller.address}`, capacity: config.QUOTA_ANONYMOUS_CAPACITY };
+      // IPv6 callers by their /64: one subscriber's network, not one interface identifier.
+      return {
+        key: `anon:${addressLimitKey(caller.address)}`,
+        capacity: config.QUOTA_ANONYMOUS_CAPACITY,
+      };
     }
     const day = serviceDayOf(this.clock() / 1000);
     if (day !== this.periodEnd.day) {

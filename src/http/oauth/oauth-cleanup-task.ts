@@ -1,6 +1,6 @@
 import type { ApiApp } from '../app-context.js';
 import { deleteExpiredOAuthRows } from '../../domain/oauth/cleanup.js';
-import { IntervalTask } from '../../worker/interval-task.js';
+import { IntervalTask } from '../../shared/time/interval-task.js';
 import type { OAuthEdge } from './oauth-edge.js';
 
 /**

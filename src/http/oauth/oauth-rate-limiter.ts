@@ -4,6 +4,7 @@ import { FallbackQuotaStore } from '../quota/fallback-quota-store.js';
 import { MemoryQuotaStore } from '../quota/memory-quota-store.js';
 import type { Clock, QuotaStore } from '../quota/quota-store.js';
 import { RedisQuotaStore } from '../quota/redis-quota-store.js';
+import { addressLimitKey } from '../../shared/net/address-limit-key.js';
 
 export interface OAuthRateLimiterOptions {
   /** Requests allowed per minute per address (the bucket's size and its refill per minute). */
@@ -19,7 +20,7 @@ export interface OAuthRateLimiterOptions {
 }
 
 /**
- * Per-address request limits of the OAuth endpoints (issue 9, item 8): a token bucket of
+ * Per-address request limits of the OAuth endpoints: a token bucket of
  * `perMinute` requests refilled by 1/60 of that every second, so a burst of a minute's worth is
  * allowed and then a steady rate. The quota's bucket code does the work (Redis when configured,
  * in process otherwise), in buckets of their own: these limits never touch a user's API quota.
@@ -54,7 +55,7 @@ export class OAuthRateLimiter {
   /** Takes one request from the address's bucket: undefined when allowed, else seconds to wait. */
   async take(address: string): Promise<number | undefined> {
     const decision = await this.store.take(
-      { key: `oauth-${this.options.name}:${address}`, capacity: this.capacity },
+      { key: `oauth-${this.options.name}:${addressLimitKey(address)}`, capacity: this.capacity },
       1,
     );
     return decision.allowed ? undefined : Math.max(1, Math.ceil(decision.retryAfterMs / 1000));

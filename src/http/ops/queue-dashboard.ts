@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiApp } from '../app-context.js';
 import { html, page } from '../html/html.js';
 import { loginUrl } from '../session/web-session.js';
-import type { JobQueues } from '../../worker/job-queues.js';
+import type { QueueList } from '../../shared/queues/open-queues.js';
 
 /** Where the dashboard is served. */
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
@@ -17,7 +17,7 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 export type DashboardViewer = 'anonymous' | 'user' | 'admin';
 
 export interface QueueDashboardOptions {
-  queues: JobQueues;
+  queues: QueueList;
   /** Works out the viewer from the request (the signed-in session's user and role). */
   viewerOf(request: FastifyRequest): Promise<DashboardViewer>;
 }

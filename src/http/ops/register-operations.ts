@@ -6,9 +6,13 @@ import type { Db } from '../../shared/db/db.js';
 import type { Logger } from '../../shared/log/logger.js';
 import { OperationsMetrics } from './metrics/operations-metrics.js';
 import { registerMetricsRoute } from './metrics/metrics-route.js';
-import { JobQueues } from '../../worker/job-queues.js';
-import { jobRetentionFromConfig } from '../../worker/job-options.js';
-import { createRedisConnection } from '../../worker/redis-connection.js';
+import { allJobs } from '../../../jobs/index.js';
+import { defaultJobOptions, jobRetentionFromConfig } from '../../shared/queues/job-options.js';
+import { openQueues, type QueueList } from '../../shared/queues/open-queues.js';
+import {
+  closeRedisConnection,
+  createRedisConnection,
+} from '../../shared/queues/redis-connection.js';
 import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
 
 /** The viewer of the signed-in web session (a banned, revoked or expired one is no session). */
@@ -26,7 +30,7 @@ export interface OperationsDeps {
    * The queues the metrics count and the dashboard shows. Default: with REDIS_URL, queues on a
    * connection of their own (closed with the app); without, none (no dashboard, no depths).
    */
-  queues?: JobQueues;
+  queues?: QueueList;
   /**
    * Who is asking for the dashboard. Default: the signed-in web session's user (the `token`
    * cookie, see signedInBrowser): none = anonymous, role admin = admin, any other role = user.
@@ -42,15 +46,21 @@ export async function registerOperations(app: ApiApp, deps: OperationsDeps): Pro
   const { config, logger } = deps;
   let queues = deps.queues;
   if (!queues && config.REDIS_URL) {
-    const ownQueues = new JobQueues({
-      connection: createRedisConnection(config.REDIS_URL, 'producer'),
-      ownsConnection: true,
-      prefix: config.QUEUE_PREFIX,
-      retention: jobRetentionFromConfig(config),
-      onError: (err) => logger.warn({ err: err.message }, 'queues: redis connection error'),
+    const connection = createRedisConnection(config.REDIS_URL, 'producer');
+    const ownQueues = openQueues(
+      allJobs.map((job) => job.name),
+      {
+        connection,
+        prefix: config.QUEUE_PREFIX,
+        jobOptions: defaultJobOptions(jobRetentionFromConfig(config)),
+        onError: (err) => logger.warn({ err: err.message }, 'queues: redis connection error'),
+      },
+    );
+    app.addHook('onClose', async () => {
+      await Promise.allSettled(ownQueues.map((q) => q.close()));
+      await closeRedisConnection(connection);
     });
-    app.addHook('onClose', () => ownQueues.close());
-    queues = ownQueues;
+    queues = { queues: ownQueues };
   }
   const metrics = new OperationsMetrics({ db: deps.db, queues, logger });
   registerMetricsRoute(app, { metrics, token: config.METRICS_TOKEN });

@@ -11,7 +11,9 @@ import type { BucketRef, Clock, QuotaDecision, QuotaStore, RefillParams } from '
  *
  * ARGV[1] refillAmount, ARGV[2] refillIntervalMs; then per operation 7 values: capacity,
  *   "take" | "refund", cost or amount, now ms or "", its number of keys (1 or 2), daily limit,
- *   period end ms (the last two read only with 2 keys).
+ *   ms until the period ends (the last two read only with 2 keys). The period's end is the
+ *   service day's, worked out on the API's clock: sent as a duration, not a moment, so a Redis
+ *   clock apart from the API's neither cuts the day short nor stretches it.
  * KEYS per operation, in order: the bucket hash {t = tokens, a = anchor ms}, then (with 2 keys)
  *   the daily counter (tokens spent in the period, expiring when it ends): applyBucketAndDaily's
  *   rules.
@@ -47,7 +49,7 @@ while a <= #ARGV do
   local reset = 0
   if daily then
     limit = tonumber(ARGV[a + 5])
-    reset = tonumber(ARGV[a + 6])
+    reset = now + tonumber(ARGV[a + 6])
     k = k + 2
   else
     k = k + 1
@@ -223,7 +225,15 @@ export class RedisQuotaStore implements QuotaStore {
         daily
           ? {
               keys: [keyPrefix + bucket.key, keyPrefix + daily.key],
-              args: [bucket.capacity, op, n, now, 2, daily.limit, daily.resetAtMs],
+              args: [
+                bucket.capacity,
+                op,
+                n,
+                now,
+                2,
+                daily.limit,
+                daily.resetAtMs - (clock ? clock() : Date.now()),
+              ],
               resolve,
               reject,
             }

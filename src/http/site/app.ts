@@ -29,6 +29,7 @@ import { SiteTheme } from './theme/site-theme.js';
 import { SitePages } from './theme/page-routes.js';
 import { registerThemeFonts } from './theme/theme-fonts.js';
 import { registerSiteAssets } from './theme/site-assets.js';
+import { httpServerLimits } from '../../shared/app/http-server-limits.js';
 
 export interface SiteAppDeps {
   db: Db;
@@ -63,6 +64,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     loggerInstance: withRedactedRequestUrls(logger),
     routerOptions: { querystringParser: (s: string) => parsePhpQuery(s) },
     bodyLimit: 16 * 1024 * 1024,
+    ...httpServerLimits(config),
     // A logger that prints nothing needs no per-request child (pino's child with redaction
     // costs more than a kept REST answer's own work).
     childLoggerFactory: (parent, bindings, options) =>

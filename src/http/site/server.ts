@@ -3,6 +3,7 @@ import { closeOnSignals, loadConfigOrExit, runMain } from '../../shared/app/serv
 import { seedDocs } from '../../domain/content/seed-docs.js';
 import { buildSiteApp } from './app.js';
 import { loadDocsSource } from './docs/docs-source.js';
+import { closeWithin } from '../../shared/app/http-server-limits.js';
 
 /**
  * `npm run site`: the documentation site on HOST:SITE_PORT (Postgres at DATABASE_URL or the
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   }
   const app = await buildSiteApp({ db, config, logger });
   closeOnSignals(logger, async () => {
-    await app.close();
+    await closeWithin(app, config.HTTP_SHUTDOWN_TIMEOUT_MS);
     await db.close();
   });
   await app.listen({ host: config.HOST, port: config.SITE_PORT });

@@ -66,6 +66,19 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./.data'),
   PORT: int(3000, 1, 65535),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * The longest one request may take to arrive, headers and body (Node checks every few
+   * seconds): a client trickling its body is cut off then. Default 2 minutes, room for a 16 MB
+   * upload at 150 kB/s. Both HTTP servers (API and site).
+   */
+  HTTP_REQUEST_TIMEOUT_MS: int(120_000, 1_000, 3_600_000),
+  /** The longest a request's headers may take to arrive. Default 10 s. */
+  HTTP_HEADERS_TIMEOUT_MS: int(10_000, 1_000, 600_000),
+  /**
+   * On SIGTERM the servers stop accepting and let running requests finish for this long, then
+   * close the connections left (so a slow client cannot hold up a deploy). Default 10 s.
+   */
+  HTTP_SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Prefix of every BullMQ key; tests give each run its own. */
   QUEUE_PREFIX: z
@@ -179,8 +192,8 @@ const envSchema = z.object({
   QUOTA_COST_PREDICTION: cost(1),
   /**
    * The least any /api/v2 request costs, failed or not (400, 401, 403, 404 and 429 included;
-   * 5xx and the free account operations excepted). 0 = failures cost nothing (the behaviour
-   * before issue 22).
+   * 5xx and the free account operations excepted). 0 = failures cost nothing (the seed's
+   * behaviour).
    */
   QUOTA_MIN_COST: int(1, 0, 1_000),
   /**
@@ -297,6 +310,15 @@ const envSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: int(15, 1, 50),
   /** An endpoint whose every delivery has failed for this long is disabled (ms; a day). */
   WEBHOOK_DISABLE_AFTER_MS: int(86_400_000, 0),
+  /** Webhook endpoints one user may have (their OAuth apps' included); one more is refused. */
+  WEBHOOK_MAX_ENDPOINTS_PER_USER: int(10, 1, 1_000),
+  /**
+   * Deliveries of one event to one user's endpoints at most (and never two to one URL): what
+   * endpoints made before a lower WEBHOOK_MAX_ENDPOINTS_PER_USER can still multiply an event into.
+   */
+  WEBHOOK_MAX_DELIVERIES_PER_EVENT: int(10, 1, 1_000),
+  /** Cost of each webhook operation (register, list, deliveries, rotate, delete). */
+  QUOTA_COST_WEBHOOKS: cost(1),
   /** How long a rotated-out secret keeps signing beside the new one (s; a day). */
   WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 30 * 86_400),
   /**

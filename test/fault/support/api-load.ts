@@ -62,8 +62,12 @@ export function longest(answers: readonly Answer[]): number {
 /** Resolves after ms (the length of a cut is the fault's definition, not a wait for a condition). */
 export const hold = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Prints a fault test's figures where the CI log shows them. */
+/**
+ * Prints a fault test's figures when asked (EMUTRACK_FAULT_FIGURES=1): a passing run shows only
+ * the runner's summary, and the figures are there for whoever studies a fault's behaviour.
+ */
 export function printFigures(title: string, figures: Record<string, unknown>): void {
+  if (process.env.EMUTRACK_FAULT_FIGURES !== '1') return;
   const lines = Object.entries(figures).map(([k, v]) => `  ${k}: ${String(v)}`);
   process.stdout.write(`\n[fault] ${title}\n${lines.join('\n')}\n`);
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
 import type { Queryable } from '../../../shared/db/db.js';
 import type { Logger } from '../../../shared/log/logger.js';
-import type { JobQueues } from '../../../worker/job-queues.js';
+import type { QueueList } from '../../../shared/queues/open-queues.js';
 import { HttpMetrics } from './http-metrics.js';
 import { readQueueDepths } from './queue-depths.js';
 import { readStoredMetrics, type StoredFamily } from './stored-metrics.js';
@@ -10,7 +10,7 @@ export interface OperationsMetricsOptions {
   /** Where the stored families (job runs, last days, inference) are read. */
   db: Queryable;
   /** The queues whose depths are shown; absent (no Redis) = the family has no samples. */
-  queues?: JobQueues;
+  queues?: QueueList;
   /** Told when a source cannot be read (its families are then left out of that scrape). */
   logger: Pick<Logger, 'warn'>;
   /** Add Node's process metrics (CPU, RSS, heap, event loop lag). Default true. */

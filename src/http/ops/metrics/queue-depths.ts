@@ -1,4 +1,4 @@
-import type { JobQueues } from '../../../worker/job-queues.js';
+import type { QueueList } from '../../../shared/queues/open-queues.js';
 import type { StoredFamily } from './stored-metrics.js';
 
 /** The BullMQ states counted per queue. */
@@ -13,7 +13,7 @@ export const QUEUE_STATES = [
 ] as const;
 
 /** Jobs per queue and state, read from Redis at each scrape (none without Redis). */
-export async function readQueueDepths(queues: JobQueues | undefined): Promise<StoredFamily> {
+export async function readQueueDepths(queues: QueueList | undefined): Promise<StoredFamily> {
   const values: StoredFamily['values'] = [];
   if (queues) {
     const counts = await Promise.all(queues.queues.map((q) => q.getJobCounts(...QUEUE_STATES)));

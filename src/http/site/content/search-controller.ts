@@ -119,7 +119,7 @@ async function searchItems(kit: SiteKit, links: PostLinks, request: RestRequest)
   const perPage = request.get<number>('per_page');
   const page = request.get<number>('page');
   const subtypes = request.get<string[]>('subtype');
-  const { total, items } = await searchPublishedPosts(kit.db, {
+  const { total, items } = await searchPublishedPosts(kit.db, request.user, {
     // An empty list (only other object types' subtypes asked) is WP_Query's default: posts.
     types: subtypes.includes(ANY) ? [...SEARCH_SUBTYPES] : subtypes.length ? subtypes : ['post'],
     search: request.get<string | undefined>('search') || undefined,

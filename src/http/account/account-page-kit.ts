@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listCredentials } from '../../domain/accounts/credentials.js';
 import { scopesOfRole } from '../../domain/accounts/scopes.js';
 import { accountSettingsFromConfig } from '../../domain/accounts/account-settings.js';
-import type { ApiServices } from '../api/services.js';
+import type { ApiServices } from '../app-context.js';
 import {
   csrfToken,
   loginUrl,

@@ -1,6 +1,6 @@
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
-import type { ApiServices } from '../api/services.js';
+import type { ApiServices } from '../app-context.js';
 import { accountPageKit, FORM_BODY_LIMIT } from './account-page-kit.js';
 import { accountPageRoute } from './pages/account-page.js';
 import { createKeyPage } from './pages/create-key-page.js';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { CJK_FONT_STACK, cjkWebFont, registerCjkWebFont } from '../cjk-web-font.js';
 import type { Config } from '../../shared/config/config.js';
-import type { ApiApp } from './services.js';
+import type { ApiApp } from '../app-context.js';
+import { escapeHtml } from '../html/escape.js';
 import { siteUrlFor } from '../peer-url.js';
 
 /** The Chinese face the API serves its pages, for machines without a CJK font of their own. */
@@ -10,7 +11,6 @@ export const API_WEB_FONT = cjkWebFont('/assets/fonts/noto-sans-sc');
 /** Pages with a look of their own: Bull Board and the OpenAPI viewer. */
 const OWN_LOOK = /^\/(admin\/queues|docs)(\/|$|\?)/;
 
-const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * What every HTML page of the API (sign-in, registration, account, OAuth consent, the admin's
@@ -47,7 +47,7 @@ export function registerPageChrome(app: ApiApp, config: Config): void {
       payload.slice(0, head) +
       style +
       payload.slice(head, body) +
-      footer(escapeAttr(siteUrlFor(request, config))) +
+      footer(escapeHtml(siteUrlFor(request, config))) +
       payload.slice(body);
     reply.removeHeader('content-length');
     done(null, out);

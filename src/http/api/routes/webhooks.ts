@@ -16,7 +16,7 @@ import {
 import { WebhookError } from '../../../domain/webhooks/webhook-error.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../../domain/webhooks/webhook-url.js';
 import { ApiError } from '../api-error.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { callerOf, type V2OperationConfig } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../../domain/content/app-passwords.js';
 import { SESSION_COOKIE, type SiteSession } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
-import { escapeHtml } from '../theme/escape-html.js';
+import { escapeHtml } from '../../html/escape.js';
 import { THEME_FONT_STACK, THEME_WEB_FONT } from '../theme/theme-fonts.js';
 
 /** How long a session made by the site's sign-in lasts (as the product's web sessions). */

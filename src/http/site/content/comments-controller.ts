@@ -11,7 +11,7 @@ import {
   PAGE_ARG,
   perPageArg,
   resourceSchema,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;

@@ -2,7 +2,7 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
-import { contextArg, denied, resourceSchema } from './rest-helpers.js';
+import { contextArg, denied, resourceSchema } from '../rest/rest-helpers.js';
 
 const EVE = ['embed', 'view', 'edit'] as const;
 

@@ -64,7 +64,7 @@ import {
   type ResourceSchema,
   userIdOf,
   deletedAnswer,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const LIST_STATUSES = [...WRITABLE_STATUSES, 'trash', ...INTERNAL_STATUSES, 'any'];
 

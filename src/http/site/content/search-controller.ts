@@ -5,7 +5,12 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import type { PostLinks } from './post-presenter.js';
-import { collectionResponse, filterByContext, ID_LIST, resourceSchema } from './rest-helpers.js';
+import {
+  collectionResponse,
+  filterByContext,
+  ID_LIST,
+  resourceSchema,
+} from '../rest/rest-helpers.js';
 
 /** WP_REST_Search_Controller::TYPE_ANY. */
 const ANY = 'any';

@@ -3,7 +3,7 @@ import { defaultTermId } from '../../../domain/content/terms-store.js';
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
-import { resourceSchema } from './rest-helpers.js';
+import { resourceSchema } from '../rest/rest-helpers.js';
 
 /** A setting of WordPress 6.1's register_initial_settings, as its schema shows it. */
 function setting(type: 'string' | 'integer' | 'boolean', description: string, extra = {}) {

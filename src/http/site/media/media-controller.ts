@@ -19,7 +19,7 @@ import {
   PAGE_ARG,
   perPageArg,
   type Context,
-} from '../content/rest-helpers.js';
+} from '../rest/rest-helpers.js';
 import { POST_ORDERBY } from '../content/post-schema.js';
 import { mediaFieldsOf, restErrorOf } from './media-fields.js';
 import { MediaPresenter } from './media-presenter.js';

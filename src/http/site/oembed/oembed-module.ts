@@ -13,7 +13,7 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit, SiteModule } from '../site-kit.js';
-import { escapeHtml } from '../theme/escape-html.js';
+import { escapeHtml } from '../../html/escape.js';
 import { resolveSiteUrl } from './resolve-site-url.js';
 
 /** The embed view of an item: what the oEmbed iframe shows. */

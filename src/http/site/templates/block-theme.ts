@@ -2,7 +2,7 @@ import { parse } from '@wordpress/block-serialization-default-parser';
 import type { ParsedBlock } from '../../../domain/content/block-render.js';
 import type { BlockTemplates } from '../../../domain/templates/block-templates.js';
 import { templateHierarchy } from '../../../domain/templates/template-hierarchy.js';
-import { escapeHtml, escapeUrl } from '../theme/escape-html.js';
+import { escapeHtml, escapeUrl } from '../../html/escape.js';
 import { THEME_FONT_STACK } from '../theme/theme-fonts.js';
 import {
   apiSettingsScript,

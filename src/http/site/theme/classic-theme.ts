@@ -1,4 +1,4 @@
-import { escapeHtml, escapeUrl } from './escape-html.js';
+import { escapeHtml, escapeUrl } from '../../html/escape.js';
 import { THEME_FONT_STACK } from './theme-fonts.js';
 import {
   apiSettingsScript,

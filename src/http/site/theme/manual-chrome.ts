@@ -1,4 +1,5 @@
-import { documentTitle, escapeHtml, escapeHtmlText } from './escape-html.js';
+import { escapeHtml, scriptJson } from '../../html/escape.js';
+import { documentTitle, escapeHtmlText } from './escape-html.js';
 import { SITE_ASSET_PATHS } from './site-assets.js';
 import { THEME_WEB_FONT } from './theme-fonts.js';
 import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink, ThemeView } from './site-theme.js';
@@ -61,7 +62,7 @@ export function themeHead(view: ThemeView, ctx: ThemeContext, style: string): st
 export function apiSettingsScript(ctx: ThemeContext): string {
   if (!ctx.nonce) return '';
   const settings = { root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' };
-  return `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify(settings).replace(/</g, '\\u003c')};</script>`;
+  return `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${scriptJson(settings)};</script>`;
 }
 
 /** The search box: `/?s=` without scripts; with them, live results from /wp/v2/search. */

@@ -1,9 +1,9 @@
 import type { Queryable } from '../../../shared/db/db.js';
 import { deleteLatestAutosave } from '../../../domain/content/posts-store.js';
-import type { ArgSchema } from '../rest/arg-schema.js';
-import { RestError } from '../rest/rest-error.js';
-import type { RestRequest } from '../rest/rest-request.js';
-import { RestResponse } from '../rest/rest-response.js';
+import type { ArgSchema } from './arg-schema.js';
+import { RestError } from './rest-error.js';
+import type { RestRequest } from './rest-request.js';
+import { RestResponse } from './rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
 
 export type Context = 'view' | 'embed' | 'edit';

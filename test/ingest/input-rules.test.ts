@@ -15,7 +15,7 @@ import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**
- * Input that cannot invent units or trains (issue 20, item 4): an EMU code of no known model
+ * Input that cannot invent units or trains: an EMU code of no known model
  * form and not in the fleet, and a train number of no prefix in use, are rejected with the field,
  * the line and why, on the scanner's path and the general one alike; DJ runs import.
  */

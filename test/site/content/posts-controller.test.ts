@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
 /**
- * What WordPress hides stays hidden (issue 19, item 5): each attack from the outside as its own
+ * What WordPress hides stays hidden: each attack from the outside as its own
  * test, with the refusal a WordPress 6.1 gives to the same request.
  */
 describe('posts controller: what WordPress hides stays hidden', () => {

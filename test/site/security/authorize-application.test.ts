@@ -5,7 +5,7 @@ import { siteSessionSecret } from './site-session.js';
 const PAGE = '/wp-admin/authorize-application.php';
 
 /**
- * Issue 19, finding 6: authorize-application.php never showed where the new password would be
+ * authorize-application.php never showed where the new password would be
  * sent (`success_url=https://attacker.example/steal` got it) and could be framed.
  */
 describe('authorize-application.php shows where the password goes', () => {

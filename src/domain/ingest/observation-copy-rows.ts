@@ -1,14 +1,14 @@
 import { copyTextValue } from '../../shared/db/db.js';
 import {
-  dedupDigest,
-  emuIdOf,
   FLAG_NONE,
+  LineScanner,
   POSITION_NONE,
   newScannedLine,
-  scanLine,
-  writeInt,
   type ScannedLine,
 } from './ndjson-line-scan.js';
+import { emuIdOf } from './scanned-emu-code.js';
+import { dedupDigest } from './scanned-line-digest.js';
+import { writeInt } from './scan-digits.js';
 import {
   FORMATION_POSITIONS,
   isProblem,
@@ -430,9 +430,12 @@ export function parseNdjsonBlock(
     scan?: boolean;
     /** Where to render the rows if it is large enough; else a new buffer. */
     output?: ArrayBuffer;
+    /** The scanner (and its code tables) to scan with, kept by a parse worker; else a new one. */
+    scanner?: LineScanner;
   } = {},
 ): ParsedChunk {
   const scan = options.scan ?? true;
+  const scanner = options.scanner ?? new LineScanner();
   const bytes = block.bytes;
   const end = bytes.length;
   // Rows are longer than their lines: the batch, file, day and key are added.
@@ -447,7 +450,7 @@ export function parseNdjsonBlock(
   const emuForms = block.emuForms ?? STRICT_EMU_FORMS;
   let line = block.firstLine;
   for (let start = 0; start < end; line++) {
-    if (scan && scanLine(bytes, start, end, scanned, emuForms)) {
+    if (scan && scanner.scanLine(bytes, start, end, scanned, emuForms)) {
       chunk.read++;
       chunk.addScanned(line, bytes, scanned);
       start = scanned.next;

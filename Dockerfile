@@ -16,6 +16,9 @@ RUN npm run build && npm prune --omit=dev
 # the other seven go (src/domain/circulation-images/cjk-font.ts names the two).
 RUN find node_modules/@expo-google-fonts/noto-sans-sc -name '*.ttf' \
       ! -name 'NotoSansSC_400Regular.ttf' ! -name 'NotoSansSC_700Bold.ttf' -delete
+# The HTML pages serve one weight of the web-font package, as WOFF2 slices (src/http/cjk-web-font.ts
+# names them): its other weights and its WOFF copies go (71 of its 75 MB).
+RUN find node_modules/@fontsource/noto-sans-sc/files -type f ! -name '*-400-normal.woff2' -delete
 
 FROM ${NODE_IMAGE}
 # /app stays root-owned (the code cannot be changed by the process running it); what the
@@ -30,6 +33,10 @@ COPY --from=build /app/dist ./dist
 # The documentation site's block theme (templates and parts read at start).
 COPY --from=build /app/src/domain/templates/theme ./src/domain/templates/theme
 COPY package.json ./
+# `npx emutrack ...` in a container runs the package's own bin, and npx first installs the
+# package into its cache, which runs `prepare` (the build): the image has no compiler, and dist/
+# is built already, so the image's package.json has no `prepare`.
+RUN npm pkg delete scripts.prepare
 # The site's first contents are emutrack's own documentation (src/http/site/docs/docs-source.ts).
 COPY README.md ./
 COPY docs ./docs

@@ -25,7 +25,7 @@ function percentile(xs: readonly number[], p: number): number {
 }
 
 /**
- * The change feed and webhooks (issue 23):
+ * The change feed and webhooks:
  * - the feed read from the start in pages of 5,000 (the route's largest), by the domain read and
  *   through the API, against the floor: the same keyset pages of record_changes read by a bare
  *   SELECT through the same pool;
@@ -238,7 +238,7 @@ async function deliveryDelay(ctx: BenchContext): Promise<BenchRow[]> {
       bench.db,
       { userId: user.userId, oauthClientId: null },
       { url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     const dir = await mkdtemp(path.join(os.tmpdir(), 'emutrack-bench-feed-'));
     const delays: number[] = [];

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
-} from '../../src/http/api/daily-records-page.js';
+} from '../../src/domain/records/read-daily-records.js';
 import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import type { Queryable } from '../../src/shared/db/db.js';
 import {

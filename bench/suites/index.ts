@@ -4,6 +4,7 @@ import { circulationSuite } from './circulation.js';
 import { feedSuite } from './feed.js';
 import { freshPagesSuite } from './fresh-pages.js';
 import { historySuite } from './history.js';
+import { lighthouseSuite } from './lighthouse.js';
 import { pipelineSuite } from './pipeline.js';
 import { searchSuite } from './search.js';
 import { siteSuite } from './site.js';
@@ -19,6 +20,7 @@ export const suites: readonly BenchSuite[] = [
   historySuite,
   searchSuite,
   siteSuite,
+  lighthouseSuite,
   uploadsSuite,
   staleDaysSuite,
   feedSuite,

@@ -57,7 +57,7 @@ async function ingestLines(ctx: AppContext, dir: string, name: string, lines: re
 }
 
 /**
- * Late data (issue 20): 30 built days, then a burst of 10,000 late lines across them (--quick:
+ * Late data: 30 built days, then a burst of 10,000 late lines across them (--quick:
  * 3 days, 1,000 lines). Measured: the worker's rebuild of the stale days as it runs it (the
  * stale days found due, each built and exported through the job code, in-process), wall time
  * from the first poll until no day is stale, and how many builds ran. Reference, in the same

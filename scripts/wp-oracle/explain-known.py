@@ -28,6 +28,13 @@ RULES = [
      'open: menu items have no autosaves route yet'),
     (r'^menus:', r'url|menu-item-object',
      'open: menu items: the url of category links, the wp:menu-item-object link'),
+    (r'^site-routes:.*/wp/v2/settings', r'allow|methods|endpoints',
+     'choice (docs/site-wordpress-fidelity.md): the settings are read only: the site\'s name and '
+     'tagline are its configuration (SITE_NAME, SITE_DESCRIPTION) and the other settings the '
+     'spec\'s site facts, so /wp/v2/settings has no POST, PUT or PATCH'),
+    (r'^site-routes:.*/wp/v2/comments', r'allow|methods|endpoints',
+     'choice (docs/site-wordpress-fidelity.md): the site keeps no comments (the spec describes '
+     'none): its comments collection is always empty and has no POST'),
     # Requests marked beyond61 in the corpus (a list filter 6.1 ignores): their own column.
     (r'^list-params:.*[?&]format=', r'.',
      'beyond 6.1: the spec\'s `format` list filter (posts of these formats only; a WordPress after '

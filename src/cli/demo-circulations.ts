@@ -56,7 +56,7 @@ const TIMES: Record<string, [number, number]> = {
   D7405: [425, 480],
   D7406: [1110, 1165],
 };
-const WINDOW_DAYS = 14;
+export const DEMO_WINDOW_DAYS = 14;
 
 export interface DemoCirculations {
   today: number;
@@ -69,7 +69,7 @@ export interface DemoCirculations {
 function sightingLines(today: number): string[] {
   const lines: string[] = [];
   const runs: { day: number; train: string; unit: string }[] = [];
-  for (let day = today - WINDOW_DAYS; day < today; day++) {
+  for (let day = today - DEMO_WINDOW_DAYS; day < today; day++) {
     for (const train of ONE_DAY.days[0]!) runs.push({ day, train, unit: ONE_DAY.unit });
     THREE_DAY.units.forEach((unit, k) => {
       for (const train of THREE_DAY.days[(k + day) % 3]!) runs.push({ day, train, unit });
@@ -101,6 +101,8 @@ function sightingLines(today: number): string[] {
 /**
  * Writes, ingests, builds and infers the demo's circulations on `db` (see above), relative to
  * `today` (default: the service day of now); the sightings file and picture go under `dataDir`.
+ * Each day of the window is built with `buildDay` (default: its records only; the demo builds and
+ * exports it through the job code, as the nightly flow does).
  */
 export async function demoCirculations(
   db: Db,
@@ -108,6 +110,7 @@ export async function demoCirculations(
   dataDir: string,
   say: (line: string) => void,
   today: number = serviceDayOf(Date.now() / 1000),
+  buildDay: (day: number) => Promise<unknown> = (day) => buildDailyRecords(db, day),
 ): Promise<DemoCirculations> {
   const timetables = await ingestTimetables(db, path.join(fixtures, 'timetables.ndjson'));
   say(`circulations: timetables of ${timetables.read} trains (${timetables.accepted} accepted)`);
@@ -119,11 +122,11 @@ export async function demoCirculations(
   await writeFile(file, `${lines.join('\n')}\n`);
   const ingest = await ingestObservations(db, file);
   say(
-    `circulations: ${lines.length} sightings of the ${WINDOW_DAYS} days before today ` +
-      `(${ymdOfServiceDay(today - WINDOW_DAYS)}..${ymdOfServiceDay(today - 1)}), ${ingest.accepted} new`,
+    `circulations: ${lines.length} sightings of the ${DEMO_WINDOW_DAYS} days before today ` +
+      `(${ymdOfServiceDay(today - DEMO_WINDOW_DAYS)}..${ymdOfServiceDay(today - 1)}), ${ingest.accepted} new`,
   );
-  for (let day = today - WINDOW_DAYS; day < today; day++) await buildDailyRecords(db, day);
-  const run = await inferCirculations(db, { asOf: today - 1, windowDays: WINDOW_DAYS });
+  for (let day = today - DEMO_WINDOW_DAYS; day < today; day++) await buildDay(day);
+  const run = await inferCirculations(db, { asOf: today - 1, windowDays: DEMO_WINDOW_DAYS });
   say(
     `circulations: inferred ${run.routes} routes (${run.loopBreaks} loops) from ${run.runs} runs, ${run.linksKept} links kept`,
   );

@@ -18,6 +18,7 @@ export const DEMO_USER = 'demo';
 export async function makeDemoKey(
   db: Db,
   config: Config,
+  now: Date = new Date(),
 ): Promise<{ secret: string; revokeId: string }> {
   const settings = accountSettingsFromConfig(config);
   const user =
@@ -27,7 +28,6 @@ export async function makeDemoKey(
       { username: DEMO_USER, password: randomBytes(24).toString('base64url'), role: 'user' },
       { scrypt: settings.scrypt },
     ));
-  const now = new Date();
   const { secret, credential } = await issueCredential(
     db,
     {
@@ -50,7 +50,9 @@ export interface NextStepsInput {
   exportDir: string;
   rejected: number;
   key: { secret: string; revokeId: string };
+  /** Today and the day before, YYYYMMDD: the demo's data ends today. */
   today: string;
+  yesterday: string;
   picture: string;
 }
 
@@ -63,12 +65,12 @@ export function demoNextSteps(input: NextStepsInput): string[] {
     'Where to look:',
     `  CSV exports:      ${input.exportDir}/`,
     `  rejected lines:   npx emutrack rejects  (${input.rejected} lines with file, line, field and reason; npx emutrack status counts them)`,
-    `  one day's CSV:    npx emutrack export 20260814`,
+    `  one day's CSV:    npx emutrack export ${input.yesterday}`,
     '',
     `The read API (npm start). Anonymous callers get ${input.anonymousCapacity} quota tokens, fewer than these calls`,
     `cost, so the demo made an API key for user ${DEMO_USER} (revoke it: npx emutrack key revoke ${input.key.revokeId}):`,
     `  export EMUTRACK_KEY=${input.key.secret}`,
-    `  daily records:    curl ${auth} '${api}/records/daily?date=20260814'`,
+    `  daily records:    curl ${auth} '${api}/records/daily?date=${input.today}'`,
     `  histories:        curl ${auth} '${api}/history/train/G1'  (docs: the other endpoints)`,
     `  circulations (today, ${input.today}):`,
     `    inferred:       curl ${auth} '${api}/timetable/train/G7363/current'`,

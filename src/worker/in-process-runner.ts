@@ -41,10 +41,14 @@ export interface DayRunResult {
   export: StoredExportResult;
 }
 
-/** Build, then export, one service day: the nightly flow's two steps. */
-export async function runDayInProcess(ctx: AppContext, serviceDay: number): Promise<DayRunResult> {
-  const build = await runInProcess(ctx, buildDailyRecordsJob, { serviceDay });
-  const exported = await runInProcess(ctx, renderDailyExportJob, { serviceDay });
+/** Build, then export, one service day: the nightly flow's two steps, both due at `dueAt`. */
+export async function runDayInProcess(
+  ctx: AppContext,
+  serviceDay: number,
+  dueAt: number = Date.now(),
+): Promise<DayRunResult> {
+  const build = await runInProcess(ctx, buildDailyRecordsJob, { serviceDay }, dueAt);
+  const exported = await runInProcess(ctx, renderDailyExportJob, { serviceDay }, dueAt);
   return { serviceDay, build, export: exported };
 }
 

@@ -85,7 +85,14 @@ export class WebhookDispatcher {
   async runOnce(): Promise<void> {
     const { db, config } = this.ctx;
     for (;;) {
-      const result = await dispatchWebhookEvents(db);
+      const result = await dispatchWebhookEvents(db, {
+        maxDeliveriesPerEvent: config.WEBHOOK_MAX_DELIVERIES_PER_EVENT,
+      });
+      if (result.leftOut > 0)
+        this.ctx.logger.info(
+          { leftOut: result.leftOut },
+          'webhook deliveries left out by the per-user bound of one event',
+        );
       await this.handOver(result.deliveryIds);
       if (!result.more || this.stopped) break;
     }

@@ -256,7 +256,7 @@ describe('account pages', () => {
   });
 });
 
-describe('account forms bound to the session (issue 19, finding 4)', () => {
+describe('account forms bound to the session', () => {
   async function signedInBrowser() {
     const user = await makeUser(t.current.db, 'bound');
     const b = browser();

@@ -39,7 +39,7 @@ describe('backoff', () => {
   });
 });
 
-/** The race of issue 19 (finding 3), run on each database. */
+/** The sign-in race, run on each database. */
 async function concurrentSignIns(db: Db) {
   const username = `race_${Math.random().toString(36).slice(2, 8)}`;
   const password = 'a-right-password-for-the-race';
@@ -58,7 +58,7 @@ async function concurrentSignIns(db: Db) {
   return { evaluated: evaluated.length, throttled: throttled.length };
 }
 
-describe('sign-in limits under concurrency (issue 19, finding 3)', () => {
+describe('sign-in limits under concurrency', () => {
   it('40 concurrent sign-ins (39 wrong, 1 right): no more than the free number are tried, the rest 429', async () => {
     const { evaluated, throttled } = await concurrentSignIns(t.current.db);
     expect(evaluated).toBeLessThanOrEqual(settings.signInMaxFailures);

@@ -83,7 +83,7 @@ describe('API keys', () => {
       refillIntervalSeconds: 300,
     });
 
-    // The key works, but listing credentials is not among its scopes (issue 19).
+    // The key works, but listing credentials is not among its scopes.
     expect(
       (await app.inject({ url: '/api/v2/auth/me', headers: bearer(key.apiKey) })).statusCode,
     ).toBe(200);
@@ -193,7 +193,7 @@ describe('API keys', () => {
     ).toBe(200);
   });
 
-  it("a key scoped to exports can no longer list or revoke its owner's credentials (issue 19, finding 6): 403 insufficient_scope, the web session lives", async () => {
+  it("a key scoped to exports can no longer list or revoke its owner's credentials: 403 insufficient_scope, the web session lives", async () => {
     const { user, token } = await session('exporter');
     const me = await app.inject({ url: '/api/v2/auth/api-keys', cookies: { token } });
     const sessionRevokeId = (

@@ -197,7 +197,7 @@ describe('registration and sign-in', () => {
     expect(refused.json().meta.retryAfter).toBe(retryAfter);
   });
 
-  it('locking an account out is not free for a stranger (issue 19, finding 3): failures from one address leave the owner at another signing in', async () => {
+  it('locking an account out is not free for a stranger: failures from one address leave the owner at another signing in', async () => {
     const user = await makeUser(t.current.db, 'gina_owner');
     for (let i = 0; i < 10; i++) {
       const res = await app.inject({
@@ -220,7 +220,7 @@ describe('registration and sign-in', () => {
   // All wrong: a right password resets the account's count when its attempt settles (the rule),
   // so a burst holding one could let one more through whenever that settle lands before the last
   // of the burst is counted; the right password past the free attempts is the test above.
-  it('40 concurrent wrong sign-ins are not all evaluated (issue 19, finding 3): at most the free number answer, the rest 429', async () => {
+  it('40 concurrent wrong sign-ins are not all evaluated: at most the free number answer, the rest 429', async () => {
     const user = await makeUser(t.current.db, 'racer');
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -266,7 +266,7 @@ describe('registration and sign-in', () => {
     expect(elsewhere.statusCode).toBe(200);
   });
 
-  it('registration accepts 12345678 no more (issue 19, finding 6): 400 invalid_param naming password', async () => {
+  it('registration accepts 12345678 no more: 400 invalid_param naming password', async () => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/v2/auth/register',
@@ -277,7 +277,7 @@ describe('registration and sign-in', () => {
     expect(res.json().error.message).toMatch(/^password: too easy to guess/);
   });
 
-  it('registration has a rate limit per address (issue 19, finding 6): the sixth in a row is 429 with Retry-After', async () => {
+  it('registration has a rate limit per address: the sixth in a row is 429 with Retry-After', async () => {
     const from = (i: number, ip: string) =>
       app.inject({
         method: 'POST',
@@ -382,7 +382,7 @@ describe('sign-out and password change', () => {
     expect((await login('a-brand-new-passphrase')).statusCode).toBe(200);
   });
 
-  it('PATCH /auth/password no longer allows unlimited current-password guesses (issue 19, finding 6): the sixth wrong guess in a row is 429', async () => {
+  it('PATCH /auth/password no longer allows unlimited current-password guesses: the sixth wrong guess in a row is 429', async () => {
     const user = await makeUser(t.current.db, 'guessed');
     const signedIn = await app.inject({
       method: 'POST',

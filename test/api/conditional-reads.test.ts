@@ -13,7 +13,7 @@ import { bearer, FAST_SCRYPT_ENV, makeKey, makeUser } from './helpers/accounts.j
 import { makeApp } from './helpers/api-harness.js';
 
 /**
- * Caching that tells the truth (issue 20): every v2 read carries a strong ETag and a
+ * Caching that tells the truth: every v2 read carries a strong ETag and a
  * Cache-Control that is never `immutable`, answers If-None-Match with 304 (quota headers kept,
  * 1 token), and after a rebuild changes a day, every API process answers the old tag with 200
  * and the new bytes at once. Two apps on two connection pools stand for two API processes.

@@ -6,9 +6,9 @@ import {
   withMappingMembers,
 } from '../../src/http/api/daily-records-json.js';
 import { dataEnvelopeJson } from '../../src/http/api/v2-edge.js';
-import type { DailyRecordRow } from '../../src/http/api/daily-records-page.js';
-import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
-import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+import type { DailyRecordRow } from '../../src/domain/records/read-daily-records.js';
+import { EmuCodeCache } from '../../src/domain/emus/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/domain/timetables/timetable-summary-cache.js';
 import { dataEnvelope } from '../../src/http/api/envelope.js';
 import { dailyRecordsDataSchema } from '../../src/http/api/schemas.js';
 import { createFastSerializerCompiler } from '../../src/http/api/serializer.js';

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/shared/db/db.js';
-import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
+import { EmuCodeCache } from '../../src/domain/emus/emu-code-cache.js';
 import { emuHistoryDataJson, trainHistoryDataJson } from '../../src/http/api/history-json.js';
 import { emuHistoryDataSchema, trainHistoryDataSchema } from '../../src/http/api/routes/history.js';
 import { createFastSerializerCompiler } from '../../src/http/api/serializer.js';
-import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+import { TimetableSummaryCache } from '../../src/domain/timetables/timetable-summary-cache.js';
 import type { HistoryRecord } from '../../src/domain/history/read-history.js';
 import { trainCodeOf } from '../../src/http/api/train-codes.js';
 

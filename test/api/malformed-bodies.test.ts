@@ -17,7 +17,7 @@ const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
 
 /**
- * The API's body and query parsing paths (issue 19, finding 2, checked on the API side): every
+ * The API's body and query parsing paths (checked on the API side): every
  * malformed, oversized, deeply nested or repeated input is a 4xx, never a 500.
  */
 describe('malformed bodies and queries to the API are 4xx, never 5xx', () => {

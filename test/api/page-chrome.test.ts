@@ -1,9 +1,10 @@
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { defaultKeyScopes } from '../../src/domain/accounts/scopes.js';
 import type { ApiApp } from '../../src/http/api/app.js';
-import { API_FONT_PATHS } from '../../src/http/api/page-chrome.js';
+import { CJK_FONT_STACK } from '../../src/http/cjk-web-font.js';
+import { API_WEB_FONT } from '../../src/http/api/page-chrome.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';
@@ -22,7 +23,8 @@ afterAll(async () => {
 
 /**
  * The API's HTML pages (sign-in, registration, OAuth consent and errors, the admin review) name
- * the CJK font the API serves, so Chinese never draws as boxes, and link the documentation site.
+ * the systems' CJK fonts and, for machines without one, the face the API serves, so Chinese
+ * never draws as boxes; and they link the documentation site.
  */
 describe("the API's pages: the CJK font and the way to the docs", () => {
   const pages = async () => {
@@ -52,17 +54,17 @@ describe("the API's pages: the CJK font and the way to the docs", () => {
     );
   };
 
-  it('gives every page the @font-face of the fonts served here, first in the body font, and the docs links', async () => {
+  it('gives every page the CJK font stack and the served face, and the docs links', async () => {
     for (const { url: where, res } of await pages()) {
       expect(res.headers['content-type'], where).toMatch(/^text\/html/);
       const html = res.body;
-      expect(html, where).toContain(`src:url("${API_FONT_PATHS.regular}") format("truetype")`);
-      expect(html, where).toContain('body{font-family:"Noto Sans SC",');
-      expect(html, where).toContain('unicode-range:');
+      expect(html, where).toContain(`<link rel="stylesheet" href="${API_WEB_FONT.stylesheetUrl}">`);
+      expect(html, where).toContain(`body{font-family:${CJK_FONT_STACK}}`);
+      expect(html, where).not.toMatch(/\.ttf\b/);
       expect(html, where).toContain('<a href="https://docs.example.org/manual/">manual</a>');
       expect(html, where).toContain('href="https://docs.example.org/manual/oauth/"');
       expect(html, where).toContain('href="https://docs.example.org/api-reference/"');
-      // A page's Content-Security-Policy must let the font through.
+      // A page's Content-Security-Policy must let the stylesheet and the font through.
       const csp = res.headers['content-security-policy'];
       if (csp) expect(String(csp), where).toMatch(/font-src 'self'/);
       // Added once, inside the document.
@@ -71,24 +73,32 @@ describe("the API's pages: the CJK font and the way to the docs", () => {
     }
   });
 
-  it('serves the font files with a year of cache and leaves JSON and the OpenAPI viewer alone', async () => {
-    for (const path of [API_FONT_PATHS.regular, API_FONT_PATHS.bold]) {
-      const font = await app.inject({ url: path });
-      expect(font.statusCode).toBe(200);
-      expect(font.headers['content-type']).toBe('font/ttf');
-      expect(font.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-      expect(font.rawPayload.subarray(0, 4).toString('hex')).toBe('00010000');
-    }
-    // Gzipped to a browser that accepts it: the same bytes.
-    const plain = await app.inject({ url: API_FONT_PATHS.regular });
-    const zipped = await app.inject({
-      url: API_FONT_PATHS.regular,
+  it('serves the face (stylesheet and WOFF2 slices) with a year of cache and leaves JSON and the OpenAPI viewer alone', async () => {
+    const sheet = await app.inject({
+      url: API_WEB_FONT.stylesheetUrl,
       headers: { 'accept-encoding': 'gzip, deflate, br' },
     });
-    expect(zipped.headers['content-encoding']).toBe('gzip');
-    expect(zipped.headers.vary).toBe('accept-encoding');
-    expect(zipped.rawPayload.length).toBeLessThan(plain.rawPayload.length * 0.7);
-    expect(gunzipSync(zipped.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(sheet.statusCode).toBe(200);
+    expect(sheet.headers['content-type']).toBe('text/css; charset=UTF-8');
+    expect(sheet.headers['content-encoding']).toBe('br');
+    expect(sheet.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const css = brotliDecompressSync(sheet.rawPayload).toString();
+    expect(css).toBe(API_WEB_FONT.css);
+    const slices = [...css.matchAll(/url\("([^"]+)"\) format\("woff2"\)/g)].map((m) => m[1]!);
+    expect(slices.length).toBeGreaterThan(50);
+    for (const path of [slices[0]!, slices.at(-1)!]) {
+      const font = await app.inject({ url: path });
+      expect(font.statusCode, path).toBe(200);
+      expect(font.headers['content-type']).toBe('font/woff2');
+      expect(font.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(font.rawPayload.subarray(0, 4).toString()).toBe('wOF2');
+      expect(font.rawPayload.length).toBeLessThan(200_000);
+    }
+    for (const path of ['999.woff2', '..%2Fpackage.json', '1.woff']) {
+      expect((await app.inject({ url: `/assets/fonts/noto-sans-sc/${path}` })).statusCode).toBe(
+        404,
+      );
+    }
     const json = await app.inject({ url: '/api/v2/exports/daily' });
     expect(json.body).not.toContain('cjk-font');
     const openapi = await app.inject({ url: '/docs/json' });

@@ -104,7 +104,7 @@ describe('quota refusals that tell the truth', () => {
     }
   });
 
-  it('keeps the rule before issue 22 available: QUOTA_MIN_COST=0 and QUOTA_OVER_CAPACITY=whole_bucket', async () => {
+  it('keeps the seed rule available: QUOTA_MIN_COST=0 and QUOTA_OVER_CAPACITY=whole_bucket', async () => {
     const app = await makeApp(t.current.db, {
       env: { QUOTA_MIN_COST: '0', QUOTA_OVER_CAPACITY: 'whole_bucket' },
     });

@@ -15,7 +15,7 @@ import { FAST_SCRYPT_ENV, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';
 
 /**
- * Issue 19: /login, /register, /account, /docs and the OAuth pages sent no CSP or frame
+ * /login, /register, /account, /docs and the OAuth pages sent no CSP or frame
  * protection. Every route the API app registered (the v2 operations, the account and OAuth
  * pages, Swagger UI, Bull Board) is called signed out and as an administrator.
  */

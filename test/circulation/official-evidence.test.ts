@@ -13,7 +13,7 @@ import { useTestDatabase } from '../helpers/test-db.js';
 import { addTimetable, DAY0, resetCirculationData, seedRuns, type SeedRun } from './support.js';
 
 /**
- * Official tables judged on evidence, not on completeness (issue 20, item 6): a link the
+ * Official tables judged on evidence, not on completeness: a link the
  * inference did not keep is missing evidence; only kept links or sightings contradict a table.
  */
 const entry = (trainNoTotal: string) => ({

@@ -22,10 +22,10 @@ interface TrueCirculation {
  * An independently built network (the generator: its own circulations, timetables and sightings,
  * 20% or more of runs unseen, runs reported late, wrong-unit reports included) whose true
  * circulations are imported as official tables: every one is right, so none may end
- * unmatched_official (issue 20, item 6).
+ * unmatched_official.
  */
 describe('official tables of a network with runs unseen and runs reported late', () => {
-  // Seeds 1 and 5 (20% of runs unseen): the check before issue 20 left right tables
+  // Seeds 1 and 5 (20% of runs unseen): the completeness-based check left right tables
   // unmatched_official. Seed 3 at 35% unseen and half the runs reported hours late (so the order
   // of first sightings is not the running order): evidence read in the order of sighting left
   // one right table unmatched_official.

@@ -8,6 +8,7 @@ import { demoCirculations } from '../../src/cli/demo-circulations.js';
 import { demoNextSteps, makeDemoKey } from '../../src/cli/demo-next-steps.js';
 import { importFleet } from '../../src/domain/emus/import-fleet.js';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
+import { writeDemoWeek } from '../../src/cli/demo-week.js';
 import { runDayInProcess } from '../../src/worker/in-process-runner.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 import { FAST_SCRYPT_ENV } from '../api/helpers/accounts.js';
@@ -32,9 +33,11 @@ beforeAll(async () => {
   const config = testConfig({ ...FAST_SCRYPT_ENV, REDIS_URL: '' });
   dir = await mkdtemp(path.join(os.tmpdir(), 'emutrack-demo-steps-'));
   await importFleet(db, path.join(FIXTURES, 'fleet.csv'));
-  await ingestObservations(db, path.join(FIXTURES, 'observations'));
+  // The fixture week as the demo moves it: ending today.
+  const week = await writeDemoWeek(FIXTURES, path.join(dir, 'week'), today);
+  await ingestObservations(db, week.observations);
   const ctx = { config, db, logger: pino({ level: 'silent' }) };
-  await runDayInProcess(ctx, serviceDayFromYmd('20260814'));
+  await runDayInProcess(ctx, today);
   const circ = await demoCirculations(
     db,
     path.join(FIXTURES, 'circulations'),
@@ -52,6 +55,7 @@ beforeAll(async () => {
     rejected: 7,
     key,
     today: ymdOfServiceDay(circ.today),
+    yesterday: ymdOfServiceDay(circ.today - 1),
     picture: circ.picture,
   });
 }, 120_000);

@@ -14,7 +14,7 @@ import { listCorrections } from '../../src/domain/corrections/list-corrections.j
 import { importFleet } from '../../src/domain/emus/import-fleet.js';
 import { findEmuId } from '../../src/domain/emus/emu-registry.js';
 import { dailyExportCsv } from '../../src/domain/exports/daily-export-csv.js';
-import { EmuAliasCache } from '../../src/http/api/emu-alias-cache.js';
+import { EmuAliasCache } from '../../src/domain/emus/emu-alias-cache.js';
 import { HISTORIES_VERSION, readDataVersion } from '../../src/shared/cache/data-versions.js';
 import { readEmuAllocation } from '../../src/domain/emus/read-allocation.js';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';

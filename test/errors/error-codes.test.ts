@@ -23,6 +23,7 @@ import { MalformedOfficialEntryError } from '../../src/domain/circulation/offici
 import { CliError } from '../../src/cli/cli-context.js';
 import { ConfigError } from '../../src/shared/config/config.js';
 import { EmbeddedDatabaseBusyError } from '../../src/shared/db/pglite-db.js';
+import { ServerStartError } from '../../src/shared/app/server-entry.js';
 import { CoachLayoutFileError } from '../../src/domain/emus/import-coach-layouts.js';
 import { FleetFileError } from '../../src/domain/emus/import-fleet.js';
 import { MalformedEmuCodeError } from '../../src/domain/emus/normalize-emu-code.js';
@@ -137,7 +138,15 @@ const cases: [string, EmutrackError, string, string][] = [
     'EmbeddedDatabaseBusyError',
     new EmbeddedDatabaseBusyError('/data/pglite'),
     'embedded_database_busy',
-    'the embedded database at /data/pglite is in use by another emutrack process (API, worker or CLI); stop it, or set DATABASE_URL to share a Postgres server',
+    'the embedded database at /data/pglite is in use by another emutrack process (API, worker or CLI); stop it (on the embedded database `npm start` serves the documentation site too), or set DATABASE_URL to share a Postgres server',
+  ],
+  [
+    'ServerStartError',
+    new ServerStartError(
+      'port 3000 (PORT) is in use by another process: stop it, or set PORT to a free port',
+    ),
+    'server_start_failed',
+    'port 3000 (PORT) is in use by another process: stop it, or set PORT to a free port',
   ],
   [
     'PictureRenderError',

@@ -15,7 +15,10 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<LaunchedBrowser> {
+/** `env`: the browser's environment on top of this process's (FONTCONFIG_FILE, say). */
+export async function launchChromium(
+  options: { env?: Record<string, string> } = {},
+): Promise<LaunchedBrowser> {
   // The same one line as the prerequisite step, should a test run without it.
   const plan = planPrerequisites(
     prerequisites().filter((p) => p.name === 'chromium'),
@@ -24,6 +27,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   if (plan.action === 'refuse') throw new Error(plan.message);
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
+    ...(options.env && { env: { ...process.env, ...options.env } }),
     headless: true,
     args: [
       '--no-sandbox',

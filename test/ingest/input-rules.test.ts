@@ -8,14 +8,14 @@ import {
   ingestObservations,
   type IngestOptions,
 } from '../../src/domain/ingest/ingest-observations.js';
-import { parseNdjsonBlock } from '../../src/domain/ingest/observation-copy-rows.js';
+import { parseNdjsonBlock } from '../../src/domain/ingest/ndjson-block-parser.js';
 import { readEmuFormPolicy } from '../../src/domain/emus/emu-forms.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 /**
- * Input that cannot invent units or trains (issue 20, item 4): an EMU code of no known model
+ * Input that cannot invent units or trains: an EMU code of no known model
  * form and not in the fleet, and a train number of no prefix in use, are rejected with the field,
  * the line and why, on the scanner's path and the general one alike; DJ runs import.
  */

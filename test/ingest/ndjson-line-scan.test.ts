@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseNdjsonBlock,
-  type ParsedChunk,
-} from '../../src/domain/ingest/observation-copy-rows.js';
+import { parseNdjsonBlock } from '../../src/domain/ingest/ndjson-block-parser.js';
+import type { ParsedChunk } from '../../src/domain/ingest/observation-copy-rows.js';
 import { ByteTable } from '../../src/domain/ingest/byte-table.js';
 import { LineScanner, newScannedLine } from '../../src/domain/ingest/ndjson-line-scan.js';
 

@@ -27,7 +27,7 @@ describe('redactUrl', () => {
   });
 });
 
-/** Issue 19, finding 6: the site logged `?password=...` query strings. */
+/** the site logged `?password=...` query strings. */
 describe('request logs carry no secret from a query string', () => {
   const t = useTestDatabase();
   const site = capturingLogger();

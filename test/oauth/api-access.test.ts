@@ -57,7 +57,7 @@ async function accessToken(scope: string): Promise<string> {
 const me = (token: string) =>
   app.inject({ url: '/api/v2/auth/me', headers: { authorization: `Bearer ${token}` } });
 
-describe('access tokens on the API (issue 9 item 7)', () => {
+describe('access tokens on the API', () => {
   it("work as bearer credentials with issuer oauth, the granted scopes only, on the user's quota", async () => {
     const token = await accessToken('openid api.auth.me.read');
     const r = await me(token);

@@ -327,7 +327,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(signedOut.statusCode).toBe(403);
   });
 
-  it("consent CSRF (issue 19, finding 4): the victim's session with an attacker-chosen csrf cookie and matching field is refused, no code", async () => {
+  it("consent CSRF: the victim's session with an attacker-chosen csrf cookie and matching field is refused, no code", async () => {
     const { db } = database.current;
     const victim = await signIn(db, await makeUser(db));
     const session = victim.cookie.split(';')[0]!;
@@ -342,7 +342,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(r.headers.location).toBeUndefined();
   });
 
-  it("consent CSRF (issue 19, finding 4): the attacker's own valid cookie and token, planted beside the victim's session, are refused", async () => {
+  it("consent CSRF: the attacker's own valid cookie and token, planted beside the victim's session, are refused", async () => {
     const { db } = database.current;
     const attacker = await signIn(db, await makeUser(db));
     const victim = await signIn(db, await makeUser(db));
@@ -360,7 +360,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect(r.headers.location).toBeUndefined();
   });
 
-  it('consent CSRF (issue 19, finding 4): a cross-site Origin, or Sec-Fetch-Site cross-site or same-site (another port), is refused even with a valid token', async () => {
+  it('consent CSRF: a cross-site Origin, or Sec-Fetch-Site cross-site or same-site (another port), is refused even with a valid token', async () => {
     const { db } = database.current;
     const browser = await signIn(db, await makeUser(db));
     for (const headers of [
@@ -431,7 +431,7 @@ describe('GET /oauth/authorize: signing in and consent', () => {
     expect((await authorize(query(approved), cookie)).statusCode).toBe(200);
   });
 
-  it('issue 9 item 8: authorization requests are rate-limited per address (429 page)', async () => {
+  it('authorization requests are rate-limited per address (429 page)', async () => {
     const limited = await oauthApp(database.current.db, {
       config: oauthConfig({ OAUTH_AUTHORIZE_RATE_PER_MINUTE: '2' }),
     });

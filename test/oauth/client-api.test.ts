@@ -157,7 +157,7 @@ describe('/api/v2/admin/oauth/clients (review)', () => {
     );
   });
 
-  it('refuses to let an app request api.auth.credentials.manage (issue 19: managing credentials is never delegated)', async () => {
+  it('refuses to let an app request api.auth.credentials.manage (managing credentials is never delegated)', async () => {
     const r = await call('POST', '/api/v2/oauth/clients', aliceBrowser, {
       ...registration,
       requestedScopes: ['api.auth.me.read', 'api.auth.credentials.manage'],

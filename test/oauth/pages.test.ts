@@ -125,7 +125,7 @@ describe("the administrators' review page /admin/oauth/clients", () => {
   });
 });
 
-describe('admin review forms are bound to the session (issue 19, finding 4)', () => {
+describe('admin review forms are bound to the session', () => {
   it("refuses the administrator's session with a planted csrf cookie and matching field, and a cross-site Origin", async () => {
     const { db } = database.current;
     const client = await makeClient(db, user, { requestedScopes: ['api.auth.me.read'] });

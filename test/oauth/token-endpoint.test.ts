@@ -300,7 +300,7 @@ describe('POST /oauth/token: refusals', () => {
 });
 
 describe('POST /oauth/token: limits', () => {
-  it('issue 9 item 8: token requests are rate-limited per address (429, Retry-After)', async () => {
+  it('token requests are rate-limited per address (429, Retry-After)', async () => {
     const limited = await oauthApp(database.current.db, {
       config: oauthConfig({ OAUTH_TOKEN_RATE_PER_MINUTE: '3' }),
     });

@@ -109,6 +109,22 @@ describe('oEmbed proxy', () => {
       expect(isNonPublicAddress(a), a).toBe(false);
   });
 
+  it('refuses a listed name that resolves to an IPv6 form carrying a private IPv4 address', async () => {
+    const before = offList.requests.length;
+    for (const address of [
+      '::7f00:1',
+      '2002:7f00:1::',
+      '::ffff:0:7f00:1',
+      '64:ff9b::a9fe:a9fe',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    ]) {
+      const proxy = proxyWith({ lookupHost: async () => ({ address, family: 6 }) });
+      const err = await refusal(proxy.fetch({ url: 'https://named.test/x' }));
+      expect([err.code, err.status], address).toEqual(['oembed_address_refused', 403]);
+    }
+    expect(offList.requests.length).toBe(before);
+  });
+
   it('gives up on a provider that does not answer (504) and on an answer over the size cap (502)', async () => {
     const proxy = proxyWith();
     const slow = await refusal(proxy.fetch({ url: 'https://slow.test/1' }));

@@ -6,7 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ingestObservations } from '../../src/domain/ingest/ingest-observations.js';
-import type { ApiApp } from '../../src/http/api/services.js';
+import type { ApiApp } from '../../src/http/app-context.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { useTestDatabase } from '../helpers/test-db.js';

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildDailyRecordsJob } from '../../jobs/index.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
-import type { ApiApp } from '../../src/http/api/services.js';
+import type { ApiApp } from '../../src/http/app-context.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { useQueueEnv } from '../worker/support/queue-env.js';
 

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/http/api/services.js';
+import type { ApiApp } from '../../src/http/app-context.js';
 import { registerOperations } from '../../src/http/ops/register-operations.js';
 import { prerequisites } from '../helpers/prerequisites.js';
 import { useQueueEnv } from '../worker/support/queue-env.js';

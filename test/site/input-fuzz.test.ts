@@ -11,7 +11,7 @@ import { RestError } from '../../src/http/site/rest/rest-error.js';
 import { useSite } from './site-fixture.js';
 
 /**
- * Fuzzing the site's input paths (issue 19, finding 2). Bounded by run counts, never by time;
+ * Fuzzing the site's input paths. Bounded by run counts, never by time;
  * fast-check's seed is printed on a failure, so any counterexample can be replayed.
  */
 

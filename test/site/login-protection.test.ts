@@ -6,7 +6,7 @@ import { useSite } from './site-fixture.js';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const scrypt = { N: 1024, r: 8, p: 1 };
 
-/** /wp-login.php and application-password Basic auth (issue 19, findings 3 and 4). */
+/** /wp-login.php and application-password Basic auth. */
 describe("the site's sign-in", () => {
   const site = useSite();
 
@@ -26,7 +26,7 @@ describe("the site's sign-in", () => {
       payload: new URLSearchParams(fields).toString(),
     });
 
-  it('login CSRF (issue 19, finding 4): a post without the form token, or with a planted cookie and field, is refused', async () => {
+  it('login CSRF: a post without the form token, or with a planted cookie and field, is refused', async () => {
     await createUser(
       site.db,
       { username: 'lc_user', password: 'lc-user-long-passphrase' },
@@ -45,7 +45,7 @@ describe("the site's sign-in", () => {
     expect(honest.cookies.find((c) => c.name === 'token')?.value).toMatch(/^webapp_/);
   });
 
-  it('login CSRF (issue 19, finding 4): a cross-site Origin is refused even with a valid token', async () => {
+  it('login CSRF: a cross-site Origin is refused even with a valid token', async () => {
     const { csrf, token } = await loginForm();
     const fields = { log: 'nobody', pwd: 'x', _csrf: token };
     for (const headers of [
@@ -58,7 +58,7 @@ describe("the site's sign-in", () => {
     expect((await post(fields, { csrf }, { origin: 'http://site.test' })).statusCode).toBe(401);
   });
 
-  it('/wp-login.php sign-ins are limited atomically (issue 19, finding 3): 40 concurrent posts, at most the free number tried', async () => {
+  it('/wp-login.php sign-ins are limited atomically: 40 concurrent posts, at most the free number tried', async () => {
     await createUser(
       site.db,
       { username: 'wl_race', password: 'wl-race-long-passphrase' },

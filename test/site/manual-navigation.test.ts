@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contentModule } from '../../src/http/site/content/content-module.js';
+import { THEME_FONT_STACK, THEME_WEB_FONT } from '../../src/http/site/theme/theme-fonts.js';
 import { useManualSite } from './manual-fixture.js';
 
 /** The first element of a class in the page, with its contents ('' when absent). */
@@ -118,10 +119,10 @@ describe('the manual on the site: page tree, sidebar, breadcrumbs, previous/next
     expect(html).toContain('value="circulation picture"');
   });
 
-  it('styles wp-login.php with the CJK font and links back to the site and the manual', async () => {
+  it('styles wp-login.php with the CJK font stack and links back to the site and the manual', async () => {
     const html = await get('/wp-login.php');
-    expect(html).toContain('src:url("/wp-content/fonts/noto-sans-sc-400.ttf")');
-    expect(html).toContain('font:16px/1.6 "Noto Sans SC"');
+    expect(html).toContain(`<link rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}">`);
+    expect(html).toContain(`font:16px/1.6 ${THEME_FONT_STACK}`);
     expect(html).toContain('<a href="/manual/">使用手册</a>');
   });
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from './site-fixture.js';
 
 /**
- * OPTIONS schemas and argument lists as WordPress 6.1 shows them (issue 21): media, templates,
+ * OPTIONS schemas and argument lists as WordPress 6.1 shows them: media, templates,
  * categories.
  */
 describe('OPTIONS schemas and arguments as WordPress 6.1 has them', () => {

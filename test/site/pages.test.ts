@@ -3,6 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { setSiteRole } from '../../src/domain/content/site-roles.js';
+import { CJK_WEB_FONT_FAMILY } from '../../src/http/cjk-web-font.js';
 import { useChromium } from '../helpers/browser.js';
 import { useSite, type SiteAccountFixture } from './site-fixture.js';
 
@@ -55,9 +56,9 @@ describe("the site's own pages", () => {
         expect(await tab.locator('h1').first().textContent()).toBe('京沪高铁');
         expect(await tab.locator('p', { hasText: CHINESE }).count()).toBe(1);
         expect(await tab.locator('nav a', { hasText: '京沪高铁' }).count()).toBeGreaterThan(0);
-        // The glyphs are drawn, not boxes: this machine has no CJK font, so the page's own
-        // Noto Sans SC must have been fetched and used for the Chinese text.
-        const fonts = await tab.evaluate(async () => {
+        // The glyphs are drawn, not boxes: this machine has no CJK font, so the served face
+        // (Noto Sans SC's slices) must have been fetched and used for the Chinese text.
+        const fonts = await tab.evaluate(async (family) => {
           const doc = (
             globalThis as unknown as {
               document: {
@@ -70,16 +71,16 @@ describe("the site's own pages", () => {
             }
           ).document;
           await doc.fonts.ready;
-          // Headings use the bold face, fetched on first use; wait for it as a reader would.
-          await doc.fonts.load('700 16px "Noto Sans SC"', '京');
+          // Headings are bold (drawn bolder from the one served weight); wait as a reader would.
+          await doc.fonts.load(`700 16px "${family}"`, '京');
           await doc.fonts.ready;
           const loaded: string[] = [];
           doc.fonts.forEach((face) => {
             if (face.status === 'loaded') loaded.push(face.family.replace(/"/g, ''));
           });
           return loaded;
-        });
-        expect(fonts).toContain('Noto Sans SC');
+        }, CJK_WEB_FONT_FAMILY);
+        expect(fonts).toContain(CJK_WEB_FONT_FAMILY);
         // Kept for a person to look at (the glyphs, the layout).
         await tab.screenshot({
           path: path.join(tmpdir(), 'emutrack-site-page.png'),

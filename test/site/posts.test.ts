@@ -244,7 +244,9 @@ describe('posts, pages and blocks', () => {
     );
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('rest_invalid_param');
-    expect(Object.keys(r.body.data.params).sort()).toEqual(['orderby', 'per_page']);
+    // per_page has a validate_callback: has_valid_params refuses it before sanitize_params
+    // would look at orderby (WordPress 6.1 names per_page alone).
+    expect(Object.keys(r.body.data.params)).toEqual(['per_page']);
     expect(r.body.data.params.per_page).toBe(
       'per_page must be between 1 (inclusive) and 100 (inclusive)',
     );

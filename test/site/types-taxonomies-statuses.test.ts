@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from './site-fixture.js';
 
 /**
- * /wp/v2/types, /wp/v2/taxonomies and /wp/v2/statuses as WordPress 6.1 answers them (issue 21):
+ * /wp/v2/types, /wp/v2/taxonomies and /wp/v2/statuses as WordPress 6.1 answers them:
  * its registry (every type and taxonomy it shows, labels, icons, capability names) and its
  * permission rules per role for the edit context.
  */

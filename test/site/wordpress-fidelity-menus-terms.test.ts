@@ -3,9 +3,9 @@ import { useSite, type SiteAccountFixture } from './site-fixture.js';
 
 /**
  * What the differential against WordPress 6.1 (test/site/oracle) found in menus, terms, pages
- * and writes (issue 21), each as its own case.
+ * and writes, each as its own case.
  */
-describe('menus, terms and writes answer as WordPress 6.1 does (issue 21)', () => {
+describe('menus, terms and writes answer as WordPress 6.1 does', () => {
   const site = useSite();
   let admin: SiteAccountFixture;
   let contributor: SiteAccountFixture;

@@ -5,7 +5,7 @@ import { useSite, type SiteAccountFixture } from './site-fixture.js';
  * What the differential against WordPress 6.1 (test/site/oracle) found, each as its own case:
  * Allow per caller, list parameters, pages' excerpt, revisions, defaults.
  */
-describe('the site answers as WordPress 6.1 does (issue 21)', () => {
+describe('the site answers as WordPress 6.1 does', () => {
   const site = useSite();
   let admin: SiteAccountFixture;
   let editor: SiteAccountFixture;

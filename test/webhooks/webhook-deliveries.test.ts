@@ -151,7 +151,7 @@ describe('webhook deliveries', () => {
         events: ['day.rebuilt', 'records.changed', 'export.ready'],
         trains: ['G700'],
       },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     runtimes.push(await startWebhookRuntime(ctx, { connection: redis!, prefix, concurrency: 2 }));
     await ingestSightings(ctx.db, [
@@ -216,7 +216,7 @@ describe('webhook deliveries', () => {
       ctx.db,
       await owner(),
       { url: hook.url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     runtimes.push(await startWebhookRuntime(ctx));
     await ingestSightings(ctx.db, sightings('20261002', 'G710', 'CR400AF-7101', 1));
@@ -247,7 +247,7 @@ describe('webhook deliveries', () => {
       ctx.db,
       who,
       { url: hook.url, events: ['day.rebuilt'] },
-      { allowLoopback: true },
+      { allowLoopback: true, maxEndpoints: 10 },
     );
     const rotated = await rotateWebhookSecret(ctx.db, who, first.endpoint.id, 3600);
     runtimes.push(await startWebhookRuntime(ctx));

@@ -72,7 +72,7 @@ describe('webhook endpoints: where deliveries may go', () => {
         t.current.db,
         who,
         { url: 'https://hooks.example.com/in', events, trains },
-        { allowLoopback: false },
+        { allowLoopback: false, maxEndpoints: 10 },
       );
     await expect(create([])).rejects.toMatchObject({ code: 'webhook_invalid_event' });
     await expect(create(['day.built'])).rejects.toMatchObject({
@@ -103,7 +103,7 @@ describe('webhook endpoints: health', () => {
       db,
       who,
       { url: 'https://hooks.example.com/in', events: ['export.ready'] },
-      { allowLoopback: false },
+      { allowLoopback: false, maxEndpoints: 10 },
     );
     await db.query(
       `INSERT INTO daily_exports (service_day, year, month, content, row_count, sha256)
@@ -159,7 +159,7 @@ describe('webhook endpoints: health', () => {
       db,
       who,
       { url: 'https://hooks.example.com/other', events: ['export.ready'] },
-      { allowLoopback: false },
+      { allowLoopback: false, maxEndpoints: 10 },
     );
     await db.query(
       `INSERT INTO daily_exports (service_day, year, month, content, row_count, sha256)

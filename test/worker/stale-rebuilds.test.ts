@@ -20,7 +20,7 @@ import { waitFor } from './support/wait-for.js';
 import { databaseNow } from '../helpers/database-clock.js';
 
 /**
- * Late data as it arrives in the field (issue 20): sightings of a day long built come in days
+ * Late data as it arrives in the field: sightings of a day long built come in days
  * later, through the inbox, while the worker runs. The day must be rebuilt and re-exported by
  * the worker alone, once quiet for STALE_REBUILD_DELAY_MS, and the API must show it.
  */

@@ -69,16 +69,23 @@ export interface PostListQuery {
   /** Only the items the caller may list (rows and total alike); undefined = every item. */
   access?: PostAccess;
   /**
-   * What a search may match in password-protected items: `none` leaves them out of the search
-   * (WordPress, logged out); an access lets their content and excerpt match only in the items it
-   * allows (those the caller may edit), their title always; undefined = like any other item.
+   * What a search may match in password-protected items (made by protectedSearchOf, the one
+   * rule of every search: search-posts.ts). Undefined is `none`: a search that does not say who
+   * asks never looks into protected items.
    */
-  protectedSearch?: 'none' | PostAccess;
+  protectedSearch?: ProtectedSearch;
   orderby: PostOrderBy;
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
 }
+
+/**
+ * What a search may match in password-protected items: `none` leaves them out of the search
+ * (WordPress, logged out); per post type, an access lets their content and excerpt match only
+ * in the items it allows (those the caller may edit), their title always.
+ */
+export type ProtectedSearch = 'none' | { readonly byType: Readonly<Record<string, PostAccess>> };
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, '\\$&');
@@ -112,10 +119,13 @@ function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
   if (q.search) {
     const names = q.searchColumns?.length ? q.searchColumns : Object.keys(COLUMN_OF_SEARCH);
     // A password guards an item's content and excerpt: a search must not find them by it.
+    const rule = q.protectedSearch ?? 'none';
     const guarded =
-      q.protectedSearch && q.protectedSearch !== 'none'
-        ? `(p.password = '' OR ${accessSql(q.protectedSearch, p)})`
-        : undefined;
+      rule === 'none'
+        ? undefined
+        : `(p.password = ''${Object.entries(rule.byType)
+            .map(([type, access]) => ` OR (p.type = ${p(type)} AND ${accessSql(access, p)})`)
+            .join('')})`;
     const columns = names.map((c) => ({
       sql: c === 'attachment_file' ? ATTACHMENT_FILE_COLUMN : COLUMN_OF_SEARCH[c]!,
       guarded: guarded !== undefined && (c === 'post_content' || c === 'post_excerpt'),
@@ -129,7 +139,7 @@ function whereOf(q: PostListQuery): { sql: string; params: unknown[] } {
       const any = columns.map((c) => match(c, pattern)).join(' OR ');
       where.push(negate ? `NOT (${any})` : `(${any})`);
     }
-    if (q.protectedSearch === 'none') where.push(`p.password = ''`);
+    if (rule === 'none') where.push(`p.password = ''`);
   }
   const date = `coalesce(p.date_gmt, p.modified_gmt)`;
   if (q.after) where.push(`${date} > ${p(q.after)}`);

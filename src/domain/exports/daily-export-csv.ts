@@ -163,35 +163,65 @@ export async function renderDailyExport(
   };
 }
 
-export interface StoredExport {
+/**
+ * Which stored exports are a day's export (of `daily_exports x`): a built day's. One stored for
+ * a day never built (by a version before exports were refused for such days) is neither listed
+ * nor served.
+ */
+const BUILT_DAY =
+  'EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = x.service_day)';
+
+/** What is known of a stored export without its bytes (getDailyExportHead). */
+export interface StoredExportHead {
   serviceDay: number;
-  content: Buffer;
   rowCount: number;
   sha256: string;
   changedAt: Date;
 }
 
+export interface StoredExport extends StoredExportHead {
+  content: Buffer;
+}
+
+interface StoredExportRow {
+  row_count: number;
+  sha256: string;
+  changed_at: Date;
+}
+
+function headOf(serviceDay: number, row: StoredExportRow): StoredExportHead {
+  return { serviceDay, rowCount: row.row_count, sha256: row.sha256, changedAt: row.changed_at };
+}
+
+/** The export of a built day, undefined when there is none. */
 export async function getDailyExport(
   db: Queryable,
   serviceDay: number,
 ): Promise<StoredExport | undefined> {
-  const r = await db.query<{
-    content: Uint8Array;
-    row_count: number;
-    sha256: string;
-    changed_at: Date;
-  }>('SELECT content, row_count, sha256, changed_at FROM daily_exports WHERE service_day = $1', [
-    serviceDay,
-  ]);
+  const r = await db.query<StoredExportRow & { content: Uint8Array }>(
+    `SELECT content, row_count, sha256, changed_at FROM daily_exports x
+      WHERE service_day = $1 AND ${BUILT_DAY}`,
+    [serviceDay],
+  );
   const row = r.rows[0];
   if (!row) return undefined;
-  return {
-    serviceDay,
-    content: Buffer.from(row.content),
-    rowCount: row.row_count,
-    sha256: row.sha256,
-    changedAt: row.changed_at,
-  };
+  // A view of the bytes read (pg gives a Buffer, PGlite a Uint8Array): not a copy of a file.
+  const { buffer, byteOffset, byteLength } = row.content;
+  return { ...headOf(serviceDay, row), content: Buffer.from(buffer, byteOffset, byteLength) };
+}
+
+/** getDailyExport without the bytes (what a conditional request is answered from). */
+export async function getDailyExportHead(
+  db: Queryable,
+  serviceDay: number,
+): Promise<StoredExportHead | undefined> {
+  const r = await db.query<StoredExportRow>(
+    `SELECT row_count, sha256, changed_at FROM daily_exports x
+      WHERE service_day = $1 AND ${BUILT_DAY}`,
+    [serviceDay],
+  );
+  const row = r.rows[0];
+  return row ? headOf(serviceDay, row) : undefined;
 }
 
 /** Years and months that have exports, and the days of one month: the export index. */
@@ -206,9 +236,7 @@ export async function dailyExportIndex(
   availableMonths: number[];
   serviceDays: number[];
 }> {
-  // Only days with a build are listed: an export stored for a day that was never built (by a
-  // version before exports were refused for such days) is not shown as an export of the day.
-  const listed = `daily_exports x WHERE EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = x.service_day)`;
+  const listed = `daily_exports x WHERE ${BUILT_DAY}`;
   if (year === undefined || month === undefined) {
     const latest = await db.query<{ year: number; month: number }>(
       `SELECT year, month FROM ${listed} ORDER BY year DESC, month DESC LIMIT 1`,

@@ -35,7 +35,7 @@ const RANGE_AND_KEY = `service_day BETWEEN $2 AND $3 AND (service_day, id) < ($4
 /**
  * A page as one text value, a line per record: "id,serviceDay,emuId,status,timetableId,
  * trainCode" (timetableId empty when null; train codes are normalised at ingest, [A-Z]?[0-9]+,
- * so they hold no separator). As for records/daily (daily-records-page.ts), one value costs node
+ * so they hold no separator). As for records/daily (read-daily-records.ts), one value costs node
  * a fraction of what a DataRow of six columns per record costs to parse, and Postgres no more.
  * ARRAY(subquery) keeps the index's order.
  */

@@ -1,6 +1,7 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { LineScanner } from './ndjson-line-scan.js';
-import { parseNdjsonBlock, type NdjsonBlock, type ParsedChunk } from './observation-copy-rows.js';
+import { parseNdjsonBlock, type NdjsonBlock } from './ndjson-block-parser.js';
+import type { ParsedChunk } from './observation-copy-rows.js';
 
 /**
  * A parsed chunk whose rendered bytes move to the pool's owner instead of being copied, with

@@ -1,21 +1,11 @@
 import { copyTextValue } from '../../shared/db/db.js';
-import {
-  FLAG_NONE,
-  LineScanner,
-  POSITION_NONE,
-  newScannedLine,
-  type ScannedLine,
-} from './ndjson-line-scan.js';
+import { RowBytes } from './copy-row-bytes.js';
+import { DedupKeys, hexWord } from './dedup-key-set.js';
+import { FLAG_NONE, POSITION_NONE, type ScannedLine } from './ndjson-line-scan.js';
 import { emuIdOf } from './scanned-emu-code.js';
 import { dedupDigest } from './scanned-line-digest.js';
 import { writeInt } from './scan-digits.js';
-import {
-  FORMATION_POSITIONS,
-  isProblem,
-  toObservationRecord,
-  type ObservationRecord,
-} from './observation-record.js';
-import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
+import { FORMATION_POSITIONS, type ObservationRecord } from './observation-record.js';
 import type { RejectedLine } from './record-rejects.js';
 
 /**
@@ -63,7 +53,6 @@ const encoder = new TextEncoder();
 const PLACEHOLDER_BYTES = encoder.encode(EMU_ID_PLACEHOLDER);
 const TAB = 0x09;
 const LF = 0x0a;
-const CR = 0x0d;
 const BACKSLASH = 0x5c;
 const HEX = encoder.encode('0123456789abcdef');
 const POSITION_BYTES = FORMATION_POSITIONS.map((p) => encoder.encode(p));
@@ -82,117 +71,11 @@ function writeFlag(o: Uint8Array, at: number, flag: number): number {
   return at;
 }
 
-/**
- * A chunk's COPY text, written as bytes into one growing array: rows of scanned lines are
- * copied from the block's bytes, others are encoded from their strings. Nothing survives a row
- * but the bytes.
- */
-class RowBytes {
-  bytes: Uint8Array;
-  length = 0;
-
-  constructor(output: number | ArrayBuffer) {
-    this.bytes = typeof output === 'number' ? new Uint8Array(output) : new Uint8Array(output);
-  }
-
-  reserve(n: number): void {
-    if (this.length + n <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.length + n, this.bytes.length * 2));
-    grown.set(this.bytes.subarray(0, this.length));
-    this.bytes = grown;
-  }
-
-  /** Copies src[start..end); the caller reserved room. */
-  copy(src: Uint8Array, start: number, end: number): void {
-    const out = this.bytes;
-    let at = this.length;
-    for (let i = start; i < end; i++) out[at++] = src[i]!;
-    this.length = at;
-  }
-
-  text(s: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    this.reserve(s.length * 3);
-    this.length += encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
-  }
-
-  /** The bytes; a view of a buffer of their own (transferable). */
-  finish(): Uint8Array {
-    return this.bytes.subarray(0, this.length);
-  }
-}
-
-/**
- * The dedup keys of a chunk, each as 8 words (the service day, then the first 224 bits of the
- * sha256), in an open-addressing table: the same comparison as the keys' text, without keeping
- * a string per row alive through the chunk.
- */
-class DedupKeys {
-  private words: Int32Array;
-  private filled: Uint8Array;
-  private size = 0;
-
-  constructor(slots: number) {
-    this.words = new Int32Array(slots * 8);
-    this.filled = new Uint8Array(slots);
-  }
-
-  /** Empties the table for another chunk. */
-  clear(): void {
-    this.filled.fill(0);
-    this.size = 0;
-  }
-
-  /** Adds `key` (8 words); false when it was there already. */
-  add(key: Int32Array): boolean {
-    if ((this.size + 1) * 2 > this.filled.length) this.grow();
-    return this.put(key);
-  }
-
-  private put(key: Int32Array): boolean {
-    const words = this.words;
-    const mask = this.filled.length - 1;
-    for (let i = (key[1]! ^ key[0]!) & mask; ; i = (i + 1) & mask) {
-      const at = i * 8;
-      if (this.filled[i] === 0) {
-        for (let k = 0; k < 8; k++) words[at + k] = key[k]!;
-        this.filled[i] = 1;
-        this.size++;
-        return true;
-      }
-      let k = 0;
-      while (k < 8 && words[at + k] === key[k]) k++;
-      if (k === 8) return false;
-    }
-  }
-
-  private grow(): void {
-    const { words, filled } = this;
-    this.words = new Int32Array(words.length * 2);
-    this.filled = new Uint8Array(filled.length * 2);
-    this.size = 0;
-    const key = new Int32Array(8);
-    for (let i = 0; i < filled.length; i++) {
-      if (filled[i] === 0) continue;
-      for (let k = 0; k < 8; k++) key[k] = words[i * 8 + k]!;
-      this.put(key);
-    }
-  }
-}
-
 /** Tables of finished chunks, for the next ones (a thread parses one block at a time). */
 const spareKeys: DedupKeys[] = [];
 
-function hexValue(c: number): number {
-  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
-}
-
-/** Eight hex digits of `hex` from `at`, as a 32-bit word. */
-function hexWord(hex: string, at: number): number {
-  let w = 0;
-  for (let k = 0; k < 8; k++) w = (w << 4) | hexValue(hex.charCodeAt(at + k));
-  return w;
-}
+/** A scanned line's digest (one per thread: blocks are parsed one at a time). */
+const DIGEST = new Int32Array(8);
 
 /**
  * Collects one chunk's lines, rendering each accepted one as COPY text as it comes. `emuIds`
@@ -395,107 +278,3 @@ export function fillPendingEmuIds(rows: RenderedRows, emuIds: ReadonlyMap<string
   });
   for (let i = 0; i < offsets.length; i++) rows.bytes.set(digits[unitIndexes[i]!]!, offsets[i]!);
 }
-
-/** A block of an NDJSON file: whole lines (UTF-8), the number of its first line, the file's name. */
-export interface NdjsonBlock {
-  bytes: Uint8Array;
-  firstLine: number;
-  batchId: number;
-  file: string;
-  /** Written unit -> emu id, for the units known to be registered (see RenderedRows). */
-  emuIds?: ReadonlyMap<string, number>;
-  /** Which EMU codes may register a unit (emu-forms.ts); default the known model families. */
-  emuForms?: EmuFormPolicy;
-  /**
-   * A buffer whose rows were written already, for this thread to keep and render later rows
-   * into (ndjson-parse-worker.ts): reusing buffers spares both threads the allocation of a
-   * megabyte or two per chunk and the garbage collections such allocations set off.
-   */
-  spare?: ArrayBuffer;
-}
-
-/**
- * Parses a block of whole NDJSON lines exactly as the line reader does (read-observation-lines:
- * lines split at \r\n, \n or a lone \r; a byte-order mark dropped from line 1; blank lines
- * skipped and not counted; a line that is not JSON refused with JSON.parse's message), then
- * validates each value with toObservationRecord. Lines of the common shape are scanned from
- * their bytes instead (ndjson-line-scan.ts: the same values, no JSON.parse, nothing allocated
- * per line); any other line is decoded and parsed the general way. Runs in a parse worker
- * thread, or in-process.
- */
-export function parseNdjsonBlock(
-  block: NdjsonBlock,
-  options: {
-    /** false: every line the general way (tests compare the two). Default true. */
-    scan?: boolean;
-    /** Where to render the rows if it is large enough; else a new buffer. */
-    output?: ArrayBuffer;
-    /** The scanner (and its code tables) to scan with, kept by a parse worker; else a new one. */
-    scanner?: LineScanner;
-  } = {},
-): ParsedChunk {
-  const scan = options.scan ?? true;
-  const scanner = options.scanner ?? new LineScanner();
-  const bytes = block.bytes;
-  const end = bytes.length;
-  // Rows are longer than their lines: the batch, file, day and key are added.
-  const capacity = 2 * end + 4096;
-  const chunk = new ChunkBuilder(
-    block.batchId,
-    block.file,
-    block.emuIds,
-    options.output && options.output.byteLength >= capacity ? options.output : capacity,
-  );
-  const scanned = SCANNED;
-  const emuForms = block.emuForms ?? STRICT_EMU_FORMS;
-  let line = block.firstLine;
-  for (let start = 0; start < end; line++) {
-    if (scan && scanner.scanLine(bytes, start, end, scanned, emuForms)) {
-      chunk.read++;
-      chunk.addScanned(line, bytes, scanned);
-      start = scanned.next;
-      continue;
-    }
-    start = parseLine(chunk, bytes, start, line, emuForms);
-  }
-  return chunk.finish();
-}
-
-/**
- * The line at `start` the general way (decoded, JSON.parse, toObservationRecord), as the line
- * reader parses it; returns where the next line starts. A block ends with a line break except
- * at the end of a file without one; an empty rest after the last break is not a line.
- */
-function parseLine(
-  chunk: ChunkBuilder,
-  bytes: Uint8Array,
-  start: number,
-  line: number,
-  emuForms: EmuFormPolicy,
-): number {
-  const end = bytes.length;
-  let lineEnd = start;
-  while (lineEnd < end && bytes[lineEnd] !== LF && bytes[lineEnd] !== CR) lineEnd++;
-  const next = bytes[lineEnd] === CR && bytes[lineEnd + 1] === LF ? lineEnd + 2 : lineEnd + 1;
-  let raw = Buffer.from(bytes.buffer, bytes.byteOffset + start, lineEnd - start).toString('utf8');
-  if (line === 1 && raw.charCodeAt(0) === 0xfeff) raw = raw.slice(1);
-  if (raw.trim() === '') return next;
-  chunk.read++;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (err) {
-    chunk.reject(line, raw, null, `not valid JSON: ${(err as Error).message}`);
-    return next;
-  }
-  const rec = toObservationRecord(value, emuForms);
-  if (isProblem(rec)) chunk.reject(line, raw, rec.field, rec.reason);
-  else chunk.add(line, rec);
-  return next;
-}
-
-/** A scanned line's digest (one per thread: blocks are parsed one at a time). */
-const DIGEST = new Int32Array(8);
-
-/** The scanner's output for the line at hand (one per thread: blocks are parsed one at a time). */
-const SCANNED = newScannedLine();

@@ -1,5 +1,6 @@
 import { Piscina } from 'piscina';
-import type { NdjsonBlock, ParsedChunk } from './observation-copy-rows.js';
+import type { NdjsonBlock } from './ndjson-block-parser.js';
+import type { ParsedChunk } from './observation-copy-rows.js';
 
 /**
  * Worker threads (piscina) that parse NDJSON blocks (ndjson-parse-worker.ts). From the built

@@ -2,9 +2,11 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { OembedError } from './oembed-error.js';
 
-/** Loopback, private, link-local, unique-local, CGNAT, unspecified and multicast ranges. */
-const NON_PUBLIC = new BlockList();
-for (const [net, bits] of [
+/**
+ * IPv4 ranges not on the public internet: this network, private, CGNAT, loopback, link-local,
+ * IETF protocol assignments, documentation, the 6to4 relay, benchmarking, multicast, reserved.
+ */
+const NON_PUBLIC_V4: readonly (readonly [string, number])[] = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -12,31 +14,71 @@ for (const [net, bits] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
+];
+
+/**
+ * IPv6 ranges refused whatever they carry: unspecified, loopback and the rest of the deprecated
+ * IPv4-compatible ::/96 (::7f00:1 is 127.0.0.1 to some stacks), the discard prefix, Teredo
+ * (tunnels to an IPv4 address it obfuscates), documentation, local-use NAT64, unique-local,
+ * link-local, the deprecated site-local, multicast.
+ */
+const NON_PUBLIC_V6: readonly (readonly [string, number])[] = [
+  ['::', 96],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv6');
+];
+
+/**
+ * IPv6 forms that carry an IPv4 address in known bits, as (prefix, where the IPv4 address
+ * starts): SIIT's IPv4-translated ::ffff:0:0:0/96, NAT64's well-known 64:ff9b::/96 and 6to4's
+ * 2002::/16. Each is refused when the address it carries is; Node's BlockList already reads the
+ * IPv4-mapped ::ffff:0:0/96 as the IPv4 address itself.
+ */
+const EMBEDDING_V4: readonly (readonly [prefix: number[], at: number])[] = [
+  [[0, 0, 0, 0, 0xffff, 0], 96],
+  [[0x64, 0xff9b, 0, 0, 0, 0], 96],
+  [[0x2002], 16],
+];
+
+/** The IPv6 subnet of `prefix` carrying the IPv4 subnet `net`/`bits` at bit `at`. */
+function embeddedSubnet(prefix: number[], at: number, net: string, bits: number): string {
+  const [a, b, c, d] = net.split('.').map(Number) as [number, number, number, number];
+  const groups = [...prefix, (a << 8) | b, (c << 8) | d];
+  while (groups.length < 8) groups.push(0);
+  return `${groups.map((g) => g.toString(16)).join(':')}/${at + bits}`;
 }
 
-/** Whether an IP address is loopback, private or otherwise not on the public internet. */
+const NON_PUBLIC = new BlockList();
+for (const [net, bits] of NON_PUBLIC_V4) {
+  NON_PUBLIC.addSubnet(net, bits, 'ipv4');
+  for (const [prefix, at] of EMBEDDING_V4) {
+    const [address, length] = embeddedSubnet(prefix, at, net, bits).split('/');
+    NON_PUBLIC.addSubnet(address!, Number(length), 'ipv6');
+  }
+}
+for (const [net, bits] of NON_PUBLIC_V6) NON_PUBLIC.addSubnet(net, bits, 'ipv6');
+
+/**
+ * Whether an IP address is loopback, private or otherwise not on the public internet, in any
+ * of its written forms (IPv4-mapped, -compatible or -translated, 6to4, NAT64, Teredo).
+ */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  // An IPv4-mapped IPv6 address is the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isNonPublicAddress(mapped[1]!);
   return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 

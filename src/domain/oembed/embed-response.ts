@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../shared/text/escape-html.js';
+
 /** What the oEmbed answer for one of the site's posts or pages is made from. */
 export interface EmbeddableItem {
   title: string;
@@ -16,15 +18,6 @@ export interface SiteFacts {
 
 const DEFAULT_WIDTH = 600;
 const MIN_HEIGHT = 200;
-
-function escapeHtml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#039;');
-}
 
 /**
  * get_oembed_response_data: version 1.0, type rich, the site as provider, the author, and an

@@ -182,7 +182,7 @@ function wantedSql(sourceBits: boolean): string {
                   WHERE (b.source_bits >> (u.i::int - 1)) & 1 = 1 ORDER BY u.i) AS sources
       FROM (SELECT DISTINCT source_bits FROM candidate) AS b
   ), with_sources AS (
-    SELECT c.train_code, c.emu_id, c.support,
+    SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,
            CASE WHEN c.source_bits >= 0 THEN s.sources
                 ELSE ARRAY(SELECT DISTINCT u.source FROM ${daySightingsSql(6, 7)} AS u
                             WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
@@ -191,7 +191,7 @@ function wantedSql(sourceBits: boolean): string {
       FROM candidate c JOIN source_set s ON s.source_bits = c.source_bits
   )`
     : `with_sources AS (
-    SELECT train_code, emu_id, count(*)::int AS support,
+    SELECT train_code, ${trainOrderKey('train_code')} AS train_order, emu_id, count(*)::int AS support,
            array_agg(DISTINCT source ORDER BY source) AS sources,
            min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
            ${SAID_COUNTS}
@@ -210,7 +210,7 @@ function wantedSql(sourceBits: boolean): string {
            row_number() OVER (w ORDER BY support DESC, cardinality(sources) DESC,
                                          first_observed_at, emu_id) AS rank
       FROM with_sources c
-    WINDOW w AS (PARTITION BY train_code)
+    WINDOW w AS (PARTITION BY train_order)
   ), kept AS (
     -- first / second: 1 when the record's position is that (strictly the most stated).
     SELECT *,
@@ -219,13 +219,18 @@ function wantedSql(sourceBits: boolean): string {
       FROM ranked
      WHERE rank <= $4
        AND (support = top OR (support >= $2 AND support * $3 >= top))
+  ), rule AS (
+    -- Both windows partition by the train order key, so one sort serves both; the timetables
+    -- join last, by hash, instead of by a merge join that sorted the day's coverage rows.
+    SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
+           ${STATUS_SQL} AS status
+      FROM kept k
+    WINDOW t AS (PARTITION BY k.train_order)
   )
-  SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
-         ${STATUS_SQL} AS status,
-         f.timetable_id
-    FROM kept k
-    LEFT JOIN timetable_coverage f ON f.train_code = k.train_code AND ${coverageInForceSql('f', '$1::int')}
-  WINDOW t AS (PARTITION BY k.train_code)`;
+  SELECT r.train_code, r.emu_id, r.support, r.sources, r.first_observed_at, r.last_observed_at,
+         r.status, f.timetable_id
+    FROM rule r
+    LEFT JOIN timetable_coverage f ON f.train_code = r.train_code AND ${coverageInForceSql('f', '$1::int')}`;
 }
 
 const SELECT_WANTED = wantedSql(true);

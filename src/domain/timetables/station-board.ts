@@ -103,7 +103,7 @@ export async function stationTimetables(
 /**
  * The board entries of the given timetables at the station (their first call there), in no
  * order; a timetable that does not stop there has none. An entry depends on nothing but its
- * timetable, so it can be kept for as long as one likes (src/http/api/station-board-cache.ts).
+ * timetable, so it can be kept for as long as one likes (station-board-cache.ts).
  */
 export async function stationCalls(
   db: Queryable,

@@ -25,7 +25,10 @@ export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
 export interface DeliveryAttempt {
   outcome: DeliveryOutcome;
   status?: number;
+  /** What the endpoint's owner reads (recorded on the delivery and the endpoint). */
   error?: string;
+  /** Why the address guard refused, for the server's log only (never recorded). */
+  detail?: string;
 }
 
 interface DeliveryRow {
@@ -80,11 +83,13 @@ export async function attemptWebhookDelivery(
     'webhook-signature': webhookSignature(secrets, d.message_id, now, d.body),
   };
   let result: WebhookPostResult;
+  let detail: string | undefined;
   try {
     result = await (options.post ?? postWebhook)(d.url, headers, d.body, options);
   } catch (err) {
     if (!(err instanceof WebhookError)) throw err;
     result = { error: err.message };
+    detail = err.detail;
   }
   const ok = 'status' in result && result.status >= 200 && result.status < 300;
   const status = 'status' in result ? result.status : null;
@@ -108,6 +113,7 @@ export async function attemptWebhookDelivery(
     );
     return { outcome: 'delivered', status: status! };
   }
+  const failure = { ...(status !== null && { status }), error: error!, ...(detail && { detail }) };
   const health = await db.query<{ failing_since: Date }>(
     `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, $2::timestamptz),
             last_error = $3
@@ -121,13 +127,13 @@ export async function attemptWebhookDelivery(
       d.endpoint_id,
       `every delivery has failed since ${failingSince.toISOString()}; last: ${error}`,
     );
-    return { outcome: 'failed', ...(status !== null && { status }), error: error! };
+    return { outcome: 'failed', ...failure };
   }
   if (options.lastAttempt) {
     await giveUp(db, deliveryId, `attempts used up; last: ${error}`);
-    return { outcome: 'failed', ...(status !== null && { status }), error: error! };
+    return { outcome: 'failed', ...failure };
   }
-  return { outcome: 'retry', ...(status !== null && { status }), error: error! };
+  return { outcome: 'retry', ...failure };
 }
 
 async function giveUp(db: Queryable, deliveryId: string, reason: string): Promise<void> {

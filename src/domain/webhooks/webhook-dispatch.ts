@@ -17,12 +17,18 @@ import { newMessageId } from './webhook-secret.js';
  * writes the delivery rows and moves the place past what it read, so each event becomes one
  * delivery per endpoint, whoever runs it and however often; dispatchers on several workers take
  * turns on the place's row lock.
+ *
+ * What one user's endpoints receive of one event is bounded (boundPerUser), so that endpoints
+ * cannot multiply an event into a flood at one address: one delivery per URL (endpoints of one
+ * user at the same URL share it), at most `maxDeliveriesPerEvent` in all.
  */
 export interface DispatchOptions {
   /** Changes read per call at most (a first build writes ~12k); the rest wait for the next. */
   maxChanges?: number;
   /** The `timestamp` of the bodies (default now). */
   now?: Date;
+  /** WEBHOOK_MAX_DELIVERIES_PER_EVENT: deliveries of one event to one user's endpoints at most. */
+  maxDeliveriesPerEvent?: number;
 }
 
 export interface DispatchResult {
@@ -32,10 +38,14 @@ export interface DispatchResult {
   exportsRead: number;
   /** Whether more changes were waiting past maxChanges. */
   more: boolean;
+  /** Deliveries the per-user bound left out (another endpoint of the user at the same URL, or past the bound). */
+  leftOut: number;
 }
 
 interface ActiveEndpoint {
   id: string;
+  userId: string;
+  url: string;
   events: WebhookEvent[];
   trains: Set<string>;
   emuIds: Set<number>;
@@ -48,6 +58,49 @@ interface PendingDelivery {
 }
 
 const DEFAULT_MAX_CHANGES = 5_000;
+const DEFAULT_MAX_DELIVERIES_PER_EVENT = 10;
+
+/** One event's delivery to one endpoint, before the per-user bound. */
+interface Candidate {
+  endpoint: ActiveEndpoint;
+  /** records.changed: the changes of the event the endpoint follows. */
+  changes?: RecordChange[];
+}
+
+/**
+ * The deliveries of one event that go out, in endpoint order (the oldest endpoint first): one per
+ * user and URL (records.changed carries the changes every endpoint of the user at that URL
+ * follows, in the event's order), at most `max` per user. The rest are counted in `leftOut`.
+ */
+function boundPerUser(
+  candidates: readonly Candidate[],
+  max: number,
+  counter: { leftOut: number },
+  order?: readonly RecordChange[],
+): Candidate[] {
+  const kept = new Map<string, Candidate>();
+  const perUser = new Map<string, number>();
+  for (const c of candidates) {
+    const key = `${c.endpoint.userId} ${c.endpoint.url}`;
+    const same = kept.get(key);
+    if (same) {
+      if (same.changes && c.changes && order) {
+        const union = new Set([...same.changes, ...c.changes]);
+        same.changes = order.filter((change) => union.has(change));
+      }
+      counter.leftOut++;
+      continue;
+    }
+    const n = perUser.get(c.endpoint.userId) ?? 0;
+    if (n >= max) {
+      counter.leftOut++;
+      continue;
+    }
+    perUser.set(c.endpoint.userId, n + 1);
+    kept.set(key, { ...c });
+  }
+  return [...kept.values()];
+}
 
 export async function dispatchWebhookEvents(
   db: Db,
@@ -55,6 +108,8 @@ export async function dispatchWebhookEvents(
 ): Promise<DispatchResult> {
   const now = options.now ?? new Date();
   const max = options.maxChanges ?? DEFAULT_MAX_CHANGES;
+  const perEvent = options.maxDeliveriesPerEvent ?? DEFAULT_MAX_DELIVERIES_PER_EVENT;
+  const counter = { leftOut: 0 };
   return db.transaction(async (tx) => {
     const state = await tx.query<{ position: string; record_id: string }>(
       'SELECT position::text, record_id::text FROM webhook_dispatch_state FOR UPDATE',
@@ -77,39 +132,61 @@ export async function dispatchWebhookEvents(
       more = page.more;
       changesRead = page.changes.length;
       const codes = await emuCodesOf(tx, page.changes, endpoints);
-      pending.push(...changeDeliveries(page.changes, endpoints, codes, now));
+      pending.push(
+        ...changeDeliveries(page.changes, endpoints, codes, now, (c, order) =>
+          boundPerUser(c, perEvent, counter, order),
+        ),
+      );
     }
     const exports = await tx.query<{ event_type: WebhookEvent; data: unknown }>(
       `DELETE FROM webhook_outbox WHERE id IN (
          SELECT id FROM webhook_outbox ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED)
        RETURNING event_type, data`,
     );
-    for (const row of exports.rows)
-      for (const e of endpoints)
-        if (e.events.includes(row.event_type))
-          pending.push({
-            endpointId: e.id,
-            eventType: row.event_type,
-            body: body(row.event_type, now, row.data),
-          });
+    for (const row of exports.rows) {
+      const asking = endpoints.filter((e) => e.events.includes(row.event_type));
+      for (const { endpoint } of boundPerUser(
+        asking.map((endpoint) => ({ endpoint })),
+        perEvent,
+        counter,
+      ))
+        pending.push({
+          endpointId: endpoint.id,
+          eventType: row.event_type,
+          body: body(row.event_type, now, row.data),
+        });
+    }
     const deliveryIds = await insertDeliveries(tx, pending);
     await tx.query('UPDATE webhook_dispatch_state SET position = $1, record_id = $2', [
       next.position.toString(),
       next.recordId.toString(),
     ]);
-    return { deliveryIds, changesRead, exportsRead: exports.rowCount, more };
+    return {
+      deliveryIds,
+      changesRead,
+      exportsRead: exports.rowCount,
+      more,
+      leftOut: counter.leftOut,
+    };
   });
 }
 
 async function activeEndpoints(tx: Queryable): Promise<ActiveEndpoint[]> {
   const r = await tx.query<{
     id: string;
+    user_id: string;
+    url: string;
     events: WebhookEvent[];
     trains: string[];
     emu_ids: number[];
-  }>('SELECT id::text, events, trains, emu_ids FROM webhook_endpoints WHERE disabled_at IS NULL');
+  }>(
+    `SELECT id::text, user_id::text, url, events, trains, emu_ids FROM webhook_endpoints
+      WHERE disabled_at IS NULL ORDER BY id`,
+  );
   return r.rows.map((row) => ({
     id: row.id,
+    userId: row.user_id,
+    url: row.url,
     events: row.events,
     trains: new Set(row.trains),
     emuIds: new Set(row.emu_ids),
@@ -168,6 +245,7 @@ function changeDeliveries(
   endpoints: readonly ActiveEndpoint[],
   codes: ReadonlyMap<number, string>,
   now: Date,
+  bound: (candidates: Candidate[], order?: readonly RecordChange[]) => Candidate[],
 ): PendingDelivery[] {
   const groups = new Map<string, RecordChange[]>();
   for (const c of changes) {
@@ -182,33 +260,36 @@ function changeDeliveries(
     const day = { serviceDay: first.serviceDay, date: ymdOfServiceDay(first.serviceDay) };
     const counts = { added: 0, changed: 0, removed: 0 };
     for (const c of list) counts[c.kind]++;
+    const rebuilt = endpoints.filter((e) => e.events.includes('day.rebuilt'));
+    for (const { endpoint } of bound(rebuilt.map((e) => ({ endpoint: e }))))
+      out.push({
+        endpointId: endpoint.id,
+        eventType: 'day.rebuilt',
+        body: body('day.rebuilt', now, { ...day, cause: first.cause, ...counts }),
+      });
+    const following: Candidate[] = [];
     for (const e of endpoints) {
-      if (e.events.includes('day.rebuilt'))
-        out.push({
-          endpointId: e.id,
-          eventType: 'day.rebuilt',
-          body: body('day.rebuilt', now, { ...day, cause: first.cause, ...counts }),
-        });
       if (!e.events.includes('records.changed')) continue;
       const mine = list.filter((c) => e.trains.has(c.trainCode) || e.emuIds.has(c.emuId));
-      if (mine.length > 0)
-        out.push({
-          endpointId: e.id,
-          eventType: 'records.changed',
-          body: body('records.changed', now, {
-            ...day,
-            cause: first.cause,
-            changes: mine.map((c) => ({
-              kind: c.kind,
-              id: c.recordId,
-              trainCode: c.trainCode,
-              emuId: c.emuId,
-              emuCode: codes.get(c.emuId) ?? '',
-              status: c.record?.status ?? null,
-            })),
-          }),
-        });
+      if (mine.length > 0) following.push({ endpoint: e, changes: mine });
     }
+    for (const { endpoint, changes: mine } of bound(following, list))
+      out.push({
+        endpointId: endpoint.id,
+        eventType: 'records.changed',
+        body: body('records.changed', now, {
+          ...day,
+          cause: first.cause,
+          changes: mine!.map((c) => ({
+            kind: c.kind,
+            id: c.recordId,
+            trainCode: c.trainCode,
+            emuId: c.emuId,
+            emuCode: codes.get(c.emuId) ?? '',
+            status: c.record?.status ?? null,
+          })),
+        }),
+      });
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../shared/db/db.js';
+import type { Db, Queryable } from '../../shared/db/db.js';
 import { WebhookError } from './webhook-error.js';
 import { newWebhookSecret } from './webhook-secret.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -46,6 +46,8 @@ export interface NewWebhookEndpoint {
 export interface WebhookEndpointOptions {
   /** WEBHOOK_ALLOW_LOOPBACK: http and the loopback allowed (development and tests). */
   allowLoopback: boolean;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_USER: endpoints one user may have, their OAuth apps' included. */
+  maxEndpoints: number;
 }
 
 /** Each column named as its WebhookEndpoint field, in the interface's order. */
@@ -72,9 +74,13 @@ function checkEvents(events: readonly string[]): WebhookEvent[] {
   return WEBHOOK_EVENTS.filter((e) => events.includes(e));
 }
 
-/** Registers an endpoint; its secret is returned this once (only its holder can sign). */
+/**
+ * Registers an endpoint; its secret is returned this once (only its holder can sign). A user
+ * has at most `maxEndpoints` (each event becomes a delivery per endpoint: endpoints without a
+ * bound would multiply one event into a flood at an address of the user's choosing).
+ */
 export async function createWebhookEndpoint(
-  q: Queryable,
+  db: Db,
   owner: WebhookOwner,
   input: NewWebhookEndpoint,
   options: WebhookEndpointOptions,
@@ -107,22 +113,36 @@ export async function createWebhookEndpoint(
       'trains',
     );
   const secret = newWebhookSecret();
-  const r = await q.query<WebhookEndpoint>(
-    `INSERT INTO webhook_endpoints (public_id, user_id, oauth_client_id, url, events, trains,
-                                    emu_ids, secret)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-    [
-      `whe_${randomBytes(12).toString('base64url')}`,
-      owner.userId,
-      owner.oauthClientId,
-      url.href,
-      events,
-      trains,
-      emuIds,
-      secret,
-    ],
-  );
-  return { endpoint: r.rows[0]!, secret };
+  const endpoint = await db.transaction(async (tx) => {
+    // One user's registrations queue here, so two at once cannot both pass the bound.
+    await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [owner.userId]);
+    const count = await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = $1',
+      [owner.userId],
+    );
+    if (count.rows[0]!.n >= options.maxEndpoints)
+      throw new WebhookError(
+        'webhook_limit_reached',
+        `at most ${options.maxEndpoints} webhook endpoints per user; delete one you no longer use`,
+      );
+    const r = await tx.query<WebhookEndpoint>(
+      `INSERT INTO webhook_endpoints (public_id, user_id, oauth_client_id, url, events, trains,
+                                      emu_ids, secret)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [
+        `whe_${randomBytes(12).toString('base64url')}`,
+        owner.userId,
+        owner.oauthClientId,
+        url.href,
+        events,
+        trains,
+        emuIds,
+        secret,
+      ],
+    );
+    return r.rows[0]!;
+  });
+  return { endpoint, secret };
 }
 
 const OWNED = `user_id = $1 AND ($2::text IS NULL OR oauth_client_id = $2)`;

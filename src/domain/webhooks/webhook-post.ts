@@ -78,22 +78,33 @@ export async function postWebhook(
   });
 }
 
+/**
+ * The address to connect to. A refusal tells the endpoint's owner only that the address is not
+ * allowed, the same whether the name did not resolve or resolved inside the network: what an
+ * internal name resolves to (or that it exists) is the network's, not the caller's. The refusal's
+ * `detail` says which, for the server's log.
+ */
 async function resolveTarget(
   hostname: string,
   options: WebhookPostOptions,
 ): Promise<{ address: string; family: 4 | 6 }> {
   const bare = hostname.replace(/^\[|\]$/g, '');
+  const refused = (detail: string, cause?: unknown) =>
+    new WebhookError(
+      'webhook_address_refused',
+      `the address of the host ${bare} is not allowed`,
+      'url',
+      {
+        cause,
+        detail,
+      },
+    );
   let address = bare;
   let family = isIP(bare);
   if (family === 0) {
     const found = await (options.lookupHost ?? ((h: string) => lookup(h)))(bare).catch(
       (err: unknown) => {
-        throw new WebhookError(
-          'webhook_address_refused',
-          `the host ${bare} cannot be resolved`,
-          'url',
-          { cause: err },
-        );
+        throw refused(`the host ${bare} cannot be resolved: ${(err as Error).message}`, err);
       },
     );
     address = found.address;
@@ -101,10 +112,8 @@ async function resolveTarget(
   }
   const loopback = isLoopbackHost(address);
   if (loopback ? !options.allowLoopback : isNonPublicAddress(address))
-    throw new WebhookError(
-      'webhook_address_refused',
+    throw refused(
       `the host ${bare} is, or resolves to, a private or loopback address (${address})`,
-      'url',
     );
   return { address, family: family as 4 | 6 };
 }

@@ -1,7 +1,8 @@
 import type { Credential } from '../../domain/accounts/credentials.js';
 import { SCOPE_CATALOGUE } from '../../domain/accounts/scopes.js';
 import type { User } from '../../domain/accounts/users.js';
-import { escapeHtml, hiddenCsrf } from '../oauth/html.js';
+import { escapeHtml } from '../html/escape.js';
+import { hiddenCsrf } from '../html/html.js';
 
 /** The bodies of the account pages (renderPage puts them in the frame). */
 

@@ -1,16 +1,15 @@
 import { listField, panelFormAction } from './panel-form-action.js';
-import type { ApiApp } from '../api/services.js';
-import formbody from '@fastify/formbody';
+import type { ApiApp } from '../app-context.js';
 import type { FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';
 import { isAppRequestableScope, SCOPE_CATALOGUE } from '../../domain/accounts/scopes.js';
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/authorizations.js';
 import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oauth/clients.js';
-import { hiddenCsrf, html } from '../oauth/html.js';
+import { hiddenCsrf, html } from '../html/html.js';
 import type { OAuthEdge } from '../oauth/oauth-edge.js';
+import { formBody } from '../html/form-body.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 /** Where the account page shows this panel. */
 const PANEL_ID = 'oauth-clients';
 
@@ -147,7 +146,7 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
  */
 export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): Promise<void> {
   await app.register(async (scope) => {
-    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    await formBody(scope);
     const refusals = {
       panelId: PANEL_ID,
       errorParam: 'oauth_error',

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../oauth/html.js';
+import { escapeHtml } from '../html/escape.js';
 
 /**
  * The frame of every account page: plain HTML and CSS, usable without JavaScript (forms post,

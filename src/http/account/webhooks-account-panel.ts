@@ -1,5 +1,4 @@
 import { DEVELOPMENT_TAB, listField, panelFormAction } from './panel-form-action.js';
-import formbody from '@fastify/formbody';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';
 import { renderPage } from './page-layout.js';
@@ -17,11 +16,11 @@ import {
   type WebhookOwner,
 } from '../../domain/webhooks/webhook-endpoints.js';
 import { WebhookError } from '../../domain/webhooks/webhook-error.js';
-import { hiddenCsrf, html, type Html } from '../oauth/html.js';
-import type { ApiApp } from '../api/services.js';
+import { hiddenCsrf, html, type Html } from '../html/html.js';
+import type { ApiApp } from '../app-context.js';
 import { csrfToken } from '../session/web-session.js';
+import { formBody } from '../html/form-body.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 const PANEL_ID = 'webhooks';
 const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
 /** What separates the trains and units written in the form's text fields. */
@@ -167,7 +166,7 @@ export async function registerWebhookAccountForms(
   config: Config,
 ): Promise<void> {
   await app.register(async (scope) => {
-    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    await formBody(scope);
     const act = (
       handler: (
         request: FastifyRequest,
@@ -220,7 +219,10 @@ export async function registerWebhookAccountForms(
             trains,
             emuIds,
           },
-          { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
+          {
+            allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+            maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_USER,
+          },
         );
         return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
       }),

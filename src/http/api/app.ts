@@ -18,16 +18,17 @@ import { registerCors } from './cors.js';
 import { accountPages } from '../account/account-pages.js';
 import { AccountPanels } from '../account/account-panels.js';
 import { CredentialCache } from './caller.js';
-import { EmuCodeCache } from './emu-code-cache.js';
-import { CurrentCirculationProvider } from './current-circulation-provider.js';
+import { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import { CurrentCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../security-headers.js';
 import { registerPageChrome } from './page-chrome.js';
+import { registerFavicon } from '../favicon.js';
 import { scheduleAttemptLimitCleanup } from './attempt-limits-cleanup.js';
 import { FormCsrf } from '../session/form-csrf.js';
 import { withRedactedRequestUrls } from '../../shared/log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
-import { TimetableSummaryCache } from './timetable-summary-cache.js';
+import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -48,7 +49,7 @@ import { searchRoutes } from './routes/search.js';
 import { timetableStationRoutes } from './routes/timetable-station.js';
 import { timetableTrainRoutes } from './routes/timetable-train.js';
 import { createFastSerializerCompiler } from './serializer.js';
-import type { ApiApp, ApiServices } from './services.js';
+import type { ApiApp, ApiServices } from '../app-context.js';
 import {
   answerError,
   answerFrameworkError,
@@ -57,12 +58,12 @@ import {
   v2Api,
   type V2ApiOptions,
 } from './v2-edge.js';
-import type { TrainCirculationProvider } from './train-circulation-schema.js';
+import type { TrainCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
 import { httpServerLimits } from '../../shared/app/http-server-limits.js';
 
-export type { ApiApp } from './services.js';
+export type { ApiApp } from '../app-context.js';
 
 export interface AppDeps {
   db: Db;
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(fastifyCookie);
   // Every HTML page: the CJK font (served here) and links to the documentation site.
   registerPageChrome(app, config);
+  registerFavicon(app as unknown as FastifyInstance);
   // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
   // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.
   const formCsrf = FormCsrf.lazy(db);

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import {
   authenticateSecret,
   type AuthenticationResult,
@@ -62,7 +62,7 @@ interface CachedAnswer {
  * expires on the second.
  */
 export class CredentialCache {
-  private readonly cache: LRUCache<string, CachedAnswer>;
+  private readonly cache: Lru<string, CachedAnswer>;
   private readonly freshMs: number;
   private readonly usableMs: number;
   private readonly clock: Clock;
@@ -80,7 +80,7 @@ export class CredentialCache {
     this.freshMs = options.ttlMs ?? 500;
     this.usableMs = Math.min(2 * this.freshMs, 950);
     this.clock = options.clock ?? Date.now;
-    this.cache = new LRUCache({ max: options.max ?? 10_000 });
+    this.cache = new Lru({ maxEntries: options.max ?? 10_000 });
   }
 
   async authenticate(secret: string, connection?: object): Promise<AuthenticationResult> {

@@ -1,6 +1,6 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
-import type { ApiApp } from './services.js';
+import type { ApiApp } from '../app-context.js';
 import type { Config } from '../../shared/config/config.js';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 

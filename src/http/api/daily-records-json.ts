@@ -1,8 +1,9 @@
 import { splitTrainCode } from '../../domain/trains/train-code.js';
-import { flatString } from './flat-string.js';
-import { parseRecordLine } from './daily-records-page.js';
-import type { EmuCodeCache } from './emu-code-cache.js';
-import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import { Lru } from '../../shared/cache/lru.js';
+import { flatString } from '../../shared/cache/flat-string.js';
+import { parseRecordLine } from '../../domain/records/read-daily-records.js';
+import type { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import type { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 
 /**
  * The success body of GetDailyRecords, written as JSON text directly: the API's hot path. The
@@ -34,7 +35,7 @@ export interface RecordItemJson {
 }
 
 // `,"trainCode":{...}` per train code ("" when a stored code does not parse).
-const trainCodeJson = new Map<string, string>();
+const trainCodeJson = new Lru<string, string>({ maxEntries: 100_000 });
 
 /** `,"trainCode":{"prefix":..,"number":..}` of a stored train code, '' when it does not parse. */
 export function trainCodeMember(code: string): string {
@@ -46,7 +47,6 @@ export function trainCodeMember(code: string): string {
     } catch {
       json = '';
     }
-    if (trainCodeJson.size >= 100_000) trainCodeJson.clear();
     trainCodeJson.set(code, json);
   }
   return json;
@@ -70,7 +70,7 @@ function itemOf(serviceDay: number, line: string): RecordItemJson {
   };
 }
 
-/** The items of a day's or a page's lines (daily-records-page.ts), in their order. */
+/** The items of a day's or a page's lines (read-daily-records.ts), in their order. */
 export function recordItems(serviceDay: number, lines: readonly string[]): RecordItemJson[] {
   return lines.map((line) => itemOf(serviceDay, line));
 }
@@ -78,6 +78,13 @@ export function recordItems(serviceDay: number, lines: readonly string[]): Recor
 export interface MappingCaches {
   emuCodes: EmuCodeCache;
   timetables: TimetableSummaryCache;
+}
+
+/** The items of a day's or a page's lines with their mapping members: DailyRecordDays' writer. */
+export function recordItemsOf(
+  caches: MappingCaches,
+): (serviceDay: number, lines: readonly string[]) => Promise<RecordItemJson[]> {
+  return (serviceDay, lines) => withMappingMembers(recordItems(serviceDay, lines), caches);
 }
 
 /**

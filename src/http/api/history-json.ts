@@ -1,7 +1,8 @@
 import type { HistoryRecord } from '../../domain/history/read-history.js';
+import type { HistoryItemJson, HistoryPageJson } from '../../domain/history/kept-histories.js';
 import { trainCodeMember } from './daily-records-json.js';
-import type { EmuCodeCache } from './emu-code-cache.js';
-import type { TimetableSummaryCache } from './timetable-summary-cache.js';
+import type { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import type { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 
 /**
  * The data of GetTrainHistory and GetEmuHistory written as JSON text from the page's records,
@@ -98,15 +99,11 @@ export function emuHistoryItemJson(r: HistoryRecord): string {
   );
 }
 
-/**
- * A page of a history: its records, whether more follow, and its items' JSON joined by commas
- * (made from the records when absent; a kept history's pages bring a slice of its own).
- */
-export interface HistoryPageJson {
-  records: readonly HistoryRecord[];
-  more: boolean;
-  itemsJson?: string;
-}
+/** The items' writers of KeptHistories. */
+export const historyItemJson: HistoryItemJson = {
+  train: trainHistoryItemJson,
+  emu: emuHistoryItemJson,
+};
 
 /**
  * GetTrainHistory's data as JSON text pieces (in order; see utf8Concat); `trainCode` is the

@@ -1,7 +1,7 @@
 import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from '@fastify/type-provider-zod';
-import type { ApiApp } from './services.js';
+import type { ApiApp } from '../app-context.js';
 
 export const SECURITY_SCHEMES = {
   bearerAuth: {

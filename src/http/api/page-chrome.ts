@@ -1,40 +1,32 @@
 import type { FastifyInstance } from 'fastify';
-import { cjkFontFace, registerCjkFonts } from '../cjk-web-font.js';
-import { CJK_FONT_FAMILY } from '../../domain/circulation-images/cjk-font.js';
+import { CJK_FONT_STACK, cjkWebFont, registerCjkWebFont } from '../cjk-web-font.js';
 import type { Config } from '../../shared/config/config.js';
-import type { ApiApp } from './services.js';
+import type { ApiApp } from '../app-context.js';
+import { escapeHtml } from '../html/escape.js';
+import { siteUrlFor } from '../peer-url.js';
 
-/** Where the API serves the Chinese font its pages use. */
-export const API_FONT_PATHS = {
-  regular: '/assets/fonts/noto-sans-sc-400.ttf',
-  bold: '/assets/fonts/noto-sans-sc-700.ttf',
-} as const;
+/** The Chinese face the API serves its pages, for machines without a CJK font of their own. */
+export const API_WEB_FONT = cjkWebFont('/assets/fonts/noto-sans-sc');
 
 /** Pages with a look of their own: Bull Board and the OpenAPI viewer. */
 const OWN_LOOK = /^\/(admin\/queues|docs)(\/|$|\?)/;
 
-const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** The documentation site's address, as the site itself computes it. */
-export function docsSiteUrl(config: Config): string {
-  return (config.SITE_URL ?? `http://localhost:${config.SITE_PORT}`).replace(/\/+$/, '');
-}
 
 /**
  * What every HTML page of the API (sign-in, registration, account, OAuth consent, the admin's
- * client review) shares, added as they are sent: Noto Sans SC, served here, for Chinese text on
- * machines without a CJK font (client names, scope descriptions, station names), and a footer
+ * client review) shares, added as they are sent: the systems' CJK fonts and, on machines without
+ * one, Noto Sans SC served here (client names, scope descriptions, station names), and a footer
  * linking the documentation site's manual, OAuth guide and API reference.
  */
 export function registerPageChrome(app: ApiApp, config: Config): void {
-  registerCjkFonts(app as unknown as FastifyInstance, API_FONT_PATHS);
-  const site = escapeAttr(docsSiteUrl(config));
+  registerCjkWebFont(app as unknown as FastifyInstance, API_WEB_FONT);
   const style =
-    `<style id="cjk-font">${cjkFontFace(API_FONT_PATHS)}\n` +
-    `body{font-family:"${CJK_FONT_FAMILY}",system-ui,-apple-system,"Segoe UI",sans-serif}` +
+    `<link rel="stylesheet" href="${API_WEB_FONT.stylesheetUrl}">` +
+    `<style id="cjk-font">body{font-family:${CJK_FONT_STACK}}` +
     `.docs-links{max-width:60rem;margin:2rem auto;padding:0 1rem;font-size:.85rem;color:#5b616b;text-align:center}` +
     `.docs-links a{color:inherit}</style>`;
-  const footer =
+  // The site's address as this request sees it (peer-url.ts): per request, not fixed at start.
+  const footer = (site: string) =>
     `<footer class="docs-links">emutrack documentation: ` +
     `<a href="${site}/manual/">manual</a> · <a href="${site}/manual/oauth/">OAuth guide</a> · ` +
     `<a href="${site}/manual/accounts/">accounts and API keys</a> · ` +
@@ -52,7 +44,11 @@ export function registerPageChrome(app: ApiApp, config: Config): void {
     const body = payload.search(/<\/body>/i);
     if (head === -1 || body === -1) return done(null, payload);
     const out =
-      payload.slice(0, head) + style + payload.slice(head, body) + footer + payload.slice(body);
+      payload.slice(0, head) +
+      style +
+      payload.slice(head, body) +
+      footer(escapeHtml(siteUrlFor(request, config))) +
+      payload.slice(body);
     reply.removeHeader('content-length');
     done(null, out);
   });

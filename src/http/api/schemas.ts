@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The zod schemas more than one operation uses. They live here, apart from the routes and the
  * OpenAPI set-up, so that any module can import them without pulling a route in (importing them
- * from route files made openapi.ts, services.ts, train-circulation-schema.ts and
+ * from route files made openapi.ts, app-context.ts, train-circulation-schema.ts and
  * routes/records-daily.ts import one another in a cycle).
  */
 export const trainCodeSchema = z

@@ -69,16 +69,4 @@ export const trainCirculationSchema = z
 
 export type TrainCirculation = z.output<typeof trainCirculationSchema>;
 
-/** What the circulation of a train is, for GetCurrentTrainTimetable. */
-export interface TrainCirculationProvider {
-  /**
-   * The circulation of the train whose current timetable is being answered, or undefined (the
-   * field is then left out). `trainCode` is the timetable's own number, `allCodes` every number
-   * of the run, `serviceDay` today's.
-   */
-  circulationOf(train: {
-    trainCode: string;
-    allCodes: readonly string[];
-    serviceDay: number;
-  }): Promise<TrainCirculation | undefined>;
-}
+export type { TrainCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';

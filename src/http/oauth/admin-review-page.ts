@@ -1,5 +1,4 @@
-import type { ApiApp } from '../api/services.js';
-import formbody from '@fastify/formbody';
+import type { ApiApp } from '../app-context.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { scopeInfo } from '../../domain/accounts/scopes.js';
 import { isEmutrackError } from '../../shared/errors/emutrack-error.js';
@@ -16,10 +15,10 @@ import {
   signedInBrowser,
   type SignedInBrowser,
 } from '../session/web-session.js';
-import { hiddenCsrf, html, page } from './html.js';
+import { hiddenCsrf, html, page } from '../html/html.js';
 import type { OAuthEdge } from './oauth-edge.js';
+import { formBody } from '../html/form-body.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 export const ADMIN_REVIEW_PATH = '/admin/oauth/clients';
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
@@ -122,7 +121,7 @@ export async function registerAdminReviewPage(app: ApiApp, edge: OAuthEdge): Pro
   };
 
   await app.register(async (scope) => {
-    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    await formBody(scope);
 
     scope.get(ADMIN_REVIEW_PATH, { schema: { hide: true } }, async (request, reply) => {
       if (!(await admin(request, reply))) return reply;

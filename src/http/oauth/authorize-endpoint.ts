@@ -1,5 +1,4 @@
-import type { ApiApp } from '../api/services.js';
-import formbody from '@fastify/formbody';
+import type { ApiApp } from '../app-context.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   hasRememberedConsent,
@@ -21,9 +20,9 @@ import { authorizationErrorPage, CONSENT_FIELDS, consentPage } from './authorize
 import type { OAuthEdge } from './oauth-edge.js';
 import type { PageSession } from './page-session.js';
 import type { SignedInBrowser } from '../session/web-session.js';
-import { html, page } from './html.js';
+import { html, page } from '../html/html.js';
+import { formBody } from '../html/form-body.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 /** The longest `next` the sign-in page returns to (web-session.ts safeNextPath). */
 const SIGN_IN_NEXT_MAX_LENGTH = 2000;
 
@@ -147,7 +146,7 @@ export async function registerAuthorizeEndpoint(
   };
 
   await app.register(async (scope) => {
-    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    await formBody(scope);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const unavailable = isDatabaseUnavailable(error);
       if (!unavailable && (error.statusCode ?? 500) >= 500)

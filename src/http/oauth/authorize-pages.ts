@@ -1,6 +1,6 @@
 import { scopeInfo } from '../../domain/accounts/scopes.js';
 import type { AuthorizationRequest } from '../../domain/oauth/authorization-request.js';
-import { html, page } from './html.js';
+import { html, page } from '../html/html.js';
 
 /** The consent form's field names (the decision buttons and the carried request). */
 export const CONSENT_FIELDS = {

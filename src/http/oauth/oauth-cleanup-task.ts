@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import { deleteExpiredOAuthRows } from '../../domain/oauth/cleanup.js';
 import { IntervalTask } from '../../shared/time/interval-task.js';
 import type { OAuthEdge } from './oauth-edge.js';

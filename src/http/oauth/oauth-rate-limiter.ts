@@ -20,7 +20,7 @@ export interface OAuthRateLimiterOptions {
 }
 
 /**
- * Per-address request limits of the OAuth endpoints (issue 9, item 8): a token bucket of
+ * Per-address request limits of the OAuth endpoints: a token bucket of
  * `perMinute` requests refilled by 1/60 of that every second, so a burst of a minute's worth is
  * allowed and then a steady rate. The quota's bucket code does the work (Redis when configured,
  * in process otherwise), in buckets of their own: these limits never touch a user's API quota.

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedInBrowser } from '../session/web-session.js';
 
 /**
- * What the OAuth pages need of the accounts' web sign-in (issue 8): who is signed in, where to
+ * What the OAuth pages need of the accounts' web sign-in: who is signed in, where to
  * sign in, and CSRF protection of forms. An adapter over the accounts edge provides it.
  */
 export interface PageSession {

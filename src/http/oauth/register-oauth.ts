@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import { webPageSession } from '../session/web-session.js';
 import { oauthAccountPanels, registerAccountOAuthForms } from '../account/oauth-account-panel.js';
 import { adminOAuthClientRoutes } from './admin-client-routes.js';

@@ -1,5 +1,4 @@
-import type { ApiApp } from '../api/services.js';
-import formbody from '@fastify/formbody';
+import type { ApiApp } from '../app-context.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAuthError } from '../../domain/oauth/oauth-error.js';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
@@ -8,8 +7,8 @@ import type { RequestParams } from '../../domain/oauth/authorization-request.js'
 import type { OAuthEdge } from './oauth-edge.js';
 import { clientAddress } from '../api/v2-edge.js';
 import { allowAnyOrigin, noStore, sendOAuthError, toOAuthError } from './oauth-json.js';
+import { FORM_CONTENT_TYPE, formBody } from '../html/form-body.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 const BODY_LIMIT = 16 * 1024;
 
 /** Refuses an address over its token-request rate: 429 with Retry-After (before the body is read). */
@@ -41,7 +40,7 @@ function dailyTokenLimit(edge: OAuthEdge): number {
  */
 export async function registerTokenEndpoint(app: ApiApp, edge: OAuthEdge): Promise<void> {
   await app.register(async (scope) => {
-    if (!scope.hasContentTypeParser(FORM)) await scope.register(formbody);
+    await formBody(scope);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const { status, error: oauthError } = toOAuthError(error, request);
       if (oauthError.tokensRevoked) edge.credentialsChanged(request);
@@ -52,7 +51,9 @@ export async function registerTokenEndpoint(app: ApiApp, edge: OAuthEdge): Promi
       { bodyLimit: BODY_LIMIT, onRequest: rateLimited(edge.tokenLimit), schema: { hide: true } },
       async (request, reply) => {
         const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
+        if (type !== FORM_CONTENT_TYPE) {
+          throw new OAuthError('invalid_request', `the body must be ${FORM_CONTENT_TYPE}`);
+        }
         const tokens = await exchangeAuthorizationCode(
           {
             params: (request.body ?? {}) as RequestParams,

@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 import { OAuthError } from '../../domain/oauth/oauth-error.js';

@@ -1,4 +1,4 @@
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import { discoveryDocument, OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 import type { OAuthEdge } from './oauth-edge.js';
 import { allowAnyOrigin } from './oauth-json.js';

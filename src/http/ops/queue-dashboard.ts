@@ -2,8 +2,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiApp } from '../api/services.js';
-import { html, page } from '../oauth/html.js';
+import type { ApiApp } from '../app-context.js';
+import { html, page } from '../html/html.js';
 import { loginUrl } from '../session/web-session.js';
 import type { QueueList } from '../../shared/queues/open-queues.js';
 

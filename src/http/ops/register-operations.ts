@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiApp } from '../api/services.js';
+import type { ApiApp } from '../app-context.js';
 import { signedInBrowser } from '../session/web-session.js';
 import type { Config } from '../../shared/config/config.js';
 import type { Db } from '../../shared/db/db.js';

@@ -45,7 +45,7 @@ export interface QuotaStoreDeps {
  * Redis buckets with the in-process fallback and leases for busy callers
  * (leasing-quota-store.ts), or in-process buckets alone when there is no Redis.
  *
- * The leases stay because the bench says so (`--only api`, issue 25, docs/performance.md): with
+ * The leases stay because the bench says so (`--only api`, docs/performance.md): with
  * a Redis script for every take, the records route fell to 0.06-0.22x of the bare route from
  * 0.28-0.65x in the runs with them, since a request that cannot be decided at once waits for its
  * script (and the prepared answers, which need a store that decides at once, stop); without

@@ -38,6 +38,7 @@ export interface QuotaCosts {
   prediction: OperationCost;
   authMe: OperationCost;
   search: OperationCost;
+  webhooks: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -67,5 +68,6 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     prediction: new OperationCost(config.QUOTA_COST_PREDICTION),
     authMe: new OperationCost(config.QUOTA_COST_AUTH_ME),
     search: new OperationCost(config.QUOTA_COST_SEARCH),
+    webhooks: new OperationCost(config.QUOTA_COST_WEBHOOKS),
   };
 }

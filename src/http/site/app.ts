@@ -29,6 +29,7 @@ import { SiteTheme } from './theme/site-theme.js';
 import { SitePages } from './theme/page-routes.js';
 import { registerThemeFonts } from './theme/theme-fonts.js';
 import { registerSiteAssets } from './theme/site-assets.js';
+import { registerFavicon } from '../favicon.js';
 import { httpServerLimits } from '../../shared/app/http-server-limits.js';
 
 export interface SiteAppDeps {
@@ -129,6 +130,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
   }));
   registerThemeFonts(http);
   registerSiteAssets(http);
+  registerFavicon(http);
   registerRestEdge(
     http,
     server,

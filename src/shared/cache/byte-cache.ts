@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { Lru } from './lru.js';
 
 export interface ByteCacheOptions {
   /** Bytes kept (as each entry's `size` says); least recently used go first. Default 32 MiB. */
@@ -14,12 +14,10 @@ export interface ByteCacheOptions {
  * one each, made by their app factory and handed to the routes.
  */
 export class ByteCache {
-  private readonly entries: LRUCache<string, { value: unknown }>;
+  private readonly entries: Lru<string, { value: unknown }>;
 
   constructor(options: ByteCacheOptions = {}) {
-    this.entries = new LRUCache<string, { value: unknown }>({
-      maxSize: options.maxBytes ?? 32 * 1024 * 1024,
-    });
+    this.entries = new Lru({ maxWeight: options.maxBytes ?? 32 * 1024 * 1024 });
   }
 
   /** What is kept for `key` at `version` (the caller's own type: keys of one kind, one type). */
@@ -29,12 +27,12 @@ export class ByteCache {
 
   /** Keeps `value` for `key` at `version`; `bytes` is its size (what the bound counts). */
   set(key: string, version: string, value: unknown, bytes: number): void {
-    this.entries.set(entryKey(key, version), { value }, { size: Math.max(1, bytes + 64) });
+    this.entries.set(entryKey(key, version), { value }, Math.max(1, bytes + 64));
   }
 
   /** Entries kept, and their size. */
   stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.entries.calculatedSize };
+    return { entries: this.entries.size, bytes: this.entries.weight };
   }
 }
 

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import { BoundedKeySet } from './bounded-key-set.js';
+import { Lru } from './lru.js';
 
 export interface KeptReadsOptions<Value> {
   /** Bytes kept over all keys (as `sizeOf` counts them). */
@@ -25,7 +25,7 @@ const REMEMBERED_LIMIT = 10_000;
  * is never older than the version it is kept under.
  */
 export class KeptReads<Key extends string | number, Value extends object> {
-  private readonly values: LRUCache<Key, { version: string; value: Value }>;
+  private readonly values: Lru<Key, { version: string; value: Value }>;
   /** Reads in progress, by `version\0key`. */
   private readonly reading = new Map<string, Promise<void>>();
   private readonly missedOnce = new BoundedKeySet(REMEMBERED_LIMIT);
@@ -33,7 +33,7 @@ export class KeptReads<Key extends string | number, Value extends object> {
 
   constructor(private readonly options: KeptReadsOptions<Value>) {
     // Sizes are given with each set (read): sizeOf walks the whole value, once per read.
-    this.values = new LRUCache({ maxSize: options.maxBytes });
+    this.values = new Lru({ maxWeight: options.maxBytes });
   }
 
   /** The value of `key` as kept, if it was read at `version`. */
@@ -75,7 +75,7 @@ export class KeptReads<Key extends string | number, Value extends object> {
           // the whole being read again on every second miss.
           const size = this.options.sizeOf(value);
           if (size > this.options.maxBytes) this.tooLarge.add(readKey);
-          else this.values.set(key, { version, value }, { size });
+          else this.values.set(key, { version, value }, size);
         })
         .finally(() => this.reading.delete(readKey));
       this.reading.set(readKey, reading);

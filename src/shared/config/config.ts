@@ -192,8 +192,8 @@ const envSchema = z.object({
   QUOTA_COST_PREDICTION: cost(1),
   /**
    * The least any /api/v2 request costs, failed or not (400, 401, 403, 404 and 429 included;
-   * 5xx and the free account operations excepted). 0 = failures cost nothing (the behaviour
-   * before issue 22).
+   * 5xx and the free account operations excepted). 0 = failures cost nothing (the seed's
+   * behaviour).
    */
   QUOTA_MIN_COST: int(1, 0, 1_000),
   /**
@@ -310,6 +310,15 @@ const envSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: int(15, 1, 50),
   /** An endpoint whose every delivery has failed for this long is disabled (ms; a day). */
   WEBHOOK_DISABLE_AFTER_MS: int(86_400_000, 0),
+  /** Webhook endpoints one user may have (their OAuth apps' included); one more is refused. */
+  WEBHOOK_MAX_ENDPOINTS_PER_USER: int(10, 1, 1_000),
+  /**
+   * Deliveries of one event to one user's endpoints at most (and never two to one URL): what
+   * endpoints made before a lower WEBHOOK_MAX_ENDPOINTS_PER_USER can still multiply an event into.
+   */
+  WEBHOOK_MAX_DELIVERIES_PER_EVENT: int(10, 1, 1_000),
+  /** Cost of each webhook operation (register, list, deliveries, rotate, delete). */
+  QUOTA_COST_WEBHOOKS: cost(1),
   /** How long a rotated-out secret keeps signing beside the new one (s; a day). */
   WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 30 * 86_400),
   /**
@@ -372,7 +381,13 @@ const envSchema = z.object({
   ALLOW_UNKNOWN_EMU_FORMS: flag('false'),
 });
 
-export type Config = z.infer<typeof envSchema>;
+export type Config = z.infer<typeof envSchema> & {
+  /**
+   * Whether PUBLIC_URL was set (not its default): when it was not, the documentation site links
+   * the API at the address its own request came to, on PORT (src/http/peer-url.ts).
+   */
+  readonly publicUrlGiven: boolean;
+};
 
 /** Reads and validates the environment once; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -387,5 +402,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `${issue.message}${value === undefined ? '' : ` (got ${JSON.stringify(value)})`}`,
     );
   }
-  return result.data;
+  return { ...result.data, publicUrlGiven: (env.PUBLIC_URL ?? '').trim() !== '' };
 }

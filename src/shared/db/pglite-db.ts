@@ -51,7 +51,8 @@ export class EmbeddedDatabaseBusyError extends EmutrackError {
     super(
       'embedded_database_busy',
       `the embedded database at ${dataDir} is in use by another emutrack process (API, worker or CLI); ` +
-        'stop it, or set DATABASE_URL to share a Postgres server',
+        'stop it (on the embedded database `npm start` serves the documentation site too), ' +
+        'or set DATABASE_URL to share a Postgres server',
     );
   }
 }

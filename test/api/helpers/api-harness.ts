@@ -10,7 +10,7 @@ import { TEST_REDIS_URL } from '../../helpers/test-env.js';
 
 /**
  * A config as the environment would give it, with this test's own quota key prefix. Failures
- * are free here (QUOTA_MIN_COST 0, the setting that keeps the rule before issue 22): the
+ * are free here (QUOTA_MIN_COST 0, the setting that keeps the seed's rule): the
  * operations' tests count their own charges; test/api/quota-rules.test.ts checks the default
  * (every request costs at least 1) by asking for it.
  */

@@ -6,7 +6,7 @@ import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-/** Application passwords as WordPress 5.7+ takes them: e-mail as user name, introspect (issue 21). */
+/** Application passwords as WordPress 5.7+ takes them: e-mail as user name, introspect. */
 describe('application passwords: e-mail address as user name, introspect', () => {
   const site = useSite();
   let author: SiteAccountFixture;

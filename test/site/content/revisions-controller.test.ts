@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
-/** Revisions and autosaves as WordPress 6.1 guards them (issue 19, item 5). */
+/** Revisions and autosaves as WordPress 6.1 guards them. */
 describe('revisions and autosaves controller: what WordPress refuses stays refused', () => {
   const site = useSite();
   let admin: SiteAccountFixture;

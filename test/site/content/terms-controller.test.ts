@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
-/** The default category as WordPress 6.1 keeps it (issue 19, item 5). */
+/** The default category as WordPress 6.1 keeps it. */
 describe('terms controller: the default category', () => {
   const site = useSite();
   let admin: SiteAccountFixture;

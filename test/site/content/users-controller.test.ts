@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
-/** The users list's `who` and `orderby` restrictions of WordPress 6.1 (issue 19, item 5). */
+/** The users list's `who` and `orderby` restrictions of WordPress 6.1. */
 describe('users controller: who may list whom, and how', () => {
   const site = useSite();
   let admin: SiteAccountFixture;

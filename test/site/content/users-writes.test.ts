@@ -5,7 +5,7 @@ import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 
 const STRONG = 'violet-harbour-nine-kettles';
 
-/** WordPress 6.1's users write endpoints on the site's accounts (issue 21, users). */
+/** WordPress 6.1's users write endpoints on the site's accounts. */
 describe('users controller: create, edit and delete accounts as WordPress does', () => {
   const site = useSite();
   let admin: SiteAccountFixture;

@@ -347,7 +347,7 @@ describe('media items', () => {
     expect([missing.status, missing.body.code]).toEqual([404, 'rest_post_invalid_id']);
   });
 
-  // Issue 11 asked for "the media routes that WordPress lets through /batch/v1": WordPress
+  // Which media routes WordPress lets through /batch/v1: WordPress
   // 6.1's attachments controller lets none through (allow_batch false; the golden OPTIONS).
   it('is refused by /batch/v1 as WordPress refuses it (rest_batch_not_allowed), nothing changed', async () => {
     const up = await rawUpload(await solidPng(50, 50), 'batched.png', author, {

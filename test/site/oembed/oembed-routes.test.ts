@@ -63,7 +63,7 @@ describe('GET /oembed/1.0/embed', () => {
     expect(res.body.html).toContain('<iframe sandbox="allow-scripts"');
     const view = await call('GET', `/embed/${postId}/`);
     expect(view.status).toBe(200);
-    expect(view.body).toContain('Trains &#38; &#60;stations&#62;');
+    expect(view.body).toContain('Trains &amp; &lt;stations&gt;');
   });
 
   it('keeps width within maxwidth', async () => {

@@ -52,6 +52,32 @@ describe('compare-time rules of the differential', () => {
     expect(same(byDate, wp, swapped)).toBe(false);
   });
 
+  it('compares orderby=modified ties as sets: WordPress sorts posts of one second in no set order', () => {
+    const r = request({ query: 'orderby=modified' });
+    const item = (id: string, modified: string) => ({ id, modified });
+    const at = '2021-03-01T10:00:00';
+    const wp = answer([
+      item('p13', at),
+      item('p16', at),
+      item('p11', at),
+      item('p9', '2021-01-06'),
+    ]);
+    const ours = answer([
+      item('p16', at),
+      item('p13', at),
+      item('p11', at),
+      item('p9', '2021-01-06'),
+    ]);
+    expect(same(r, wp, ours)).toBe(true);
+    const later = answer([
+      item('p9', '2021-01-06'),
+      item('p16', at),
+      item('p13', at),
+      item('p11', at),
+    ]);
+    expect(same(r, wp, later)).toBe(false);
+  });
+
   it('compares the index on the routes and namespaces the spec covers', () => {
     const r = request({ category: 'index', path: '/' });
     const wp = answer({

@@ -56,6 +56,7 @@ export const CATEGORIES = [
   'app-passwords',
   'types',
   'embed-fields',
+  'site-routes',
   'writes',
 ] as const;
 
@@ -100,6 +101,9 @@ export function buildCorpus(): CorpusRequest[] {
   }
   add('index', 'GET', '/wp/v2/nothing-here', '', 'anonymous');
   add('index', 'DELETE', '/wp/v2/posts', '', 'administrator');
+  for (const caller of ['anonymous', 'administrator'] as const) {
+    add('index', 'OPTIONS', '/wp/v2/nothing-here', '', caller);
+  }
 
   // options: every route of the spec, as core-data and api-fetch ask (Allow, schema, args).
   const optionRoutes = [
@@ -239,6 +243,11 @@ export function buildCorpus(): CorpusRequest[] {
     'status=publish,private',
     'status=bogus',
     'context=bogus',
+    'offset=-1',
+    '_fields=nope',
+    'per_page=abc&page=abc&order=x',
+    'order=x&orderby=y',
+    'exclude={post:post-30}&search=Post&per_page=5',
   ];
   for (const query of postParams) {
     for (const caller of ['anonymous', 'administrator'] as const) {
@@ -258,6 +267,7 @@ export function buildCorpus(): CorpusRequest[] {
     'search=about',
     'per_page=2&page=2',
     'status=private',
+    'sticky=true',
   ];
   for (const query of pageParams) {
     for (const caller of ['anonymous', 'administrator'] as const) {
@@ -436,6 +446,27 @@ export function buildCorpus(): CorpusRequest[] {
   }
   add('embed-fields', 'GET', '/wp/v2/pages', '_embed=up&parent={page:about}', 'anonymous');
   add('embed-fields', 'GET', '/wp/v2/posts/{post:post-2}', '_embed', 'anonymous');
+
+  // WordPress's routes beyond the spec's table that clients reach: settings, menu locations,
+  // comments (the site keeps none).
+  const siteRoutes: Array<[CorpusRequest['method'], string, string]> = [
+    ['GET', '/wp/v2/settings', ''],
+    ['OPTIONS', '/wp/v2/settings', ''],
+    ['GET', '/wp/v2/menu-locations', ''],
+    ['GET', '/wp/v2/menu-locations/primary', ''],
+    ['OPTIONS', '/wp/v2/menu-locations', ''],
+    ['GET', '/wp/v2/comments', ''],
+    ['GET', '/wp/v2/comments', 'context=edit'],
+    ['GET', '/wp/v2/comments', 'post={post:post-1}'],
+    ['GET', '/wp/v2/comments/999999', ''],
+    ['OPTIONS', '/wp/v2/comments', ''],
+    ['OPTIONS', '/wp/v2/comments/999999', ''],
+  ];
+  for (const [method, path, query] of siteRoutes) {
+    for (const caller of ['anonymous', 'subscriber', 'administrator'] as const) {
+      add('site-routes', method, path, query, caller);
+    }
+  }
 
   // writes: permissions and data rules of create, update and delete (last: they change state).
   for (const caller of CALLERS) {

@@ -5,7 +5,7 @@ import { siteSessionSecret } from './site-session.js';
 const PAGE = '/wp-admin/authorize-application.php';
 
 /**
- * Issue 19, finding 6: authorize-application.php never showed where the new password would be
+ * authorize-application.php never showed where the new password would be
  * sent (`success_url=https://attacker.example/steal` got it) and could be framed.
  */
 describe('authorize-application.php shows where the password goes', () => {
@@ -31,7 +31,7 @@ describe('authorize-application.php shows where the password goes', () => {
     );
     // The whole address as WordPress shows it ("You will be sent to"), the password masked.
     expect(res.body).toContain(
-      'https://attacker.example/steal?x=1&#38;site_url=http%3A%2F%2Fsite.test&#38;user_login=admin&#38;password=%5B------%5D',
+      'https://attacker.example/steal?x=1&amp;site_url=http%3A%2F%2Fsite.test&amp;user_login=admin&amp;password=%5B------%5D',
     );
     expect(res.headers['x-frame-options']).toBe('DENY');
   });

@@ -11,7 +11,7 @@ const PAYLOAD = {
 };
 
 /**
- * Issue 19, finding 1: who may save which HTML. Single-site WordPress: administrators and
+ * who may save which HTML. Single-site WordPress: administrators and
  * editors hold unfiltered_html and save what they write; authors and contributors are filtered
  * by kses on every path that writes HTML (create, update, autosave, blocks, media).
  */

@@ -5,7 +5,7 @@ import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 import { siteSessionSecret } from './site-session.js';
 
 /**
- * The attack of issue 19, finding 1, in a real browser: a contributor's draft whose script, run
+ * The stored-XSS attack in a real browser: a contributor's draft whose script, run
  * in an administrator's preview, uses wpApiSettings.nonce to mint an application password for
  * the administrator. Each payload first marks the page synchronously (window.__xss), so a run
  * shows by the time the page has loaded, before its request could even be answered.

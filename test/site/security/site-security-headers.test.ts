@@ -9,7 +9,7 @@ import { useSite, type SiteAccountFixture } from '../site-fixture.js';
 import { siteSessionSecret } from './site-session.js';
 
 /**
- * Issue 19: the site's pages sent no CSP and could be framed. Every route the app registered is
+ * the site's pages sent no CSP and could be framed. Every route the app registered is
  * called (so a page added later without the headers fails here), signed out and as an
  * administrator, with every method it takes.
  */
@@ -71,7 +71,7 @@ describe("the site's security headers", () => {
         }
       }
     }
-    // The pages issue 19 names are among those checked: sign-in, authorization, front page,
+    // The pages the attack named are among those checked: sign-in, authorization, front page,
     // posts, pages, the oEmbed view.
     for (const known of [
       'GET /wp-login.php',

@@ -1,4 +1,5 @@
 import { SITE_ASSET_PATHS } from '../../../src/http/site/theme/site-assets.js';
+import { THEME_WEB_FONT } from '../../../src/http/site/theme/theme-fonts.js';
 import { issueCredential } from '../../../src/domain/accounts/credentials.js';
 import { defaultKeyScopes } from '../../../src/domain/accounts/scopes.js';
 import type { Db } from '../../../src/shared/db/db.js';
@@ -25,7 +26,10 @@ export function themeFrameElement(name: string, attributes: string): boolean {
   if (name === 'link')
     return (
       /rel="(https:\/\/api\.w\.org\/|alternate)"/.test(attributes) ||
-      attributes.trim() === `rel="stylesheet" href="${SITE_ASSET_PATHS.css}"`
+      attributes.trim() === `rel="stylesheet" href="${SITE_ASSET_PATHS.css}"` ||
+      // The served CJK face's rules (only fetched by a browser with no CJK font) and the icon.
+      attributes.trim() === `rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}"` ||
+      attributes.trim() === `rel="icon" href="${SITE_ASSET_PATHS.icon}" type="image/svg+xml"`
     );
   // The header's search box (manual-chrome.ts): a GET form to the site's front page.
   if (name === 'form') return /^ role="search" method="get" class="site-search" /.test(attributes);

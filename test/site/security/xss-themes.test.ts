@@ -15,7 +15,7 @@ interface Stored {
 }
 
 /**
- * Stored XSS by authors (issue 19, finding 1): every OWASP vector saved by an author as a
+ * Stored XSS by authors: every OWASP vector saved by an author as a
  * post's title, content and excerpt (and by a contributor as a draft), then every page of a theme
  * that prints them, read as a browser would. Both themes: the block theme (templates module) and
  * the classic one (no templates).

@@ -181,7 +181,7 @@ describe('templates', () => {
     expect(notFound.body).toContain('template-404');
   });
 
-  // Issue 11 asked for "the template routes that WordPress lets through /batch/v1": WordPress
+  // Which template routes WordPress lets through /batch/v1: WordPress
   // 6.1's templates controller lets none through (no allow_batch; the golden OPTIONS).
   it('is refused by /batch/v1 as WordPress refuses it (rest_batch_not_allowed), nothing created', async () => {
     const res = await call('POST', '/wp-json/batch/v1', {

@@ -15,7 +15,7 @@ import {
 import { listCorrections } from '../../../domain/corrections/list-corrections.js';
 import type { Db } from '../../../shared/db/db.js';
 import { ApiError } from '../api-error.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { callerOf, signedInOperations } from '../v2-edge.js';
 
 /** The administrators' scope of corrections (accounts' catalogue; never granted to OAuth apps). */

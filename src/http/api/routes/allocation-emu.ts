@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { readEmuAllocation } from '../../../domain/emus/read-allocation.js';
 import { ApiError } from '../api-error.js';
-import { EmuAliasCache } from '../emu-alias-cache.js';
+import { EmuAliasCache } from '../../../domain/emus/emu-alias-cache.js';
 import { emuCodePathParam } from '../path-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 
 const coachLayoutSchema = z
   .object({

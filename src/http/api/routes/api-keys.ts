@@ -20,7 +20,7 @@ import {
   createdApiKeySchema,
 } from '../account-schemas.js';
 import { ApiError } from '../api-error.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { callerOf, quotaOf, signedInOperations } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 import { authQuota } from './auth-quota.js';

@@ -12,7 +12,7 @@ import {
   webSessionSchema,
 } from '../account-schemas.js';
 import { ApiError } from '../api-error.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { isCrossOrigin } from '../cors.js';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../../session/web-session.js';
 import { callerOf, clientAddress, quotaOf } from '../v2-edge.js';

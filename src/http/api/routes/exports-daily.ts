@@ -1,13 +1,16 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { Queryable } from '../../../shared/db/db.js';
-import { dailyExportIndex } from '../../../domain/exports/daily-export-csv.js';
+import {
+  dailyExportIndex,
+  getDailyExport,
+  getDailyExportHead,
+} from '../../../domain/exports/daily-export-csv.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { cacheControl, CACHE_SECONDS, etagMatches, NOT_MODIFIED_COST } from '../http-caching.js';
 import { booleanParam, serviceDateParam, wholeNumberParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { callerOf, quotaOf, sendDataJson } from '../v2-edge.js';
 
 export const dailyExportIndexDataSchema = z
@@ -31,39 +34,6 @@ export const dailyExportDataSchema = z
   .meta({ id: 'GetDailyExportData' });
 
 const EXPORTS_SCOPE = 'api.exports.daily.read';
-
-/** Only a built day's export is served (as only those are listed: dailyExportIndex). */
-const BUILT = 'EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = x.service_day)';
-
-interface StoredExportHead {
-  row_count: number;
-  sha256: string;
-  rendered_at: Date;
-}
-
-async function exportHead(
-  db: Queryable,
-  serviceDay: number,
-): Promise<StoredExportHead | undefined> {
-  const r = await db.query<StoredExportHead>(
-    `SELECT row_count, sha256, rendered_at FROM daily_exports x
-      WHERE service_day = $1 AND ${BUILT}`,
-    [serviceDay],
-  );
-  return r.rows[0];
-}
-
-async function exportBody(
-  db: Queryable,
-  serviceDay: number,
-): Promise<(StoredExportHead & { content: Uint8Array }) | undefined> {
-  const r = await db.query<StoredExportHead & { content: Uint8Array }>(
-    `SELECT content, row_count, sha256, rendered_at FROM daily_exports x
-      WHERE service_day = $1 AND ${BUILT}`,
-    [serviceDay],
-  );
-  return r.rows[0];
-}
 
 export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
@@ -148,7 +118,7 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       const { binary } = request.query;
       const ymd = ymdOfServiceDay(serviceDay);
       const notFound = () => new ApiError('not_found', `no export for ${ymd}`);
-      const head = await exportHead(db, serviceDay);
+      const head = await getDailyExportHead(db, serviceDay);
       if (!head) throw notFound();
 
       // Strong tags: the CSV's own digest, and the JSON (another representation) with a suffix.
@@ -165,20 +135,16 @@ export const exportsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       }
 
       await quotaOf(request).charge(costs.exportDay.of());
-      const stored = await exportBody(db, serviceDay);
+      const stored = await getDailyExport(db, serviceDay);
       if (!stored) throw notFound();
       reply.header('etag', etagOf(stored.sha256));
-      const content = Buffer.from(
-        stored.content.buffer,
-        stored.content.byteOffset,
-        stored.content.byteLength,
-      );
+      const { content } = stored;
       if (binary) {
         reply.header('content-type', 'text/csv; charset=utf-8');
         reply.header('content-disposition', `attachment; filename=${ymd}.csv`);
         return (reply as FastifyReply).send(content);
       }
-      return { serviceDay, total: stored.row_count, content: content.toString('base64') };
+      return { serviceDay, total: stored.rowCount, content: content.toString('base64') };
     },
   );
 };

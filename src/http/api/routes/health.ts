@@ -1,7 +1,7 @@
 import type { LogLevel } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Db } from '../../../shared/db/db.js';
-import type { ApiApp } from '../services.js';
+import type { ApiApp } from '../../app-context.js';
 
 export interface HealthDeps {
   db: Db;

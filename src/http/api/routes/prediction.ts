@@ -6,7 +6,7 @@ import { isKnownTrain } from '../../../domain/trains/known-train.js';
 import { ApiError } from '../api-error.js';
 import { trainCodePathParam } from '../path-params.js';
 import { serviceDateParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { trainCodeOf } from '../train-codes.js';
 import { trainCodeSchema } from '../schemas.js';
 

@@ -11,7 +11,7 @@ import {
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
 import { limitParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { queryLimit } from '../v2-edge.js';
 
 const changedRecordSchema = z

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { recordsVersion } from '../../../shared/cache/data-versions.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { DailyRecordDays } from '../daily-record-days.js';
-import { dailyRecordsDataJson } from '../daily-records-json.js';
+import { DailyRecordDays } from '../../../domain/records/daily-record-days.js';
+import { dailyRecordsDataJson, recordItemsOf } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { queryLimit, sendDataJson } from '../v2-edge.js';
 
 /** GET /api/v2/records/daily: one page of a service day's records. */
@@ -16,7 +16,7 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   { services },
 ) => {
   const { config, db, costs, emuCodes, timetables, pages } = services;
-  const days = new DailyRecordDays(db, { emuCodes, timetables });
+  const days = new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables }));
   app.get(
     '/records/daily',
     {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { SearchService } from '../../../domain/search/search-service.js';
 import { limitParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 
 /** Longest query (characters): what a lookup box holds; longer is refused, not cut. */
 const MAX_QUERY_LENGTH = 64;

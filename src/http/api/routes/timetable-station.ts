@@ -8,12 +8,12 @@ import {
   stationBoardVersions,
   stationKnown,
 } from '../../../domain/timetables/station-board.js';
-import { ReferenceModelCache } from '../reference-model-cache.js';
-import { StationBoardCache } from '../station-board-cache.js';
+import { ReferenceModelCache } from '../../../domain/records/reference-model-cache.js';
+import { StationBoardCache } from '../../../domain/timetables/station-board-cache.js';
 import { ApiError } from '../api-error.js';
 import { stationNamePathParam } from '../path-params.js';
 import { cursorParam, limitParam } from '../query-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
 import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';
 import { queryLimit } from '../v2-edge.js';

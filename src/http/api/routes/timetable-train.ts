@@ -17,7 +17,7 @@ import {
 import { timetableInForce } from '../../../domain/timetables/timetable-lookup.js';
 import { ApiError } from '../api-error.js';
 import { trainCodePathParam } from '../path-params.js';
-import type { RouteOptions } from '../services.js';
+import type { RouteOptions } from '../../app-context.js';
 import { trainCirculationSchema } from '../train-circulation-schema.js';
 import { trainCodeOf, trainCodesOf } from '../train-codes.js';
 import { referenceModelItemSchema, trainCodeSchema } from '../schemas.js';

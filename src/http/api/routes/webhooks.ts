@@ -16,8 +16,8 @@ import {
 import { WebhookError } from '../../../domain/webhooks/webhook-error.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../../domain/webhooks/webhook-url.js';
 import { ApiError } from '../api-error.js';
-import type { RouteOptions } from '../services.js';
-import { callerOf, signedInOperations } from '../v2-edge.js';
+import type { RouteOptions } from '../../app-context.js';
+import { callerOf, type V2OperationConfig } from '../v2-edge.js';
 import { ACCOUNT_BODY_LIMIT } from './auth.js';
 
 export const WEBHOOKS_SCOPE = 'api.webhooks.manage';
@@ -110,19 +110,32 @@ function throwAsApiError(err: unknown): never {
  * api.webhooks.manage. An OAuth app sees and manages only the endpoints it registered.
  */
 export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
-  const { db, config } = services;
+  const { db, config, costs } = services;
   const ownerOf = (request: Parameters<typeof callerOf>[0]): WebhookOwner => {
     const caller = callerOf(request);
     if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
     return { userId: caller.user.userId, oauthClientId: caller.credential.oauthClientId };
   };
-  const webhooksOperation = signedInOperations({ tag: 'Webhooks', scope: WEBHOOKS_SCOPE });
+  // Charged like the other API operations: registering and polling endpoints draw on the
+  // caller's bucket, so a script cannot churn them for free.
+  const quota = `Quota: ${costs.webhooks.of()} per request.`;
+  const operation =
+    (errorStatuses: readonly number[] = []) =>
+    (operationId: string, summary: string, description: string): { v2: V2OperationConfig } => ({
+      v2: {
+        operationId,
+        summary,
+        description: `${description} ${quota}`,
+        tag: 'Webhooks',
+        scope: WEBHOOKS_SCOPE,
+        auth: 'required',
+        cost: { fixed: costs.webhooks },
+        errorStatuses,
+      },
+    });
+  const webhooksOperation = operation();
   // Creating reads a JSON body: one over ACCOUNT_BODY_LIMIT is 413.
-  const webhookCreation = signedInOperations({
-    tag: 'Webhooks',
-    scope: WEBHOOKS_SCOPE,
-    errorStatuses: [413],
-  });
+  const webhookCreation = operation([413]);
 
   app.post(
     '/webhooks',
@@ -131,7 +144,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
       config: webhookCreation(
         'CreateWebhookEndpoint',
         'Registers an endpoint for events; its secret is shown this once',
-        `JSON \`{url, events, trains?, emus?}\`. \`url\`: https (http only on the loopback where the server allows it), never a private address. \`events\`: any of ${WEBHOOK_EVENTS.join(', ')}; records.changed needs \`trains\` and/or \`emus\` (any written form) to follow. Deliveries are POSTs signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff up to ${config.WEBHOOK_MAX_ATTEMPTS} attempts; an endpoint failing for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h is disabled. Free of quota.`,
+        `JSON \`{url, events, trains?, emus?}\`. \`url\`: https (http only on the loopback where the server allows it), never a private address. \`events\`: any of ${WEBHOOK_EVENTS.join(', ')}; records.changed needs \`trains\` and/or \`emus\` (any written form) to follow. Deliveries are POSTs signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature), retried with exponential backoff up to ${config.WEBHOOK_MAX_ATTEMPTS} attempts; an endpoint failing for ${Math.round(config.WEBHOOK_DISABLE_AFTER_MS / 3_600_000)} h is disabled. At most ${config.WEBHOOK_MAX_ENDPOINTS_PER_USER} endpoints per user (OAuth apps' included): one more is 400 invalid_param. One event is delivered at most once per URL and ${config.WEBHOOK_MAX_DELIVERIES_PER_EVENT} times in all across your endpoints.`,
       ),
       schema: { body: createBodySchema, response: { 200: createdSchema } },
     },
@@ -161,7 +174,10 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
         db,
         owner,
         { url, events, trains: trainCodes, emuIds },
-        { allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK },
+        {
+          allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+          maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_USER,
+        },
       ).catch(throwAsApiError);
       return { ...webhookEndpointItem(endpoint), secret };
     },
@@ -173,7 +189,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
       config: webhooksOperation(
         'ListWebhookEndpoints',
         'Your webhook endpoints, with their health',
-        'Newest first. Secrets are never shown again. Free of quota.',
+        'Newest first. Secrets are never shown again.',
       ),
       schema: { response: { 200: z.object({ items: z.array(webhookEndpointSchema) }) } },
     },
@@ -188,7 +204,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
       config: webhooksOperation(
         'ListWebhookDeliveries',
         'The latest deliveries to one of your endpoints',
-        'The last 50, newest first: what was sent, how often, what came back. Free of quota.',
+        'The last 50, newest first: what was sent, how often, what came back.',
       ),
       schema: {
         params: idParams,
@@ -218,7 +234,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
       config: webhooksOperation(
         'DeleteWebhookEndpoint',
         'Deletes one of your endpoints; nothing more is delivered to it',
-        'Free of quota.',
+        'Its pending deliveries go with it.',
       ),
       schema: { params: idParams, response: { 200: webhookEndpointSchema } },
     },
@@ -235,7 +251,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
       config: webhooksOperation(
         'RotateWebhookSecret',
         'A new signing secret, shown this once; the old one signs too for a while',
-        `For ${Math.round(config.WEBHOOK_SECRET_OVERLAP_SECONDS / 3600)} h each delivery carries a signature by each secret, so the receiver can switch without a failure. Also re-enables a disabled endpoint. Free of quota.`,
+        `For ${Math.round(config.WEBHOOK_SECRET_OVERLAP_SECONDS / 3600)} h each delivery carries a signature by each secret, so the receiver can switch without a failure. Also re-enables a disabled endpoint.`,
       ),
       schema: { params: idParams, response: { 200: createdSchema } },
     },

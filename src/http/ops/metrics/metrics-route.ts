@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { ApiApp } from '../../api/services.js';
+import type { ApiApp } from '../../app-context.js';
 import type { OperationsMetrics } from './operations-metrics.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();

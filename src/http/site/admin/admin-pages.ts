@@ -11,17 +11,16 @@ import {
 } from '../../../domain/content/app-passwords.js';
 import { SESSION_COOKIE, type SiteSession } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
-import { escapeHtml } from '../theme/escape-html.js';
-import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
+import { escapeHtml } from '../../html/escape.js';
+import { THEME_FONT_STACK, THEME_WEB_FONT } from '../theme/theme-fonts.js';
 
 /** How long a session made by the site's sign-in lasts (as the product's web sessions). */
 const SESSION_SECONDS = 30 * 86_400;
 const AUTHORIZE_ACTION = 'authorize_application_password';
 
 /** wp-login.php's and authorize-application.php's look: a card, the site's CJK font. */
-const PAGE_STYLE = `${CJK_FONT_FACE}
-*{box-sizing:border-box}
-body{font:16px/1.6 "Noto Sans SC",system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f0f0f1;color:#1d2327}
+const PAGE_STYLE = `*{box-sizing:border-box}
+body{font:16px/1.6 ${THEME_FONT_STACK};margin:0;background:#f0f0f1;color:#1d2327}
 main{max-width:26rem;margin:3rem auto;padding:0 1rem}
 .card{background:#fff;border:1px solid #c3c4c7;border-radius:6px;padding:1.5rem;box-shadow:0 1px 3px rgba(0,0,0,.04);overflow-wrap:anywhere}
 h1{font-size:1.4rem;margin:0 0 1rem}
@@ -37,7 +36,7 @@ code{background:#f0f0f1;padding:.2rem .4rem;font-size:1.05em;overflow-wrap:anywh
 
 function page(title: string, body: string): string {
   return `<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>${PAGE_STYLE}</style></head><body><main><div class="card"><h1>${escapeHtml(title)}</h1>${body}</div><p class="back"><a href="/">← 返回文档首页</a> · <a href="/manual/">使用手册</a></p></main></body></html>`;
+<style>${PAGE_STYLE}</style><link rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}"></head><body><main><div class="card"><h1>${escapeHtml(title)}</h1>${body}</div><p class="back"><a href="/">← 返回文档首页</a> · <a href="/manual/">使用手册</a></p></main></body></html>`;
 }
 
 function formOf(request: FastifyRequest): Record<string, string> {

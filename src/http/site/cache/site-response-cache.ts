@@ -67,8 +67,8 @@ function headerBytes(headers: Record<string, string>): number {
 
 /**
  * The cache key of an anonymous GET/HEAD: the REST path and the query (every parameter,
- * `_fields`, `_embed`, `_envelope` and `context` included; `rest_route` is the path), top-level
- * names sorted.
+ * `_fields`, `_embed`, `_envelope`, `context` and `rest_route` included: a list's Link headers
+ * repeat `rest_route`), top-level names sorted.
  */
 export function anonymousResponseKey(path: string, query: Record<string, unknown>): string {
   // Every part JSON-quoted: no path, name or value can pass for another split.
@@ -76,8 +76,6 @@ export function anonymousResponseKey(path: string, query: Record<string, unknown
   const names = Object.keys(query);
   if (names.length === 0) return key;
   names.sort();
-  for (const n of names) {
-    if (n !== 'rest_route') key += ` ${JSON.stringify(n)}:${JSON.stringify(query[n])}`;
-  }
+  for (const n of names) key += ` ${JSON.stringify(n)}:${JSON.stringify(query[n])}`;
   return key;
 }

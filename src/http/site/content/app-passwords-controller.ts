@@ -24,7 +24,7 @@ import {
   filterByContext,
   resourceSchema,
   type Context,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 

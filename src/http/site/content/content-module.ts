@@ -3,13 +3,16 @@ import { POST_TYPES } from '../../../domain/content/post-types.js';
 import type { SiteKit, SiteModule } from '../site-kit.js';
 import { registerAdminPages } from '../admin/admin-pages.js';
 import { registerAppPasswordRoutes } from './app-passwords-controller.js';
+import { registerCommentsRoutes } from './comments-controller.js';
 import { registerContentPages } from './content-pages.js';
 import { MenuItemAutosavesController } from './menu-item-autosaves.js';
 import { MenuItemsController } from './menu-items-controller.js';
+import { registerMenuLocationsRoutes } from './menu-locations-controller.js';
 import { PostLinks, PostPresenter } from './post-presenter.js';
 import { PostsController } from './posts-controller.js';
 import { RevisionsController } from './revisions-controller.js';
 import { registerSearchRoute } from './search-controller.js';
+import { registerSettingsRoute } from './settings-controller.js';
 import { registerSiteInfoRoutes } from './site-info-controllers.js';
 import { TermsController } from './terms-controller.js';
 import { registerUsersRoutes } from './users-controller.js';
@@ -20,7 +23,7 @@ export const dynamicBlocks = new Map<string, DynamicBlockRenderer>();
 
 /**
  * Posts, pages, reusable blocks, menu items, their revisions and autosaves, terms, users,
- * application passwords, types, taxonomies, statuses; the site's HTML pages and its sign-in and
+ * application passwords, types, taxonomies, statuses, settings, menu locations, comments (none); the site's HTML pages and its sign-in and
  * application authorization pages.
  */
 export const contentModule: SiteModule = {
@@ -50,10 +53,13 @@ export const contentModule: SiteModule = {
     const menuItems = new MenuItemsController(kit, links);
     menuItems.register();
     new MenuItemAutosavesController(kit, menuItems).register();
+    registerMenuLocationsRoutes(kit);
     for (const tax of REST_TAXONOMIES) new TermsController(kit, tax).register();
     registerUsersRoutes(kit);
     registerAppPasswordRoutes(kit);
     registerSiteInfoRoutes(kit);
+    registerSettingsRoute(kit);
+    registerCommentsRoutes(kit);
     registerSearchRoute(kit, links);
     registerAdminPages(kit);
     registerContentPages(

@@ -141,7 +141,9 @@ export function registerContentPages(
     if (typeof q.s === 'string' && q.s.trim() !== '') {
       // WordPress's search page: published posts and pages matching every word.
       const query = q.s.trim().slice(0, 200);
-      const found = await searchPublishedPosts(db, {
+      // Who asks decides what a protected item's text may match (a signed-in editor's own).
+      const viewer = (await kit.auth.session(request.cookies?.[SESSION_COOKIE]))?.user ?? null;
+      const found = await searchPublishedPosts(db, viewer, {
         types: ['post', 'page'],
         search: query,
         limit: HOME_PER_PAGE,

@@ -14,7 +14,7 @@ import {
   refuseUnchangedAutosave,
   type ResourceSchema,
   userIdOf,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const VE = ['view', 'edit'] as const;
 

@@ -1,7 +1,7 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { POST_TYPES } from '../../../domain/content/post-types.js';
 import { schemaLinks, writableProperties } from './post-schema.js';
-import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
+import { resourceSchema, type ResourceSchema } from '../rest/rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;

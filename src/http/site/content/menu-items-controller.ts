@@ -23,7 +23,7 @@ import { termLinkOf } from './term-links.js';
 import { taxonomyRestBase } from './wp-registry.js';
 import type { PostLinks } from './post-presenter.js';
 import { postCollectionArgs } from './posts-controller.js';
-import { CURIES, denied, type Context, deletedAnswer } from './rest-helpers.js';
+import { CURIES, denied, type Context, deletedAnswer } from '../rest/rest-helpers.js';
 
 const TYPE = POST_TYPES.nav_menu_item!;
 

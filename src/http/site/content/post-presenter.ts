@@ -23,7 +23,12 @@ import { canEditPost, postPasswordMatches } from '../../../domain/content/capabi
 import type { RestRequest } from '../rest/rest-request.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
-import { CURIES, filterByContext, type Context, type ResourceSchema } from './rest-helpers.js';
+import {
+  CURIES,
+  filterByContext,
+  type Context,
+  type ResourceSchema,
+} from '../rest/rest-helpers.js';
 import { taxonomyRestBase } from './wp-registry.js';
 
 /** Public HTML address of items: posts by date and slug, pages by their path, the rest by id. */

@@ -1,6 +1,6 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { WRITABLE_STATUSES, type PostTypeInfo } from '../../../domain/content/post-types.js';
-import { resourceSchema, type ResourceSchema } from './rest-helpers.js';
+import { resourceSchema, type ResourceSchema } from '../rest/rest-helpers.js';
 import { taxonomyRestBase } from './wp-registry.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;

@@ -33,6 +33,7 @@ import {
 import { InvalidSiteDateError, parseSiteDate } from '../../../domain/content/site-dates.js';
 import type { SitePost, SitePostFields } from '../../../domain/content/site-post.js';
 import { findSiteAccount } from '../../../domain/content/site-users.js';
+import { protectedSearchOf } from '../../../domain/content/search-posts.js';
 import { ksesPostFields } from '../../../domain/content/kses.js';
 import { sanitizeSlug } from '../../../domain/content/slugs.js';
 import {
@@ -59,10 +60,11 @@ import {
   ID_LIST,
   idsWithin,
   integerWithin,
+  signedOffset,
   type ResourceSchema,
   userIdOf,
   deletedAnswer,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const LIST_STATUSES = [...WRITABLE_STATUSES, 'trash', ...INTERNAL_STATUSES, 'any'];
 
@@ -95,6 +97,11 @@ export function postCollectionArgs(type: PostTypeInfo): Record<string, ArgSchema
   const orderby: string[] = [...POST_ORDERBY];
   const args: Record<string, ArgSchema> = {
     ...collectionArgs({ order: 'desc', perPage: type.type === 'nav_menu_item' ? 100 : 10 }),
+    offset: {
+      description: 'Offset the result set by a specific number of items.',
+      type: 'integer',
+      sanitize: signedOffset,
+    },
     after: {
       description: 'Limit response to posts published after a given ISO8601 compliant date.',
       type: 'string',
@@ -442,40 +449,43 @@ export class PostsController extends RestController {
 
   async list(request: RestRequest): Promise<RestResponse> {
     itemCache.delete(request);
-    const perPage = request.get<number>('per_page');
-    const page = request.get<number>('page');
-    const statuses = request.get<string[]>('status');
+    // Only the list's own args are read (get_items maps the registered ones): `sticky` or
+    // `parent` sent to a type without them is ignored.
+    const perPage = request.arg<number>('per_page');
+    const page = request.arg<number>('page');
+    const statuses = request.arg<string[]>('status');
     // WP_Query: a given offset replaces the page's start (the page still names the Link pages).
-    const offsetGiven = request.has('offset');
-    const offset = offsetGiven ? request.get<number>('offset') : (page - 1) * perPage;
-    const include = request.get<number[]>('include');
+    const offsetGiven = request.arg('offset') !== undefined;
+    // WP_Query's absint: offset=-1 lists from the second item.
+    const offset = offsetGiven ? Math.abs(request.arg<number>('offset')) : (page - 1) * perPage;
+    const include = request.arg<number[]>('include');
     const query: PostListQuery = {
       types: [this.type.type],
       statuses: statuses.includes('any') ? undefined : statuses,
-      search: request.get<string | undefined>('search') || undefined,
-      searchColumns: request.get<string[]>('search_columns'),
-      searchExact: request.get('search_semantics') === 'exact',
+      search: request.arg<string | undefined>('search') || undefined,
+      searchColumns: request.arg<string[]>('search_columns'),
+      searchExact: request.arg('search_semantics') === 'exact',
       after: this.dateParam(request, 'after'),
       before: this.dateParam(request, 'before'),
       modifiedAfter: this.dateParam(request, 'modified_after'),
       modifiedBefore: this.dateParam(request, 'modified_before'),
-      authors: request.get<number[]>('author'),
-      authorExclude: request.get<number[]>('author_exclude'),
+      authors: request.arg<number[]>('author'),
+      authorExclude: request.arg<number[]>('author_exclude'),
       include,
       // WP_Query reads post__not_in only without post__in.
-      exclude: include.length > 0 ? [] : request.get<number[]>('exclude'),
-      parents: request.get<number[] | undefined>('parent'),
-      parentExclude: request.get<number[] | undefined>('parent_exclude'),
-      slugs: request.get<string[] | undefined>('slug'),
-      menuOrder: request.get<number | undefined>('menu_order'),
-      sticky: request.get<boolean | undefined>('sticky'),
-      formats: request.get<string[] | undefined>('format'),
+      exclude: include.length > 0 ? [] : request.arg<number[]>('exclude'),
+      parents: request.arg<number[] | undefined>('parent'),
+      parentExclude: request.arg<number[] | undefined>('parent_exclude'),
+      slugs: request.arg<string[] | undefined>('slug'),
+      menuOrder: request.arg<number | undefined>('menu_order'),
+      sticky: request.arg<boolean | undefined>('sticky'),
+      formats: request.arg<string[] | undefined>('format'),
       stickyFirst:
         this.type.type === 'post' &&
-        request.get('ignore_sticky') === false &&
-        request.get('sticky') === undefined,
-      orderby: request.get<PostOrderBy>('orderby'),
-      order: request.get<'asc' | 'desc'>('order'),
+        request.arg('ignore_sticky') === false &&
+        request.arg('sticky') === undefined,
+      orderby: request.arg<PostOrderBy>('orderby'),
+      order: request.arg<'asc' | 'desc'>('order'),
       limit: perPage,
       offset,
     };
@@ -497,21 +507,21 @@ export class PostsController extends RestController {
     const taxExclude: TaxFilter[] = [];
     for (const taxonomy of this.type.taxonomies) {
       const base = taxonomyRestBase(taxonomy);
-      const inc = await this.taxFilter(request.get<TaxParam | undefined>(base));
+      const inc = await this.taxFilter(request.arg<TaxParam | undefined>(base));
       if (inc) tax.push(inc);
-      const exc = await this.taxFilter(request.get<TaxParam | undefined>(`${base}_exclude`));
+      const exc = await this.taxFilter(request.arg<TaxParam | undefined>(`${base}_exclude`));
       if (exc) taxExclude.push(exc);
     }
     query.tax = tax;
     query.taxExclude = taxExclude;
-    query.taxRelation = request.get<'AND' | 'OR' | undefined>('tax_relation') ?? 'AND';
-    const context = request.get<Context>('context');
+    query.taxRelation = request.arg<'AND' | 'OR' | undefined>('tax_relation') ?? 'AND';
+    const context = request.arg<Context>('context');
     // What the caller may read bounds the rows and the totals alike (a total counted before that
     // filter tells what the caller may not see). In the edit context the page then drops what
     // the caller may not edit, as WordPress's get_items does, and the total still counts those
     // readable rows, as WordPress's found_posts does: nothing the caller may not read is counted.
     query.access = listAccess(request.user, this.type, 'read');
-    query.protectedSearch = request.user ? listAccess(request.user, this.type, 'edit') : 'none';
+    query.protectedSearch = protectedSearchOf(request.user, [this.type]);
     const listed = await listPosts(this.db, query);
     const items = listed.items;
     // WP_Query leaves found_posts at 0 when the page is empty (an offset past the end).

@@ -31,7 +31,7 @@ import {
   resourceSchema,
   type ResourceSchema,
   userIdOf,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;

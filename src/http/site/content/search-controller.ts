@@ -5,7 +5,12 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
 import type { PostLinks } from './post-presenter.js';
-import { collectionResponse, filterByContext, ID_LIST, resourceSchema } from './rest-helpers.js';
+import {
+  collectionResponse,
+  filterByContext,
+  ID_LIST,
+  resourceSchema,
+} from '../rest/rest-helpers.js';
 
 /** WP_REST_Search_Controller::TYPE_ANY. */
 const ANY = 'any';
@@ -114,7 +119,7 @@ async function searchItems(kit: SiteKit, links: PostLinks, request: RestRequest)
   const perPage = request.get<number>('per_page');
   const page = request.get<number>('page');
   const subtypes = request.get<string[]>('subtype');
-  const { total, items } = await searchPublishedPosts(kit.db, {
+  const { total, items } = await searchPublishedPosts(kit.db, request.user, {
     // An empty list (only other object types' subtypes asked) is WP_Query's default: posts.
     types: subtypes.includes(ANY) ? [...SEARCH_SUBTYPES] : subtypes.length ? subtypes : ['post'],
     search: request.get<string | undefined>('search') || undefined,

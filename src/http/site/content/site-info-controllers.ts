@@ -10,7 +10,7 @@ import {
   filterByContext,
   resourceSchema,
   type Context,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 import {
   REST_POST_TYPES,
   REST_TAXONOMIES,

@@ -25,7 +25,7 @@ import {
   resourceSchema,
   type ResourceSchema,
   deletedAnswer,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 import { writeArgs } from './post-schema.js';
 import { termLinkOf } from './term-links.js';
 import type { RestTaxonomy } from './wp-registry.js';

@@ -1,5 +1,5 @@
 /** WordPress 6.1's user schema (WP_REST_Users_Controller::get_item_schema), as the site fills it. */
-import { resourceSchema } from './rest-helpers.js';
+import { resourceSchema } from '../rest/rest-helpers.js';
 
 const VEE = ['embed', 'view', 'edit'] as const;
 const E = ['edit'] as const;

@@ -18,7 +18,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE } from '../rest/route-registry.js';
 import type { SiteKit } from '../site-kit.js';
-import { denied, type Context, type ResourceSchema } from './rest-helpers.js';
+import { denied, type Context, type ResourceSchema } from '../rest/rest-helpers.js';
 
 type Present = (account: SiteAccount, context: Context) => Record<string, unknown>;
 

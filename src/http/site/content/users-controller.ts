@@ -22,7 +22,7 @@ import {
   denied,
   filterByContext,
   pageUrl,
-} from './rest-helpers.js';
+} from '../rest/rest-helpers.js';
 
 /** The REST post types with authors (WordPress's `who=authors` looks at these). */
 const AUTHORED_TYPES = Object.values(POST_TYPES).filter((t) => t.supports.author);

@@ -96,8 +96,9 @@ export function registerRestEdge(
     parsedQuery: Record<string, unknown>,
     keep: Keep | undefined,
   ) => {
+    // `rest_route` stays among the query parameters, as in WordPress's $_GET: a list's Link
+    // headers repeat it.
     const query = { ...parsedQuery };
-    delete query.rest_route;
     let method = request.method.toUpperCase();
     if (method === 'POST') {
       const override =

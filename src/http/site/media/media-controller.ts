@@ -19,7 +19,7 @@ import {
   PAGE_ARG,
   perPageArg,
   type Context,
-} from '../content/rest-helpers.js';
+} from '../rest/rest-helpers.js';
 import { POST_ORDERBY } from '../content/post-schema.js';
 import { mediaFieldsOf, restErrorOf } from './media-fields.js';
 import { MediaPresenter } from './media-presenter.js';
@@ -256,15 +256,20 @@ export class MediaController extends RestController {
         'Sorry, you are not allowed to upload media on this site.',
       );
     }
+    await this.checkParent(request, 'Sorry, you are not allowed to upload media to this post.');
+  }
+
+  /**
+   * Attaching media to a post (`post`, on upload or on update) needs the right to edit that
+   * post. WordPress checks it on upload only; an update attaching to another's post is refused
+   * here too, or an author refused the upload would upload unattached and attach by an update.
+   */
+  private async checkParent(request: RestRequest, message: string): Promise<void> {
     const post = Number(request.get('post') ?? 0);
     if (post > 0) {
       const parent = await getPost(this.kit.db, post);
       if (!parent || !(request.user!.id === parent.author || request.can('edit_others_posts'))) {
-        throw denied(
-          request,
-          'rest_cannot_edit',
-          'Sorry, you are not allowed to upload media to this post.',
-        );
+        throw denied(request, 'rest_cannot_edit', message);
       }
     }
   }
@@ -337,6 +342,7 @@ export class MediaController extends RestController {
     if (!mayChange(request.user, item, 'edit')) {
       throw denied(request, 'rest_cannot_edit', 'Sorry, you are not allowed to edit this post.');
     }
+    await this.checkParent(request, 'Sorry, you are not allowed to attach media to this post.');
     const fields = mediaFieldsOf(request.params, { kses: !request.can('unfiltered_html') });
     if (
       fields.author !== undefined &&

@@ -6,10 +6,10 @@ import { DEFAULT_IMAGE_SIZES, sizeDimensions } from '../../../domain/media/image
 import { allFileKeys } from '../../../domain/media/image-subsizes.js';
 import type { MediaItem } from '../../../domain/media/media-item.js';
 import { keyDir } from '../../../domain/media/store-unique.js';
-import { CURIES, filterByContext, type Context } from '../content/rest-helpers.js';
+import { CURIES, filterByContext, type Context } from '../rest/rest-helpers.js';
 import type { RestLink } from '../rest/rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
-import { escapeHtml } from '../theme/escape-html.js';
+import { escapeHtml } from '../../html/escape.js';
 import { MEDIA_SCHEMA } from './media-schema.js';
 
 /** The public URL of a stored file: /wp-content/uploads/<key>, each part percent-encoded. */

@@ -1,6 +1,6 @@
 import type { ArgSchema } from '../rest/arg-schema.js';
 import { schemaLinks } from '../content/post-schema.js';
-import { resourceSchema, type ResourceSchema } from '../content/rest-helpers.js';
+import { resourceSchema, type ResourceSchema } from '../rest/rest-helpers.js';
 
 const ALL = ['view', 'edit', 'embed'];
 const VIEW_EDIT = ['view', 'edit'];

@@ -13,7 +13,7 @@ import { RestError } from '../rest/rest-error.js';
 import type { RestRequest } from '../rest/rest-request.js';
 import { READABLE } from '../rest/route-registry.js';
 import type { SiteKit, SiteModule } from '../site-kit.js';
-import { escapeHtml } from '../theme/escape-html.js';
+import { escapeHtml } from '../../html/escape.js';
 import { resolveSiteUrl } from './resolve-site-url.js';
 
 /** The embed view of an item: what the oEmbed iframe shows. */
@@ -153,7 +153,7 @@ export function createOembedModule(): SiteModule {
         return reply.send(`<!DOCTYPE html>
 <html lang="zh-CN"><head><meta charset="utf-8"><meta name="robots" content="noindex, follow">
 <title>${escapeHtml(post.title)} – ${escapeHtml(config.SITE_NAME)}</title>
-<style>body{margin:0;font:15px/1.6 system-ui,sans-serif;color:#1d2327}.wp-embed{padding:1.2rem;border:1px solid #dcdcde}.wp-embed-heading{margin:0 0 .5rem;font-size:1.2rem}a{color:#2271b1}.wp-embed-footer{color:#787c82;font-size:.85rem;margin-top:.8rem}</style>
+<style>body{margin:0;font:15px/1.6 system-ui,sans-serif;color:#1d2327}.wp-embed{padding:1.2rem;border:1px solid #dcdcde}.wp-embed-heading{margin:0 0 .5rem;font-size:1.2rem}a{color:#2271b1}.wp-embed-footer{color:#50575e;font-size:.85rem;margin-top:.8rem}</style>
 </head><body><div class="wp-embed"><p class="wp-embed-heading"><a href="${escapeHtml(link)}" target="_top">${escapeHtml(post.title)}</a></p>
 <div class="wp-embed-excerpt"><p>${escapeHtml(text)}</p></div>
 <div class="wp-embed-footer"><a href="${escapeHtml(urls.site)}/" target="_top">${escapeHtml(config.SITE_NAME)}</a></div></div></body></html>`);

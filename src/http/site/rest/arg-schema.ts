@@ -37,16 +37,32 @@ export interface ArgSchema {
    */
   sanitize?: (value: unknown, request: import('./rest-request.js').RestRequest) => unknown;
   title?: string;
+  /**
+   * The arg has WordPress's validate_callback (get_collection_params' context, page, per_page and
+   * search; the args made from an item schema): it is checked by has_valid_params, before and
+   * apart from the others, so a request bad in both is refused naming only these.
+   */
+  validateFirst?: boolean;
   [keyword: string]: unknown;
 }
 
-/** A failed check: the message names the parameter, as WordPress's does. */
+/**
+ * A failed check: the message names the parameter, as WordPress's does; `code` is the error
+ * rest_validate_value_from_schema gives (only a wrong type carries the parameter as its data).
+ */
 export class ArgInvalid extends Error {
   constructor(
     readonly param: string,
     message: string,
+    readonly code = 'rest_invalid_type',
   ) {
     super(message);
+  }
+
+  /** The error as rest_invalid_param's `details` show it. */
+  toJSON(): { code: string; message: string; data: { param: string } | null } {
+    const data = this.code === 'rest_invalid_type' ? { param: this.param } : null;
+    return { code: this.code, message: this.message, data };
   }
 }
 
@@ -136,8 +152,11 @@ function pickType(value: unknown, types: SchemaType[]): SchemaType | undefined {
   return undefined;
 }
 
+/** wp_sprintf_l in English: `a`, `a and b`, `a, b, and c`. */
 function joinList(values: readonly unknown[]): string {
-  return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+  const words = values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  if (words.length <= 2) return words.join(' and ');
+  return `${words.slice(0, -1).join(', ')}, and ${words[words.length - 1]}`;
 }
 
 /**
@@ -159,7 +178,11 @@ export function coerceArg(value: unknown, schema: ArgSchema, param: string): unk
         if (!(err instanceof ArgInvalid)) throw err;
       }
     }
-    throw new ArgInvalid(param, `${param} does not match any of the expected formats.`);
+    throw new ArgInvalid(
+      param,
+      `${param} does not match any of the expected formats.`,
+      'rest_no_matching_schema',
+    );
   }
   const types = typesOf(schema);
   let out: unknown = value;
@@ -171,7 +194,11 @@ export function coerceArg(value: unknown, schema: ArgSchema, param: string): unk
     out = coerceToType(value, type, schema, param);
   }
   if (schema.enum && !schema.enum.some((e) => e === out)) {
-    throw new ArgInvalid(param, `${param} is not one of ${joinList(schema.enum)}.`);
+    const message =
+      schema.enum.length === 1
+        ? `${param} is not ${joinList(schema.enum)}.`
+        : `${param} is not one of ${joinList(schema.enum)}.`;
+    throw new ArgInvalid(param, message, 'rest_not_in_enum');
   }
   return out;
 }
@@ -193,10 +220,18 @@ function coerceToType(value: unknown, type: SchemaType, schema: ArgSchema, param
     case 'array': {
       const list = parseList(value);
       if (schema.minItems !== undefined && list.length < schema.minItems) {
-        throw new ArgInvalid(param, `${param} must contain at least ${schema.minItems} items.`);
+        throw new ArgInvalid(
+          param,
+          `${param} must contain at least ${schema.minItems} items.`,
+          'rest_too_few_items',
+        );
       }
       if (schema.maxItems !== undefined && list.length > schema.maxItems) {
-        throw new ArgInvalid(param, `${param} must contain at most ${schema.maxItems} items.`);
+        throw new ArgInvalid(
+          param,
+          `${param} must contain at most ${schema.maxItems} items.`,
+          'rest_too_many_items',
+        );
       }
       const items = schema.items
         ? list.map((v, i) => coerceArg(v, schema.items!, `${param}[${i}]`))
@@ -205,7 +240,7 @@ function coerceToType(value: unknown, type: SchemaType, schema: ArgSchema, param
         schema.uniqueItems &&
         new Set(items.map((v) => JSON.stringify(v))).size !== items.length
       ) {
-        throw new ArgInvalid(param, `${param} has duplicate items.`);
+        throw new ArgInvalid(param, `${param} has duplicate items.`, 'rest_duplicate_items');
       }
       return items;
     }
@@ -245,45 +280,63 @@ function checkRange(n: number, s: ArgSchema, param: string): void {
     throw new ArgInvalid(
       param,
       `${param} must be between ${min} (${minWord}) and ${max} (${maxWord})`,
+      'rest_out_of_bounds',
     );
   }
   if (min !== undefined) {
     throw new ArgInvalid(
       param,
       `${param} must be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${min}`,
+      'rest_out_of_bounds',
     );
   }
   throw new ArgInvalid(
     param,
     `${param} must be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${max}`,
+    'rest_out_of_bounds',
   );
 }
 
 function checkString(v: string, s: ArgSchema, param: string): string {
   const length = [...v].length;
   if (s.minLength !== undefined && length < s.minLength) {
-    throw new ArgInvalid(param, `${param} must be at least ${s.minLength} characters long.`);
+    throw new ArgInvalid(
+      param,
+      `${param} must be at least ${s.minLength} characters long.`,
+      'rest_too_short',
+    );
   }
   if (s.maxLength !== undefined && length > s.maxLength) {
-    throw new ArgInvalid(param, `${param} must be at most ${s.maxLength} characters long.`);
+    throw new ArgInvalid(
+      param,
+      `${param} must be at most ${s.maxLength} characters long.`,
+      'rest_too_long',
+    );
   }
   if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(v)) {
-    throw new ArgInvalid(param, `${param} does not match pattern ${s.pattern}.`);
+    throw new ArgInvalid(
+      param,
+      `${param} does not match pattern ${s.pattern}.`,
+      'rest_invalid_pattern',
+    );
   }
   switch (s.format) {
     case 'date-time':
       if (!DATE_TIME.test(v) || Number.isNaN(Date.parse(v.replace(' ', 'T')))) {
-        throw new ArgInvalid(param, 'Invalid date.');
+        throw new ArgInvalid(param, 'Invalid date.', 'rest_invalid_date');
       }
       break;
     case 'email':
-      if (!EMAIL.test(v)) throw new ArgInvalid(param, 'Invalid email address.');
+      if (!EMAIL.test(v))
+        throw new ArgInvalid(param, 'Invalid email address.', 'rest_invalid_email');
       break;
     case 'uuid':
-      if (!UUID.test(v)) throw new ArgInvalid(param, `${param} is not a valid UUID.`);
+      if (!UUID.test(v))
+        throw new ArgInvalid(param, `${param} is not a valid UUID.`, 'rest_invalid_uuid');
       break;
     case 'hex-color':
-      if (!HEX_COLOR.test(v)) throw new ArgInvalid(param, `${param} is not a valid hex color.`);
+      if (!HEX_COLOR.test(v))
+        throw new ArgInvalid(param, 'Invalid hex color.', 'rest_invalid_hex_color');
       break;
     case 'uri':
       if (v !== '') {

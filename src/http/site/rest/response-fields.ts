@@ -38,6 +38,16 @@ export function isFieldIncluded(field: string, fields: readonly string[]): boole
   return fields.some((f) => f === field || f.startsWith(`${field}.`) || field.startsWith(`${f}.`));
 }
 
+/** An item left with no field is PHP's empty array, which WordPress's JSON writes as `[]`. */
+function emptyAsList(item: unknown): unknown {
+  const empty =
+    typeof item === 'object' &&
+    item !== null &&
+    !Array.isArray(item) &&
+    Object.keys(item).length === 0;
+  return empty ? [] : item;
+}
+
 /**
  * `_fields` on one answer. A collection's items carry their links in their data
  * (prepare_response_for_collection), so `_fields` cuts them like any key. A single item's links
@@ -46,8 +56,8 @@ export function isFieldIncluded(field: string, fields: readonly string[]): boole
  * keeps every link and `_embed` embeds them all.
  */
 export function filterResponseFields(data: unknown, fields: readonly string[]): unknown {
-  if (Array.isArray(data)) return data.map((item) => filterFields(item, fields));
-  const out = filterFields(data, fields);
+  if (Array.isArray(data)) return data.map((item) => emptyAsList(filterFields(item, fields)));
+  const out = emptyAsList(filterFields(data, fields));
   const links = (data as { _links?: unknown } | null)?._links;
   if (
     links !== undefined &&

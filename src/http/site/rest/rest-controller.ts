@@ -17,7 +17,7 @@ import {
   filterByContext,
   type Context,
   type ResourceSchema,
-} from '../content/rest-helpers.js';
+} from './rest-helpers.js';
 
 /** One endpoint of a route, its methods given by where it is registered. */
 export interface EndpointSpec {

@@ -39,6 +39,8 @@ export class RestRequest {
   params: Record<string, unknown> = {};
   /** The pattern of the matched route, e.g. `/wp/v2/posts/(?P<id>[\d]+)`. */
   route = '';
+  /** The names of the matched endpoint's args (set with `params`). */
+  registered: ReadonlySet<string> = new Set();
 
   constructor(init: RestRequestInit) {
     this.method = init.method.toUpperCase();
@@ -54,6 +56,11 @@ export class RestRequest {
   /** A parameter's value (after validation once the route matched). */
   get<T = unknown>(name: string): T {
     return this.params[name] as T;
+  }
+
+  /** A parameter's value when the endpoint registers it, else undefined however it was sent. */
+  arg<T = unknown>(name: string): T {
+    return (this.registered.has(name) ? this.params[name] : undefined) as T;
   }
 
   has(name: string): boolean {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../shared/log/logger.js';
 import type { SiteUrls } from '../site-urls.js';
-import { ArgInvalid, argForIndex, coerceArg, parseList } from './arg-schema.js';
+import { ArgInvalid, argForIndex, coerceArg, parseList, type ArgSchema } from './arg-schema.js';
 import { authorizationStatus, RestError } from './rest-error.js';
 import { RestRequest } from './rest-request.js';
 import { envelopeOf, RestResponse, type RestLink } from './rest-response.js';
@@ -61,6 +61,7 @@ export class RestServer {
     request.urlParams = match.urlParams;
     request.route = match.route.pattern;
     const args = match.endpoint.args;
+    request.registered = new Set(Object.keys(args));
     const params: Record<string, unknown> = {};
     for (const [name, schema] of Object.entries(args)) {
       if (schema.default !== undefined) params[name] = structuredClone(schema.default);
@@ -82,9 +83,31 @@ export class RestServer {
         },
       );
     }
+    // has_valid_params checks the args that have a validate_callback and stops there when one
+    // fails; sanitize_params then checks the others.
+    const entries = Object.entries(args);
+    this.coerceParams(
+      request,
+      params,
+      entries.filter(([, schema]) => schema.validateFirst),
+    );
+    this.coerceParams(
+      request,
+      params,
+      entries.filter(([, schema]) => !schema.validateFirst),
+    );
+    request.params = params;
+  }
+
+  /** Coerces the given args in place; one rest_invalid_param names every bad one. */
+  private coerceParams(
+    request: RestRequest,
+    params: Record<string, unknown>,
+    args: Array<[string, ArgSchema]>,
+  ): void {
     const invalid: Record<string, string> = {};
     const details: Record<string, unknown> = {};
-    for (const [name, schema] of Object.entries(args)) {
+    for (const [name, schema] of args) {
       if (params[name] === undefined) continue;
       if (!request.given(name)) {
         // A route's default is trusted, but takes the arg's shape ("publish" -> ["publish"]).
@@ -101,10 +124,7 @@ export class RestServer {
       } catch (err) {
         if (!(err instanceof ArgInvalid) && !(err instanceof RestError)) throw err;
         invalid[name] = err.message;
-        details[name] =
-          err instanceof RestError
-            ? err.toJSON()
-            : { code: 'rest_invalid_type', message: err.message, data: { param: err.param } };
+        details[name] = err.toJSON();
       }
     }
     const bad = Object.keys(invalid);
@@ -115,7 +135,6 @@ export class RestServer {
         details,
       });
     }
-    request.params = params;
   }
 
   /** Permission callback, then the endpoint; errors come back as error responses. */
@@ -212,7 +231,9 @@ export class RestServer {
       const allow = await this.allowedMethods(request, route);
       return new RestResponse(data, 200, allow ? { Allow: allow } : {});
     }
-    return this.errorResponse(NO_ROUTE(), request);
+    // rest_handle_options_request answers before any route is matched: a path no route takes
+    // gets an empty description, not rest_no_route.
+    return new RestResponse([], 200);
   }
 
   /**

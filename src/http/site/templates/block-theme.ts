@@ -2,8 +2,8 @@ import { parse } from '@wordpress/block-serialization-default-parser';
 import type { ParsedBlock } from '../../../domain/content/block-render.js';
 import type { BlockTemplates } from '../../../domain/templates/block-templates.js';
 import { templateHierarchy } from '../../../domain/templates/template-hierarchy.js';
-import { escapeHtml, escapeUrl } from '../theme/escape-html.js';
-import { CJK_FONT_FACE } from '../theme/theme-fonts.js';
+import { escapeHtml, escapeUrl } from '../../html/escape.js';
+import { THEME_FONT_STACK } from '../theme/theme-fonts.js';
 import {
   apiSettingsScript,
   breadcrumbsHtml,
@@ -24,9 +24,7 @@ import type {
   ThemeView,
 } from '../theme/site-theme.js';
 
-// The theme's own Noto Sans SC first: readers' machines often have no CJK font.
-const STYLE = `${CJK_FONT_FACE}
-body{margin:0;font:16px/1.7 "Noto Sans SC",system-ui,"PingFang SC",sans-serif;color:#1d2327}
+const STYLE = `body{margin:0;font:16px/1.7 ${THEME_FONT_STACK};color:#1d2327}
 header,main,footer{max-width:52rem;margin:0 auto;padding:0 1.25rem}
 header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 .wp-block-site-title a{font-size:1.4rem;font-weight:700;text-decoration:none;color:inherit}
@@ -34,7 +32,7 @@ header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 .wp-block-navigation ul{list-style:none;margin:0;padding:0 0 .6rem;display:flex;gap:1.2rem}
 .wp-block-post{margin:2rem 0;border-bottom:1px solid #f0f0f1}
 img{max-width:100%;height:auto}a{color:#2271b1}
-footer{color:#787c82;font-size:.85rem;padding:2rem 1.25rem}
+footer{color:#50575e;font-size:.85rem;padding:2rem 1.25rem}
 footer .wp-block-site-title a{font-size:.85rem;font-weight:400}`;
 
 interface RenderState {

@@ -1,7 +1,7 @@
 import { gmtDate, localDate } from '../../../domain/content/site-dates.js';
 import type { SitePost } from '../../../domain/content/site-post.js';
 import type { BlockTemplate } from '../../../domain/templates/block-templates.js';
-import { CURIES, filterByContext, resourceSchema, type Context } from '../content/rest-helpers.js';
+import { CURIES, filterByContext, resourceSchema, type Context } from '../rest/rest-helpers.js';
 import type { SchemaType } from '../rest/arg-schema.js';
 import type { SiteUrls } from '../site-urls.js';
 

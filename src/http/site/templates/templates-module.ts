@@ -18,7 +18,7 @@ import type { RestRequest } from '../rest/rest-request.js';
 import { RestResponse } from '../rest/rest-response.js';
 import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route-registry.js';
 import type { SiteKit, SiteModule } from '../site-kit.js';
-import { contextArg, denied, type Context } from '../content/rest-helpers.js';
+import { contextArg, denied, type Context } from '../rest/rest-helpers.js';
 import { blockThemeRenderer } from './block-theme.js';
 import {
   prepareTemplate,

@@ -1,5 +1,5 @@
-import { escapeHtml, escapeUrl } from './escape-html.js';
-import { CJK_FONT_FACE } from './theme-fonts.js';
+import { escapeHtml, escapeUrl } from '../../html/escape.js';
+import { THEME_FONT_STACK } from './theme-fonts.js';
 import {
   apiSettingsScript,
   breadcrumbsHtml,
@@ -15,8 +15,7 @@ import {
 } from './manual-chrome.js';
 import type { NavLink, ThemeContext, ThemePost, ThemeView } from './site-theme.js';
 
-const STYLE = `${CJK_FONT_FACE}
-body{margin:0;font:16px/1.7 "Noto Sans SC",system-ui,"PingFang SC","Microsoft YaHei",sans-serif;color:#1d2327;background:#fff}
+const STYLE = `body{margin:0;font:16px/1.7 ${THEME_FONT_STACK};color:#1d2327;background:#fff}
 header,main,footer{max-width:52rem;margin:0 auto;padding:0 1.25rem}
 header{border-bottom:1px solid #dcdcde;padding-top:1rem}
 header .site-title{font-size:1.4rem;font-weight:700;text-decoration:none;color:inherit}
@@ -28,7 +27,7 @@ article{margin:2rem 0;border-bottom:1px solid #f0f0f1}
 pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em}
 pre{background:#f6f7f7;padding:.8rem;overflow:auto}
 table{border-collapse:collapse}td,th{border:1px solid #dcdcde;padding:.3rem .5rem}
-footer{color:#787c82;font-size:.85rem;padding:2rem 1.25rem}`;
+footer{color:#50575e;font-size:.85rem;padding:2rem 1.25rem}`;
 
 function navHtml(links: NavLink[]): string {
   if (links.length === 0) return '';

@@ -1,18 +1,16 @@
-import { safeUrl } from '../../../domain/content/kses.js';
+import { htmlEntityOf } from '../../../shared/text/escape-html.js';
 
-/** Text as HTML text or attribute value. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+/*
+ * The site's own escapers, for text that WordPress writes with entities in it already; any
+ * other text and every URL is escaped by the API process's one kit (src/http/html/escape.ts).
+ */
 
 /**
  * esc_html: text whose entities are already HTML (texturized titles: `&#8220;`), escaped without
  * encoding those entities twice.
  */
 export function escapeHtmlText(s: string): string {
-  return s.replace(/&(?!(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)|[<>"']/gi, (c) =>
-    c === '&' ? '&amp;' : `&#${c.charCodeAt(0)};`,
-  );
+  return s.replace(/&(?!(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)|[<>"']/gi, htmlEntityOf);
 }
 
 /**
@@ -22,9 +20,4 @@ export function escapeHtmlText(s: string): string {
  */
 export function documentTitle(titleHtml: string): string {
   return escapeHtmlText(titleHtml.replace(/<[^>]*>?/g, ''));
-}
-
-/** esc_url for an attribute: a URL of an allowed protocol (else empty), escaped. */
-export function escapeUrl(url: string): string {
-  return escapeHtml(safeUrl(url));
 }

@@ -1,5 +1,7 @@
-import { documentTitle, escapeHtml } from './escape-html.js';
+import { escapeHtml, scriptJson } from '../../html/escape.js';
+import { documentTitle, escapeHtmlText } from './escape-html.js';
 import { SITE_ASSET_PATHS } from './site-assets.js';
+import { THEME_WEB_FONT } from './theme-fonts.js';
 import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink, ThemeView } from './site-theme.js';
 
 /**
@@ -10,8 +12,24 @@ import type { ThemeContext, ThemeLink, ThemePost, ThemeTreeLink, ThemeView } fro
  */
 
 /**
- * A page up to its REST settings and `</head>`: `<title>` for the view, the theme's `style`, and
- * the stylesheet and the search script, served by the site itself (CSP: 'self').
+ * The page's description for search engines' results: an item's excerpt as text (its tags
+ * stripped, its entities kept), else the site's tagline.
+ */
+function metaDescription(view: ThemeView, ctx: ThemeContext): string {
+  const excerpt =
+    view.kind === 'single'
+      ? view.post.excerpt
+          .replace(/<[^>]*>?/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+      : '';
+  return excerpt ? escapeHtmlText(excerpt) : escapeHtml(ctx.siteDescription || ctx.siteName);
+}
+
+/**
+ * A page up to its REST settings and `</head>`: `<title>` and the description for the view, the
+ * theme's `style`, and the stylesheets, the search script and the icon, served by the site
+ * itself (CSP: 'self').
  */
 export function themeHead(view: ThemeView, ctx: ThemeContext, style: string): string {
   // Text for <title> (the post's title is HTML: its tags go, its text is escaped).
@@ -30,9 +48,12 @@ export function themeHead(view: ThemeView, ctx: ThemeContext, style: string): st
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<meta name="description" content="${metaDescription(view, ctx)}">
+<link rel="icon" href="${SITE_ASSET_PATHS.icon}" type="image/svg+xml">
 <link rel="https://api.w.org/" href="${escapeHtml(ctx.restRoot)}">
 <style>${style}</style>
 <link rel="stylesheet" href="${SITE_ASSET_PATHS.css}">
+<link rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}">
 <script src="${SITE_ASSET_PATHS.searchScript}" defer></script>
 `;
 }
@@ -41,7 +62,7 @@ export function themeHead(view: ThemeView, ctx: ThemeContext, style: string): st
 export function apiSettingsScript(ctx: ThemeContext): string {
   if (!ctx.nonce) return '';
   const settings = { root: ctx.restRoot, nonce: ctx.nonce, versionString: 'wp/v2/' };
-  return `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${JSON.stringify(settings).replace(/</g, '\\u003c')};</script>`;
+  return `<script nonce="${escapeHtml(ctx.cspNonce ?? '')}">var wpApiSettings=${scriptJson(settings)};</script>`;
 }
 
 /** The search box: `/?s=` without scripts; with them, live results from /wp/v2/search. */

@@ -1,3 +1,4 @@
+import { apiUrlFor } from '../../peer-url.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
@@ -27,7 +28,7 @@ export class SitePages {
       siteDescription: config.SITE_DESCRIPTION,
       siteUrl: urls.site,
       restRoot: urls.restRoot,
-      apiUrl: config.PUBLIC_URL.replace(/\/+$/, ''),
+      apiUrl: apiUrlFor(request, config),
       language: 'zh-CN',
       nav: await this.nav(),
       user: session?.user ?? null,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { ICON_SVG } from '../../favicon.js';
 
 /**
  * The site's stylesheet and its one script, served by the site (a Content-Security-Policy of
@@ -130,14 +131,24 @@ const SEARCH_SCRIPT = `(function () {
 })();
 `;
 
+/** The site's icon (an "e" on the theme's blue): a browser asks for one on every first visit. */
+
+/** WordPress's virtual robots.txt: everything may be crawled but the admin screens. */
+const ROBOTS_TXT = 'User-agent: *\nDisallow: /wp-admin/\n';
+
 const version = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 export const SITE_ASSET_PATHS = {
   css: `/wp-content/themes/emutrack/site.css?ver=${version(SITE_CSS)}`,
   searchScript: `/wp-content/themes/emutrack/search.js?ver=${version(SEARCH_SCRIPT)}`,
+  icon: `/wp-content/themes/emutrack/icon.svg?ver=${version(ICON_SVG)}`,
 } as const;
 
-/** Serves the stylesheet and the script (the `ver` query names the content; a year of cache). */
+/**
+ * Serves the stylesheet, the script and the icon (the `ver` query names the content; a year of
+ * cache) and robots.txt. The icon is the one `/favicon.ico` draws (src/http/favicon.ts, served
+ * by both servers for the pages and programs that name no icon).
+ */
 export function registerSiteAssets(app: FastifyInstance): void {
   const serve = (path: string, type: string, body: string) => {
     const etag = `"${version(body)}"`;
@@ -153,4 +164,8 @@ export function registerSiteAssets(app: FastifyInstance): void {
   };
   serve(SITE_ASSET_PATHS.css, 'text/css; charset=UTF-8', SITE_CSS);
   serve(SITE_ASSET_PATHS.searchScript, 'text/javascript; charset=UTF-8', SEARCH_SCRIPT);
+  serve(SITE_ASSET_PATHS.icon, 'image/svg+xml', ICON_SVG);
+  app.get('/robots.txt', (_request, reply) =>
+    reply.header('content-type', 'text/plain; charset=UTF-8').send(ROBOTS_TXT),
+  );
 }

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { cjkFontFace, registerCjkFonts } from '../../cjk-web-font.js';
+import { CJK_FONT_STACK, cjkWebFont, registerCjkWebFont } from '../../cjk-web-font.js';
 
-/** Where the theme's Chinese fonts are served (the product's Noto Sans SC, from npm). */
-export const CJK_FONT_PATHS = {
-  regular: '/wp-content/fonts/noto-sans-sc-400.ttf',
-  bold: '/wp-content/fonts/noto-sans-sc-700.ttf',
-} as const;
+/**
+ * The site's Chinese font: the reader's own CJK font first, the served Noto Sans SC slices only
+ * on a machine without one (see cjk-web-font.ts).
+ */
+export const THEME_WEB_FONT = cjkWebFont('/wp-content/fonts/noto-sans-sc');
 
-/** The @font-face of the theme (see cjkFontFace). */
-export const CJK_FONT_FACE = cjkFontFace(CJK_FONT_PATHS);
+/** The font-family of the theme's text. */
+export const THEME_FONT_STACK = CJK_FONT_STACK;
 
-/** Serves the font files once per browser (immutable, a year of cache). */
+/** Serves the face's stylesheet and slices (immutable, a year of cache). */
 export function registerThemeFonts(app: FastifyInstance): void {
-  registerCjkFonts(app, CJK_FONT_PATHS);
+  registerCjkWebFont(app, THEME_WEB_FONT);
 }

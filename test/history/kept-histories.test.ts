@@ -7,8 +7,12 @@ import {
   type HistoryPageOptions,
   type HistoryRecord,
 } from '../../src/domain/history/read-history.js';
-import { emuHistoryItemJson, trainHistoryItemJson } from '../../src/http/api/history-json.js';
-import { KeptHistories } from '../../src/http/api/kept-histories.js';
+import {
+  emuHistoryItemJson,
+  historyItemJson,
+  trainHistoryItemJson,
+} from '../../src/http/api/history-json.js';
+import { KeptHistories } from '../../src/domain/history/kept-histories.js';
 import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
@@ -114,7 +118,7 @@ describe('historyPageRange', () => {
 describe('KeptHistories', () => {
   it('queries the first page missed at a version, reads the history on the second, cuts after', async () => {
     const db = countedDb(t.current.db);
-    const histories = new KeptHistories(db);
+    const histories = new KeptHistories(db, historyItemJson);
     const whole = (await trainHistoryPage(t.current.db, 'G5', 'whole')).records;
     const first = await histories.trainPage('G5', 'histories:0@1', { limit: 5 });
     expect(first.records).toEqual(whole.slice(0, 5));
@@ -137,7 +141,7 @@ describe('KeptHistories', () => {
 
   it("cuts an EMU's pages from the unit it was merged into, read whole", async () => {
     const db = countedDb(t.current.db);
-    const histories = new KeptHistories(db);
+    const histories = new KeptHistories(db, historyItemJson);
     for (let i = 0; i < 2; i++) await histories.emuPage(merged, 'histories:0@1', { limit: 3 });
     await histories.readsSettled();
     const queries = db.queries;

@@ -1,5 +1,6 @@
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { findEmuId, followMerge } from '../../domain/emus/emu-registry.js';
+import { findEmuId, followMerge } from './emu-registry.js';
 
 /**
  * Written EMU code (an exact alias, else normalised: findEmuId) -> emuId, for the operations that name an EMU in
@@ -9,13 +10,15 @@ import { findEmuId, followMerge } from '../../domain/emus/emu-registry.js';
  * answers the unit it was merged into: that is asked on every call, not kept.
  */
 export class EmuAliasCache {
-  private readonly ids = new Map<string, number>();
+  private readonly ids: Lru<string, number>;
 
   constructor(
     private readonly db: Queryable,
-    /** Entries kept before the cache starts over. Default 100,000. */
-    private readonly maxEntries = 100_000,
-  ) {}
+    /** Entries kept; the least recently used go first. Default 100,000. */
+    maxEntries = 100_000,
+  ) {
+    this.ids = new Lru({ maxEntries });
+  }
 
   async find(written: string): Promise<number | undefined> {
     const id = await this.findUnmerged(written);
@@ -31,7 +34,6 @@ export class EmuAliasCache {
     if (id === undefined) {
       id = await findEmuId(this.db, written);
       if (id === undefined) return undefined;
-      if (this.ids.size >= this.maxEntries) this.ids.clear();
       this.ids.set(written, id);
     }
     return id;

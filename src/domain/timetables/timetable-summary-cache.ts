@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { flatString } from './flat-string.js';
+import { flatString } from '../../shared/cache/flat-string.js';
 
 /**
  * timetableId -> HistoricalTimetableSummary, for the timetableMappings of listings, as JSON
@@ -13,14 +13,14 @@ import { flatString } from './flat-string.js';
  * most `maxEntries` timetables).
  */
 export class TimetableSummaryCache {
-  private readonly members: LRUCache<number, string>;
+  private readonly members: Lru<number, string>;
 
   constructor(
     private readonly db: Queryable,
     /** Entries kept; the least recently used go first. Default 100,000. */
     maxEntries = 100_000,
   ) {
-    this.members = new LRUCache({ max: maxEntries });
+    this.members = new Lru({ maxEntries });
   }
 
   /** Makes sure the given timetables are cached (one query for those that are not). */

@@ -1,10 +1,23 @@
 import { CronExpressionParser } from 'cron-parser';
-import { currentCirculation } from '../../domain/circulation/current-circulation.js';
+import { currentCirculation } from './current-circulation.js';
+import type { TrainCirculation } from './train-circulation.js';
 import { ConfigError, type Config } from '../../shared/config/config.js';
 import type { Queryable } from '../../shared/db/db.js';
-import type { Clock } from '../quota/quota-store.js';
 import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';
-import type { TrainCirculation, TrainCirculationProvider } from './train-circulation-schema.js';
+
+/** What the circulation of a train is, for GetCurrentTrainTimetable. */
+export interface TrainCirculationProvider {
+  /**
+   * The circulation of the train whose current timetable is being answered, or undefined (the
+   * field is then left out). `trainCode` is the timetable's own number, `allCodes` every number
+   * of the run, `serviceDay` today's.
+   */
+  circulationOf(train: {
+    trainCode: string;
+    allCodes: readonly string[];
+    serviceDay: number;
+  }): Promise<TrainCirculation | undefined>;
+}
 
 /**
  * The circulations the API answers with (GetCurrentTrainTimetable's `circulation`, and the
@@ -16,7 +29,8 @@ export class CurrentCirculationProvider implements TrainCirculationProvider {
   constructor(
     private readonly db: Queryable,
     private readonly config: Pick<Config, 'CIRCULATION_CRON' | 'CIRCULATION_WINDOW_DAYS'>,
-    private readonly clock: Clock,
+    /** Milliseconds since the epoch. */
+    private readonly clock: () => number,
   ) {
     this.nextRefreshAt();
   }

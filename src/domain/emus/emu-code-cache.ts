@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { flatString } from './flat-string.js';
+import { flatString } from '../../shared/cache/flat-string.js';
 
 interface Entry {
   code: string;
@@ -19,14 +19,14 @@ interface Entry {
  * than a page holds).
  */
 export class EmuCodeCache {
-  private readonly entries: LRUCache<number, Entry>;
+  private readonly entries: Lru<number, Entry>;
 
   constructor(
     private readonly db: Queryable,
     /** Entries kept; the least recently used go first. Default 200,000 (all of China's EMUs fit). */
     maxEntries = 200_000,
   ) {
-    this.entries = new LRUCache({ max: maxEntries });
+    this.entries = new Lru({ maxEntries });
   }
 
   /** Makes sure the given EMUs are cached (one query for those that are not). */

@@ -1,39 +1,45 @@
 import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
-import {
-  recordItems,
-  withMappingMembers,
-  type MappingCaches,
-  type RecordItemJson,
-} from './daily-records-json.js';
-import { dailyRecordLines, dailyRecordsPage } from './daily-records-page.js';
+import { dailyRecordLines, dailyRecordsPage } from './read-daily-records.js';
 
 export interface DailyRecordDaysOptions {
   /** Bytes of items kept, over all days (a 12,000-record day takes about 3.5 MB). Default 16 MiB. */
   maxBytes?: number;
 }
 
+/** What a record is kept as: its id (for the cursor) and its item's JSON. */
+export interface DailyRecordItem {
+  id: number;
+  json: string;
+}
+
+/**
+ * The items of a day's or a page's lines (DAILY_RECORDS_PAGE_SQL), in their order: the
+ * reader's writer (the API's is recordItemsOf, daily-records-json.ts), given by its owner.
+ */
+export type DailyRecordItemsOf<Item> = (serviceDay: number, lines: string[]) => Promise<Item[]>;
+
 /** A day's records: items highest id first, their ids (for the cursor), their JSON joined. */
-interface Day {
+interface Day<Item> {
   ids: Float64Array;
-  items: RecordItemJson[];
+  items: Item[];
   itemsJson: JoinedJson;
 }
 
 /**
- * A page: its items (prepared by withMappingMembers over the list they were cut from, at
- * `from`), their JSON joined, whether more follow.
+ * A page: its items (made by the items' writer over the list they were cut from, at `from`),
+ * their JSON joined, whether more follow.
  */
-export interface DailyRecordsSlice {
-  items: RecordItemJson[];
+export interface DailyRecordsSlice<Item extends DailyRecordItem = DailyRecordItem> {
+  items: Item[];
   from: number;
   itemsJson: string;
   more: boolean;
 }
 
 /**
- * The pages of GetDailyRecords as items (daily-records-json.ts), from the page's own query or
+ * The pages of a service day's records as items (made by `itemsOf`), from the page's own query or
  * sliced from the day's records kept in memory (KeptReads: read whole on the second page of a
  * day that misses at one version). A day is the unit the build versions (recordsVersion), so
  * one read of the whole day stays true for every page until the version moves: a client paging
@@ -41,15 +47,18 @@ export interface DailyRecordsSlice {
  * page (the bench's fresh-pages rows), and the first page asked after a build one small query,
  * not the read of a whole day (about 50 ms for 12,000 records).
  */
-export class DailyRecordDays {
-  private readonly days: KeptReads<number, Day>;
+export class DailyRecordDays<Item extends DailyRecordItem> {
+  private readonly days: KeptReads<number, Day<Item>>;
 
   constructor(
     private readonly db: Queryable,
-    private readonly caches: MappingCaches,
+    private readonly itemsOf: DailyRecordItemsOf<Item>,
     options: DailyRecordDaysOptions = {},
   ) {
-    this.days = new KeptReads({ maxBytes: options.maxBytes ?? 16 * 1024 * 1024, sizeOf: byteSize });
+    this.days = new KeptReads<number, Day<Item>>({
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      sizeOf: byteSize,
+    });
   }
 
   /**
@@ -61,7 +70,7 @@ export class DailyRecordDays {
     version: string,
     limit: number,
     beforeId?: number,
-  ): Promise<DailyRecordsSlice> {
+  ): Promise<DailyRecordsSlice<Item>> {
     const day = this.days.get(serviceDay, version);
     if (day) {
       const from = beforeId === undefined ? 0 : firstBelow(day.ids, beforeId);
@@ -75,7 +84,7 @@ export class DailyRecordDays {
     }
     this.days.missed(serviceDay, version, () => this.readDay(serviceDay));
     const { lines, more } = await dailyRecordsPage(this.db, serviceDay, limit, beforeId);
-    const items = await withMappingMembers(recordItems(serviceDay, lines), this.caches);
+    const items = await this.itemsOf(serviceDay, lines);
     return { items, from: 0, itemsJson: items.map((item) => item.json).join(','), more };
   }
 
@@ -84,13 +93,13 @@ export class DailyRecordDays {
     return this.days.read(serviceDay, version, () => this.readDay(serviceDay));
   }
 
-  private async readDay(serviceDay: number): Promise<Day> {
+  private async readDay(serviceDay: number): Promise<Day<Item>> {
     const lines = await dailyRecordLines(this.db, serviceDay);
-    return dayOf(await withMappingMembers(recordItems(serviceDay, lines), this.caches));
+    return dayOf(await this.itemsOf(serviceDay, lines));
   }
 }
 
-function dayOf(items: RecordItemJson[]): Day {
+function dayOf<Item extends DailyRecordItem>(items: Item[]): Day<Item> {
   return {
     ids: Float64Array.from(items, (item) => item.id),
     items,
@@ -111,7 +120,7 @@ function firstBelow(ids: Float64Array, id: number): number {
 }
 
 /** What a kept day holds: its items' JSON twice (each, and joined), an object per item, ids. */
-function byteSize(day: Day): number {
+function byteSize(day: Day<DailyRecordItem>): number {
   let bytes = day.ids.byteLength + day.itemsJson.byteSize + 64;
   for (const item of day.items) bytes += item.json.length + 56;
   return bytes;

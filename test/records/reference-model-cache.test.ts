@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReferenceModelCache } from '../../src/http/api/reference-model-cache.js';
+import { ReferenceModelCache } from '../../src/domain/records/reference-model-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
 import { stationBoardVersions } from '../../src/domain/timetables/station-board.js';
 import { useTestDatabase } from '../helpers/test-db.js';

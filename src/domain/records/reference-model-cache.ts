@@ -1,9 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
-import {
-  readReferenceModels,
-  type ReferenceModel,
-} from '../../domain/records/read-reference-models.js';
+import { readReferenceModels, type ReferenceModel } from './read-reference-models.js';
 
 /** No models: kept too, so that a number without any is not asked for again. */
 const NONE: readonly ReferenceModel[] = Object.freeze([]);
@@ -18,13 +15,13 @@ const NONE: readonly ReferenceModel[] = Object.freeze([]);
  */
 export class ReferenceModelCache {
   private version: number | undefined;
-  private readonly byCode: LRUCache<string, readonly ReferenceModel[]>;
+  private readonly byCode: Lru<string, readonly ReferenceModel[]>;
 
   constructor(
     private readonly db: Queryable,
     maxCodes = 50_000,
   ) {
-    this.byCode = new LRUCache({ max: maxCodes });
+    this.byCode = new Lru({ maxEntries: maxCodes });
   }
 
   /** The models of the given numbers as readReferenceModels gives them (numbers with none left out). */

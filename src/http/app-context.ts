@@ -1,14 +1,20 @@
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from '../../shared/config/config.js';
-import type { Db } from '../../shared/db/db.js';
-import type { Logger } from '../../shared/log/logger.js';
-import type { QuotaCosts } from '../quota/quota-costs.js';
-import type { Clock } from '../quota/quota-store.js';
-import type { EmuCodeCache } from './emu-code-cache.js';
-import type { PageCache } from './page-cache.js';
-import type { TimetableSummaryCache } from './timetable-summary-cache.js';
-import type { TrainCirculationProvider } from './train-circulation-schema.js';
+import type { Config } from '../shared/config/config.js';
+import type { Db } from '../shared/db/db.js';
+import type { Logger } from '../shared/log/logger.js';
+import type { QuotaCosts } from './quota/quota-costs.js';
+import type { Clock } from './quota/quota-store.js';
+import type { EmuCodeCache } from '../domain/emus/emu-code-cache.js';
+import type { PageCache } from './api/page-cache.js';
+import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
+import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
+
+/*
+ * What the parts of the API process share: the app's type and the services its routes are
+ * given. Apart from the composition root that makes them (api/app.ts, buildApp), so that the
+ * parts it registers (oauth/, account/, ops/, the routes) import this and never the root.
+ */
 
 /** The app buildApp makes (its logger is the pino instance it was given). */
 export type ApiApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;

@@ -1,14 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DailyRecordDays, type DailyRecordsSlice } from '../../src/http/api/daily-record-days.js';
-import { dailyRecordsDataJson } from '../../src/http/api/daily-records-json.js';
+import {
+  DailyRecordDays,
+  type DailyRecordsSlice,
+} from '../../src/domain/records/daily-record-days.js';
+import {
+  dailyRecordsDataJson,
+  recordItemsOf,
+  type RecordItemJson,
+} from '../../src/http/api/daily-records-json.js';
 import {
   DAILY_RECORDS_PAGE_SQL,
   dailyRecordsPageParams,
-} from '../../src/http/api/daily-records-page.js';
-import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
-import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+} from '../../src/domain/records/read-daily-records.js';
+import { EmuCodeCache } from '../../src/domain/emus/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/domain/timetables/timetable-summary-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
-import { busyDay, seedDay, storedRecords } from './helpers/api-fixtures.js';
+import { busyDay, seedDay, storedRecords } from '../api/helpers/api-fixtures.js';
 import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
@@ -21,9 +28,12 @@ const t = useTestDatabase();
 let day: number;
 let ids: number[];
 
-/** Mapping caches over `db` (their queries count as the db's). */
+/** The items' writer, with mapping caches over `db` (their queries count as the db's). */
 function cachesOf(db: Queryable) {
-  return { emuCodes: new EmuCodeCache(db), timetables: new TimetableSummaryCache(db) };
+  return recordItemsOf({
+    emuCodes: new EmuCodeCache(db),
+    timetables: new TimetableSummaryCache(db),
+  });
 }
 
 /** The page as DAILY_RECORDS_PAGE_SQL returns it: record ids, and whether more follow. */
@@ -66,7 +76,7 @@ describe('DailyRecordDays', () => {
     // All from memory: the one query is the day's read.
     expect(db.queries).toBe(1);
     // The same bytes as a page queried on its own (a new instance: no day kept).
-    const json = (page: DailyRecordsSlice) =>
+    const json = (page: DailyRecordsSlice<RecordItemJson>) =>
       dailyRecordsDataJson({
         serviceDay: day,
         cursor: '',

@@ -4,11 +4,10 @@ import {
   trainHistoryPage,
   type HistoryPageOptions,
   type HistoryRecord,
-} from '../../domain/history/read-history.js';
+} from './read-history.js';
 import { JoinedJson } from '../../shared/cache/joined-json.js';
 import { KeptReads } from '../../shared/cache/kept-reads.js';
 import type { Queryable } from '../../shared/db/db.js';
-import { emuHistoryItemJson, trainHistoryItemJson, type HistoryPageJson } from './history-json.js';
 
 export interface KeptHistoriesOptions {
   /** Bytes kept, over all histories (1,000 records take about 170 KB). Default 32 MiB. */
@@ -28,6 +27,26 @@ interface History {
 type ItemJson = (record: HistoryRecord) => string;
 
 /**
+ * The JSON of one item of a train's history and of an EMU's: the reader's writers (the API's
+ * are historyItemJson, history-json.ts), given by its owner.
+ */
+export interface HistoryItemJson {
+  train: ItemJson;
+  emu: ItemJson;
+}
+
+/**
+ * A page of a history: its records, whether more follow, and its items' JSON joined by commas
+ * (absent for a page queried on its own: its writer makes it from the records; a kept history's
+ * pages bring a slice of its own).
+ */
+export interface HistoryPageJson {
+  records: readonly HistoryRecord[];
+  more: boolean;
+  itemsJson?: string;
+}
+
+/**
  * The pages of GetTrainHistory and GetEmuHistory, from the page's own query or cut from the
  * whole history kept in memory (KeptReads: read whole on the second page of it that misses at
  * one version). The version is HISTORIES_VERSION (migration 029), which any build that changes
@@ -39,6 +58,7 @@ export class KeptHistories {
 
   constructor(
     private readonly db: Queryable,
+    private readonly itemJson: HistoryItemJson,
     options: KeptHistoriesOptions = {},
   ) {
     this.histories = new KeptReads({ maxBytes: options.maxBytes ?? 32 * 1024 * 1024, sizeOf });
@@ -62,7 +82,7 @@ export class KeptHistories {
       historyOf(
         0,
         (await trainHistoryPage(this.db, trainCode, 'whole')).records,
-        trainHistoryItemJson,
+        this.itemJson.train,
       ),
     );
     // Its items' JSON is written from the records (history-json.ts), as for any page queried.
@@ -80,7 +100,7 @@ export class KeptHistories {
     if (kept) return { emuId: kept.emuId, ...pageOf(kept, options) };
     this.histories.missed(key, version, async () => {
       const whole = await mergedEmuHistoryPage(this.db, emuId, 'whole');
-      return historyOf(whole.emuId, whole.records, emuHistoryItemJson);
+      return historyOf(whole.emuId, whole.records, this.itemJson.emu);
     });
     return mergedEmuHistoryPage(this.db, emuId, options);
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/shared/db/db.js';
-import { EmuCodeCache } from '../../src/http/api/emu-code-cache.js';
-import { TimetableSummaryCache } from '../../src/http/api/timetable-summary-cache.js';
+import { EmuCodeCache } from '../../src/domain/emus/emu-code-cache.js';
+import { TimetableSummaryCache } from '../../src/domain/timetables/timetable-summary-cache.js';
 
 /** Answers every id it is asked for and counts the ids asked. */
 function countingDb() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StationBoardCache } from '../../src/http/api/station-board-cache.js';
+import { StationBoardCache } from '../../src/domain/timetables/station-board-cache.js';
 import type { Queryable } from '../../src/shared/db/db.js';
 import {
   STATION_CALLS_SQL,

@@ -1,4 +1,5 @@
 import { CSRF_FIELD } from '../session/form-csrf.js';
+import { escapeHtml } from './escape.js';
 
 /** HTML text with every interpolated value escaped, unless it is already Html. */
 export class Html {
@@ -6,18 +7,6 @@ export class Html {
   toString(): string {
     return this.text;
   }
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 type Value = Html | string | number | undefined | null | false | readonly Value[];

@@ -1,9 +1,9 @@
 import type { Queryable } from '../../../shared/db/db.js';
 import { deleteLatestAutosave } from '../../../domain/content/posts-store.js';
-import type { ArgSchema } from '../rest/arg-schema.js';
-import { RestError } from '../rest/rest-error.js';
-import type { RestRequest } from '../rest/rest-request.js';
-import { RestResponse } from '../rest/rest-response.js';
+import type { ArgSchema } from './arg-schema.js';
+import { RestError } from './rest-error.js';
+import type { RestRequest } from './rest-request.js';
+import { RestResponse } from './rest-response.js';
 import type { SiteUrls } from '../site-urls.js';
 
 export type Context = 'view' | 'embed' | 'edit';
@@ -60,6 +60,7 @@ export function contextArg(defaultContext: Context = 'view'): ArgSchema {
     type: 'string',
     enum: ['view', 'embed', 'edit'],
     default: defaultContext,
+    validateFirst: true,
   };
 }
 
@@ -91,6 +92,15 @@ export function integerWithin(
   };
 }
 
+/**
+ * A post list's offset: any integer within the bounds either way. WordPress keeps it as given
+ * (a Link repeats `offset=-1`) and WP_Query reads it as absint (the list controller does too).
+ */
+export const signedOffset: NonNullable<ArgSchema['sanitize']> = (value, request) => {
+  integerWithin('offset', 0, MAX_QUERY_INTEGER)(Math.abs(value as number), request);
+  return value;
+};
+
 /** A sanitize refusing list ids that no item can have (beyond MAX_QUERY_INTEGER either way). */
 export function idsWithin(value: unknown): unknown {
   const ids = Array.isArray(value) ? value : [];
@@ -108,6 +118,7 @@ export const PAGE_ARG: ArgSchema = {
   default: 1,
   minimum: 1,
   sanitize: integerWithin('page', 1, MAX_PAGE),
+  validateFirst: true,
 };
 
 export function perPageArg(defaultValue = 10): ArgSchema {
@@ -117,6 +128,7 @@ export function perPageArg(defaultValue = 10): ArgSchema {
     default: defaultValue,
     minimum: 1,
     maximum: 100,
+    validateFirst: true,
   };
 }
 
@@ -142,7 +154,11 @@ export function collectionArgs(options: {
     context: contextArg(),
     page: PAGE_ARG,
     per_page: perPage,
-    search: { description: 'Limit results to those matching a string.', type: 'string' },
+    search: {
+      description: 'Limit results to those matching a string.',
+      type: 'string',
+      validateFirst: true,
+    },
     exclude: { description: 'Ensure result set excludes specific IDs.', ...ID_LIST },
     include: { description: 'Limit result set to specific IDs.', ...ID_LIST },
     offset: {
@@ -161,37 +177,47 @@ export function collectionArgs(options: {
   };
 }
 
+/** PHP's urlencode: everything but letters, digits and `-_.` as %XX, a space as `+`. */
+function phpUrlencode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
 /**
- * http_build_query as PHP writes it (`a[0]=1&a[1]=2`, `o[k]=v`), so Link headers keep the query
- * in the form WordPress clients send and read back.
+ * The query add_query_arg( urlencode_deep( $params ), $url ) writes: PHP's urlencode for values
+ * (`a b` as `a+b`), lists and maps as `a%5B0%5D=1`, `o%5Bk%5D=v`, true as 1, false as the empty
+ * string, and an empty value as its bare key (`sticky`, not `sticky=`), so Link headers carry
+ * the query in the form WordPress clients send and read back.
  */
 export function buildPhpQuery(params: Record<string, unknown>): string {
   const parts: string[] = [];
   const add = (key: string, value: unknown) => {
     if (value === undefined || value === null) return;
-    if (Array.isArray(value)) value.forEach((v, i) => add(`${key}[${i}]`, v));
+    if (Array.isArray(value)) value.forEach((v, i) => add(`${key}%5B${i}%5D`, v));
     else if (typeof value === 'object') {
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) add(`${key}[${k}]`, v);
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        add(`${key}%5B${phpUrlencode(k)}%5D`, v);
+      }
     } else {
-      const v = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(v)}`);
+      const v = typeof value === 'boolean' ? (value ? '1' : '') : String(value);
+      parts.push(v === '' ? key : `${key}=${phpUrlencode(v)}`);
     }
   };
-  for (const [k, v] of Object.entries(params)) add(k, v);
+  for (const [k, v] of Object.entries(params)) add(phpUrlencode(k), v);
   return parts.join('&');
 }
 
 /** The URL of `page` of the list `request` asked for, with the rest of its query. */
 export function pageUrl(request: RestRequest, urls: SiteUrls, page: number): string {
   // WordPress builds the links from the query as sanitized (get_query_params after
-  // sanitize_params): `status=any` comes back as `status[0]=any`.
+  // sanitize_params): `status=any` comes back as `status[0]=any`; what the route does not
+  // register stays as sent.
   const query: Record<string, unknown> = { ...request.query };
   for (const key of Object.keys(query)) {
     const value = request.params[key];
-    // add_query_arg writes PHP's booleans: true as 1, false as nothing.
-    if (value !== undefined) query[key] = value === true ? '1' : value === false ? '' : value;
+    if (value !== undefined && request.registered.has(key)) query[key] = value;
   }
-  delete query.rest_route;
   return `${urls.rest(request.path)}?${buildPhpQuery({ ...query, page })}`;
 }
 

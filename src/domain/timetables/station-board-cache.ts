@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { Lru } from '../../shared/cache/lru.js';
 import type { Queryable } from '../../shared/db/db.js';
 import {
   inBoardOrder,
@@ -6,10 +6,10 @@ import {
   stationTimetables,
   timetableChangeVersion,
   type StationBoardEntry,
-} from '../../domain/timetables/station-board.js';
+} from './station-board.js';
 
 export interface StationBoardCacheOptions {
-  /** Boards kept before the cache starts over. Default 2,000 (every station, today and yesterday). */
+  /** Boards kept, least recently used dropped first. Default 2,000 (every station, today and yesterday). */
   maxBoards?: number;
   /**
    * Entries (one timetable's call at one station) kept across coverage changes, least recently
@@ -33,19 +33,18 @@ export interface StationBoardCacheOptions {
  */
 export class StationBoardCache {
   private version: number | undefined;
-  private readonly boards = new Map<string, Promise<StationBoardEntry[]>>();
-  private readonly maxBoards: number;
+  private readonly boards: Lru<string, Promise<StationBoardEntry[]>>;
   /** Per station: timetableId -> its entry there. A map is replaced, never changed, once kept. */
-  private readonly calls: LRUCache<string, ReadonlyMap<number, StationBoardEntry>>;
+  private readonly calls: Lru<string, ReadonlyMap<number, StationBoardEntry>>;
 
   constructor(
     private readonly db: Queryable,
     options: StationBoardCacheOptions = {},
   ) {
-    this.maxBoards = options.maxBoards ?? 2_000;
-    this.calls = new LRUCache({
-      maxSize: options.maxCalls ?? 50_000,
-      sizeCalculation: (entries) => Math.max(1, entries.size),
+    this.boards = new Lru({ maxEntries: options.maxBoards ?? 2_000 });
+    this.calls = new Lru({
+      maxWeight: options.maxCalls ?? 50_000,
+      weightOf: (entries) => Math.max(1, entries.size),
     });
   }
 
@@ -66,12 +65,11 @@ export class StationBoardCache {
     const key = `${serviceDay}\u0000${stationName}`;
     let board = this.boards.get(key);
     if (!board) {
-      if (this.boards.size >= this.maxBoards) this.boards.clear();
       board = this.read(stationName, serviceDay);
       this.boards.set(key, board);
       // A failed read is not kept: the next request tries again.
       board.catch(() => {
-        if (this.boards.get(key) === board) this.boards.delete(key);
+        if (this.boards.peek(key) === board) this.boards.delete(key);
       });
     }
     return board;

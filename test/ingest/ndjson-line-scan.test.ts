@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNdjsonBlock } from '../../src/domain/ingest/ndjson-block-parser.js';
 import type { ParsedChunk } from '../../src/domain/ingest/observation-copy-rows.js';
 import { ByteTable } from '../../src/domain/ingest/byte-table.js';
-import { newScannedLine, scanLine } from '../../src/domain/ingest/ndjson-line-scan.js';
+import { LineScanner, newScannedLine } from '../../src/domain/ingest/ndjson-line-scan.js';
 
 /**
  * The scanner (ndjson-line-scan.ts) against the general way (JSON.parse and the validator) on
@@ -40,10 +40,11 @@ function parseBoth(text: string | Uint8Array, emuIds?: ReadonlyMap<string, numbe
 /** How many of the lines the scanner takes (the rest go the general way). */
 function scannedCount(text: string): number {
   const bytes = encoder.encode(text);
+  const scanner = new LineScanner();
   const out = newScannedLine();
   let n = 0;
   for (let start = 0; start < bytes.length;) {
-    if (scanLine(bytes, start, bytes.length, out)) {
+    if (scanner.scanLine(bytes, start, bytes.length, out)) {
       n++;
       start = out.next;
     } else {

@@ -1,4 +1,4 @@
-import { newScannedLine, scanLine } from './ndjson-line-scan.js';
+import { LineScanner, newScannedLine } from './ndjson-line-scan.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
 import { ChunkBuilder, type ParsedChunk } from './observation-copy-rows.js';
 import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
@@ -40,9 +40,12 @@ export function parseNdjsonBlock(
     scan?: boolean;
     /** Where to render the rows if it is large enough; else a new buffer. */
     output?: ArrayBuffer;
+    /** The scanner (and its code tables) to scan with, kept by a parse worker; else a new one. */
+    scanner?: LineScanner;
   } = {},
 ): ParsedChunk {
   const scan = options.scan ?? true;
+  const scanner = options.scanner ?? new LineScanner();
   const bytes = block.bytes;
   const end = bytes.length;
   // Rows are longer than their lines: the batch, file, day and key are added.
@@ -57,7 +60,7 @@ export function parseNdjsonBlock(
   const emuForms = block.emuForms ?? STRICT_EMU_FORMS;
   let line = block.firstLine;
   for (let start = 0; start < end; line++) {
-    if (scan && scanLine(bytes, start, end, scanned, emuForms)) {
+    if (scan && scanner.scanLine(bytes, start, end, scanned, emuForms)) {
       chunk.read++;
       chunk.addScanned(line, bytes, scanned);
       start = scanned.next;

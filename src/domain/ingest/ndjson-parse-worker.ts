@@ -1,4 +1,5 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { LineScanner } from './ndjson-line-scan.js';
 import { parseNdjsonBlock, type NdjsonBlock } from './ndjson-block-parser.js';
 import type { ParsedChunk } from './observation-copy-rows.js';
 
@@ -27,6 +28,9 @@ class MovedChunk {
  */
 let knownEmuIds: ReadonlyMap<string, number> | undefined;
 
+/** This thread's scanner: the codes it met in earlier blocks are not parsed again. */
+const scanner = new LineScanner();
+
 /** Buffers sent back after their rows were written, to render later rows into. */
 const spares: ArrayBuffer[] = [];
 
@@ -36,7 +40,7 @@ export default function parseBlock(block: NdjsonBlock): ParsedChunk {
   if (block.spare) spares.push(block.spare);
   const chunk = parseNdjsonBlock(
     { ...block, emuIds: knownEmuIds, spare: undefined },
-    { output: spares.pop() },
+    { output: spares.pop(), scanner },
   );
   const input = block.bytes.buffer;
   // Given back unless the rows were rendered into it (they never are: rows take a buffer of

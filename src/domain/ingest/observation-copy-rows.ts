@@ -1,14 +1,10 @@
 import { copyTextValue } from '../../shared/db/db.js';
 import { RowBytes } from './copy-row-bytes.js';
 import { DedupKeys, hexWord } from './dedup-key-set.js';
-import {
-  dedupDigest,
-  emuIdOf,
-  FLAG_NONE,
-  POSITION_NONE,
-  writeInt,
-  type ScannedLine,
-} from './ndjson-line-scan.js';
+import { FLAG_NONE, POSITION_NONE, type ScannedLine } from './ndjson-line-scan.js';
+import { emuIdOf } from './scanned-emu-code.js';
+import { dedupDigest } from './scanned-line-digest.js';
+import { writeInt } from './scan-digits.js';
 import { FORMATION_POSITIONS, type ObservationRecord } from './observation-record.js';
 import type { RejectedLine } from './record-rejects.js';
 

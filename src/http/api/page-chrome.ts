@@ -11,7 +11,6 @@ export const API_WEB_FONT = cjkWebFont('/assets/fonts/noto-sans-sc');
 /** Pages with a look of their own: Bull Board and the OpenAPI viewer. */
 const OWN_LOOK = /^\/(admin\/queues|docs)(\/|$|\?)/;
 
-
 /**
  * What every HTML page of the API (sign-in, registration, account, OAuth consent, the admin's
  * client review) shares, added as they are sent: the systems' CJK fonts and, on machines without

@@ -12,6 +12,7 @@ import {
   perPageArg,
   resourceSchema,
 } from '../rest/rest-helpers.js';
+import { avatarUrlsSchema } from './user-schema.js';
 
 const VEE = ['view', 'edit', 'embed'] as const;
 const VE = ['view', 'edit'] as const;
@@ -110,23 +111,7 @@ const COMMENT_SCHEMA = resourceSchema('comment', {
   },
   status: { description: 'State of the comment.', type: 'string', context: VE },
   type: { description: 'Type of the comment.', type: 'string', context: VEE, readonly: true },
-  author_avatar_urls: {
-    description: 'Avatar URLs for the comment author.',
-    type: 'object',
-    context: VEE,
-    readonly: true,
-    properties: Object.fromEntries(
-      [24, 48, 96].map((size) => [
-        String(size),
-        {
-          description: `Avatar URL with image size of ${size} pixels.`,
-          type: 'string',
-          format: 'uri',
-          context: EVE,
-        },
-      ]),
-    ),
-  },
+  author_avatar_urls: avatarUrlsSchema('Avatar URLs for the comment author.', VEE, EVE),
   meta: { description: 'Meta fields.', type: 'object', context: VE, properties: {} },
 });
 

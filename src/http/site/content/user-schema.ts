@@ -1,4 +1,5 @@
 /** WordPress 6.1's user schema (WP_REST_Users_Controller::get_item_schema), as the site fills it. */
+import type { ArgSchema } from '../rest/arg-schema.js';
 import { resourceSchema } from '../rest/rest-helpers.js';
 
 const VEE = ['embed', 'view', 'edit'] as const;
@@ -8,6 +9,34 @@ const E = ['edit'] as const;
  * A user's locale when they chose none: get_user_locale falls back to the site's, and the site,
  * like the oracle WordPress, installs no language packs (en_US).
  */
+/**
+ * WordPress's avatar URLs property (rest_get_avatar_sizes: 24, 48 and 96 px), for users and
+ * comment authors; each says its contexts in its own order, which the schema's JSON keeps.
+ */
+export function avatarUrlsSchema(
+  description: string,
+  context: ArgSchema['context'],
+  sizeContext: ArgSchema['context'],
+): ArgSchema {
+  return {
+    description,
+    type: 'object',
+    context,
+    readonly: true,
+    properties: Object.fromEntries(
+      [24, 48, 96].map((size) => [
+        String(size),
+        {
+          description: `Avatar URL with image size of ${size} pixels.`,
+          type: 'string',
+          format: 'uri',
+          context: sizeContext,
+        },
+      ]),
+    ),
+  };
+}
+
 export const SITE_LOCALE = 'en_US';
 
 export const USER_SCHEMA = resourceSchema('user', {
@@ -82,23 +111,7 @@ export const USER_SCHEMA = resourceSchema('user', {
     context: E,
     readonly: true,
   },
-  avatar_urls: {
-    description: 'Avatar URLs for the user.',
-    type: 'object',
-    context: VEE,
-    readonly: true,
-    properties: Object.fromEntries(
-      [24, 48, 96].map((size) => [
-        String(size),
-        {
-          description: `Avatar URL with image size of ${size} pixels.`,
-          type: 'string',
-          format: 'uri',
-          context: VEE,
-        },
-      ]),
-    ),
-  },
+  avatar_urls: avatarUrlsSchema('Avatar URLs for the user.', VEE, VEE),
   meta: {
     description: 'Meta fields.',
     type: 'object',

@@ -62,6 +62,7 @@ import type { TrainCirculationProvider } from '../../domain/circulation/current-
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
 import { httpServerLimits } from '../../shared/app/http-server-limits.js';
+import { registerWebApp, wantsWebPage } from '../web/web-app.js';
 
 export type { ApiApp } from '../app-context.js';
 
@@ -177,9 +178,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   });
   app.setErrorHandler(answerError);
 
-  // Outside /api/v2 (whose scope answers its own unknown paths in the envelope).
+  // The web app at / (src/http/web): pages for people on the same readers as /api/v2.
+  const web = await registerWebApp(app, services);
+  // Outside /api/v2 (whose scope answers its own unknown paths in the envelope): a browser gets
+  // the web app's 404 page, a program the error object.
   app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({ error: notFoundError(request) }),
+    wantsWebPage(request)
+      ? web.notFound(request, reply)
+      : reply.code(404).send({ error: notFoundError(request) }),
   );
 
   await registerOperations(app, { db, config, logger: deps.logger, ...deps.operations });

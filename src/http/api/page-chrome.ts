@@ -36,7 +36,9 @@ export function registerPageChrome(app: ApiApp, config: Config): void {
       typeof payload !== 'string' ||
       !type.startsWith('text/html') ||
       OWN_LOOK.test(request.url) ||
-      payload.includes('id="cjk-font"')
+      payload.includes('id="cjk-font"') ||
+      // The web app's pages have their own frame and use the system's fonts (web/layout.ts).
+      payload.includes('data-layout="web"')
     )
       return done(null, payload);
     const head = payload.search(/<\/head>/i);

@@ -159,6 +159,14 @@ const envSchema = z.object({
         'expected comma-separated IP addresses, CIDR ranges, loopback, linklocal or uniquelocal',
     }),
 
+  // The web app's pages (src/http/web): a limit per address of its own, apart from the API's
+  // quota (whose anonymous 25 tokens would stop a person after a few pages). A person reading
+  // and clicking stays far below it; a scraper walking every train does not.
+  /** Pages one address (IPv6: its /64) may ask for at once before it waits. */
+  WEB_PAGE_BURST: int(120, 1),
+  /** Pages added back to that allowance each minute. */
+  WEB_PAGES_PER_MINUTE: int(60, 1),
+
   // Quota: one token bucket per caller (src/http/quota).
   QUOTA_ANONYMOUS_CAPACITY: int(25, 1),
   QUOTA_USER_CAPACITY: int(1000, 1),

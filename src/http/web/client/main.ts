@@ -1,0 +1,7 @@
+/*
+ * The web app's one script: every page is complete without it; it only adds. Each feature
+ * finds its elements by data attributes and does nothing on a page without them.
+ */
+import { enableSlashToSearch } from './slash-to-search.js';
+
+enableSlashToSearch(document);

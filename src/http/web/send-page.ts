@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagMatches } from '../api/http-caching.js';
+
+export interface SentPage {
+  /** The page's HTML (bytes when it came from the page cache). */
+  body: string | Buffer;
+  /** The entity tag of what it shows (the page cache's, from the data version); none = no 304. */
+  etag?: string;
+  /** Default 200. */
+  status?: number;
+}
+
+/**
+ * Sends a page of the web app. Every page is the same for every reader of one language and
+ * colour scheme (nothing of a signed-in user is in it), so a shared cache may keep it, but must
+ * ask again each time (`no-cache`: late data and corrections change any day) and keep one copy
+ * per language and scheme (`Vary`). A matching If-None-Match is a 304.
+ */
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: SentPage,
+): FastifyReply {
+  void reply
+    .code(page.status ?? 200)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'public, no-cache')
+    .header('vary', 'Accept-Language, Cookie, Accept-Encoding');
+  if (page.etag !== undefined) {
+    void reply.header('etag', page.etag);
+    if ((page.status ?? 200) === 200 && etagMatches(request.headers['if-none-match'], page.etag)) {
+      return reply.code(304).send();
+    }
+  }
+  return reply.send(page.body);
+}

@@ -1,0 +1,128 @@
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { ApiApp } from '../../../src/http/api/app.js';
+import type { Db } from '../../../src/shared/db/db.js';
+import { makeApp } from '../../api/helpers/api-harness.js';
+import { LAST_DAY, loadFixtureWeek, shanghaiClock } from '../../api/helpers/fixture-week.js';
+
+export { LAST_DAY };
+
+/** The fixture week's last day, 10:00 in Shanghai: "today" of every web test. */
+export const WEB_TODAY = '20260816';
+
+/** Limits a test's own browsing never meets (the page-limit test sets its own). */
+export const GENEROUS_LIMITS = { WEB_PAGE_BURST: '100000', WEB_PAGES_PER_MINUTE: '100000' };
+
+export interface WebServer {
+  app: ApiApp;
+  /** http://127.0.0.1:PORT */
+  base: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The API process's app on the fixture week, listening on a loopback port of its own (for the
+ * browser), its clock on the fixture's last day.
+ */
+export async function startWebServer(
+  db: Db,
+  options: { env?: Record<string, string>; load?: boolean } = {},
+): Promise<WebServer> {
+  if (options.load !== false) await loadFixtureWeek(db);
+  const app = await makeApp(db, {
+    clock: shanghaiClock(WEB_TODAY),
+    env: { ...GENEROUS_LIMITS, ...options.env },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return {
+    app,
+    base: `http://127.0.0.1:${address.port}`,
+    close: () => app.close(),
+  };
+}
+
+/** What a page did that a test refuses: CSP violations, requests off this origin, errors. */
+export interface PageWatch {
+  cspViolations: string[];
+  foreignRequests: string[];
+  consoleErrors: string[];
+}
+
+/**
+ * A browser context as a person's phone (360 px wide, touch), with JavaScript on or off, and a
+ * watch on what its pages do. `colorScheme` and `locale` choose the scheme and Accept-Language.
+ */
+export async function phoneContext(
+  browser: Browser,
+  base: string,
+  options: { javaScript?: boolean; colorScheme?: 'light' | 'dark'; locale?: string } = {},
+): Promise<{ context: BrowserContext; watch: PageWatch; newPage(): Promise<Page> }> {
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    deviceScaleFactor: 2,
+    hasTouch: true,
+    isMobile: true,
+    javaScriptEnabled: options.javaScript ?? true,
+    colorScheme: options.colorScheme ?? 'light',
+    locale: options.locale ?? 'zh-CN',
+  });
+  const watch: PageWatch = { cspViolations: [], foreignRequests: [], consoleErrors: [] };
+  const origin = new URL(base).origin;
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) {
+      watch.foreignRequests.push(url);
+    }
+  });
+  return {
+    context,
+    watch,
+    async newPage() {
+      const page = await context.newPage();
+      page.on('console', (message) => {
+        if (message.type() !== 'error') return;
+        const text = message.text();
+        if (/Content.Security.Policy/i.test(text)) watch.cspViolations.push(text);
+        else watch.consoleErrors.push(text);
+      });
+      return page;
+    },
+  };
+}
+
+/** Whether the page scrolls sideways (its content wider than the viewport). */
+export async function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(
+    () => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
+  );
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
+
+/** axe-core's WCAG 2.x A/AA violations on the page as it is (rule id and the nodes' targets). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Injected as a script element's text through the DevTools protocol's main world: the page's
+  // CSP (no inline scripts) does not apply to what the test itself evaluates.
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(o: unknown): Promise<unknown> } }).axe;
+    const result = (await axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+    })) as { violations: { id: string; nodes: { target: string[] }[] }[] };
+    return result.violations.map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+  });
+  return violations;
+}
+
+/** Expects the watch clean: no CSP violation, nothing from another origin, no script error. */
+export function expectCleanWatch(watch: PageWatch): void {
+  expect(watch.cspViolations).toEqual([]);
+  expect(watch.foreignRequests).toEqual([]);
+  expect(watch.consoleErrors).toEqual([]);
+}

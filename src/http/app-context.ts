@@ -9,6 +9,7 @@ import type { EmuCodeCache } from '../domain/emus/emu-code-cache.js';
 import type { PageCache } from './api/page-cache.js';
 import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
+import type { SearchService } from '../domain/search/search-service.js';
 
 /*
  * What the parts of the API process share: the app's type and the services its routes are
@@ -29,6 +30,8 @@ export interface ApiServices {
   clock: Clock;
   /** Rendered pages kept under the data version they show (page-cache.ts). */
   pages: PageCache;
+  /** The lookup index of trains, units and stations (the API's /search and the web app's box). */
+  search: SearchService;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
 }

@@ -29,6 +29,7 @@ import { FormCsrf } from '../session/form-csrf.js';
 import { withRedactedRequestUrls } from '../../shared/log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
+import { SearchService } from '../../domain/search/search-service.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     costs: quotaCostsFromConfig(config),
     emuCodes: new EmuCodeCache(db),
     timetables: new TimetableSummaryCache(db),
+    search: new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS }),
     clock,
     // One version reader and one bounded byte cache for every cached route of this app; the
     // pages' ETags name the code that wrote them too (a deploy that changes it changes them).

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
-import { SearchService } from '../../../domain/search/search-service.js';
 import { limitParam } from '../query-params.js';
 import type { RouteOptions } from '../../app-context.js';
 
@@ -55,8 +54,7 @@ const queryParam = z
 
 /** GET /search: the lookup box (trains, EMUs and stations by what the user types). */
 export const searchRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
-  const { db, costs, config } = services;
-  const search = new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS });
+  const { costs, config, search } = services;
   app.get(
     '/search',
     {

@@ -84,6 +84,20 @@ export const en = {
   to: 'To',
   statusNormal: 'observed',
   statusCorrected: 'corrected',
+
+  // Train page (/train/{code})
+
+  // Unit page (/emu/{code})
+
+  // Fleet (/fleet, /fleet/depot/{depot})
+
+  // Station page (/station/{name})
+
+  // Days (/exports/daily, /day/{YYYYMMDD})
+
+  // Offline and installing
+
+  // Account, sign-in, consent and operators' pages
 };
 
 /** What a catalogue gives: every key of the English one, each a string or a same-typed function. */

@@ -80,4 +80,18 @@ export const zh: Messages = {
   to: '到',
   statusNormal: '已观测',
   statusCorrected: '已更正',
+
+  // Train page (/train/{code})
+
+  // Unit page (/emu/{code})
+
+  // Fleet (/fleet, /fleet/depot/{depot})
+
+  // Station page (/station/{name})
+
+  // Days (/exports/daily, /day/{YYYYMMDD})
+
+  // Offline and installing
+
+  // Account, sign-in, consent and operators' pages
 };

@@ -250,6 +250,7 @@ describe('the suggestions endpoint', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.json()).toEqual({
+      status: '2 suggestions',
       items: [
         { type: 'train', code: 'G4337', subtitle: expect.any(String), href: '/train/G4337' },
         { type: 'train', code: 'G4340', subtitle: expect.any(String), href: '/train/G4340' },
@@ -261,7 +262,7 @@ describe('the suggestions endpoint', () => {
       code: '上海虹桥',
       href: `/station/${encodeURIComponent('上海虹桥')}`,
     });
-    expect((await get('/suggest?q=')).json()).toEqual({ items: [] });
+    expect((await get('/suggest?q=')).json()).toEqual({ items: [], status: '' });
     const twice = await get('/suggest?q=a&q=b');
     expect(twice.statusCode).toBe(400);
     expect(twice.json().error.field).toBe('q');

@@ -117,9 +117,11 @@ export function searchPage({ web, services, assets, view }: WebRoutes): void {
     if (param.kind === 'invalid') {
       return reply.code(400).send({ error: { field: 'q', message: param.why(view(request)) } });
     }
-    if (param.kind === 'empty') return reply.send({ items: [] });
+    if (param.kind === 'empty') return reply.send({ items: [], status: '' });
     const items = await search.search(param.q, SUGGESTIONS_LIMIT);
     return reply.send({
+      // What the box's live region says, in the reader's language.
+      status: view(request).t.suggestionCount(items.length),
       items: items.map((item) => ({
         type: item.type,
         code: item.code,

@@ -158,8 +158,6 @@ export const en = {
   historyNewest: 'Newest',
   trainCalendarHeading: 'Month by month',
   calendarCaption: (month: string) => `Units of ${month}`,
-  calendarPrevious: 'Previous month',
-  calendarNext: 'Next month',
   trainCsvHeading: 'Download the history',
   trainCsvHint: (days: number) => `Up to ${days} days, as CSV.`,
   csvFrom: 'First day',

@@ -151,8 +151,6 @@ export const zh: Messages = {
   historyNewest: '最新',
   trainCalendarHeading: '月历',
   calendarCaption: (month: string) => `${month} 的担当车组`,
-  calendarPrevious: '上个月',
-  calendarNext: '下个月',
   trainCsvHeading: '下载历史',
   trainCsvHint: (days: number) => `最多 ${days} 天，CSV 格式。`,
   csvFrom: '起始日',

@@ -7,7 +7,10 @@ import {
   referenceModelsOfTrain,
   type ReferenceModel,
 } from '../../../domain/records/read-reference-models.js';
-import { readTimetables, type StoredTimetable } from '../../../domain/timetables/read-timetables.js';
+import {
+  readTimetables,
+  type StoredTimetable,
+} from '../../../domain/timetables/read-timetables.js';
 import { timetableInForce } from '../../../domain/timetables/timetable-lookup.js';
 import type { ApiServices } from '../../app-context.js';
 

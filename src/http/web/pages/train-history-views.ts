@@ -86,9 +86,10 @@ function calendarDayOf(data: TrainPageData, records: readonly HistoryRecord[]): 
   const emus = records.map((r) => data.emus.get(r.emuId));
   const codes = emus.map((e, i) => e?.code ?? `#${records[i]!.emuId}`);
   const model = emus.find((e) => e && e.model)?.model;
-  // The label is short (the unit's number); the description names units and model in full.
+  // The label is short (the units' numbers); the name says it after the model, then the units'
+  // codes in full (its visible words must be a part of its name: WCAG 2.5.3).
   const label = codes.map((c) => c.slice(c.lastIndexOf('-') + 1)).join('+');
-  const description = `${codes.join(' + ')}${model ? ` (${model})` : ''}`;
+  const description = `${model ? `${model} ` : ''}${label} (${codes.join(', ')})`;
   return {
     label,
     description,

@@ -177,7 +177,9 @@ export function trainPage(routes: WebRoutes): void {
           records: known ? 1 : 0,
         };
       },
-      { keep: cursor ? 'when-asked-again' : 'always' },
+      // The plain page is asked for again and again; a page of the history or a month (any
+      // cursor, any month) is kept once asked for twice.
+      { keep: cursor || query.month !== undefined ? 'when-asked-again' : 'always' },
     );
     // As GetTrainHistory: whether a number is known is asked each time, never kept.
     if (page.records === 0 && !(await isKnownTrain(services.db, trainCode))) {

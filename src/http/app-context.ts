@@ -10,6 +10,7 @@ import type { PageCache } from './api/page-cache.js';
 import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
 import type { SearchService } from '../domain/search/search-service.js';
+import type { KeptHistories } from '../domain/history/kept-histories.js';
 
 /*
  * What the parts of the API process share: the app's type and the services its routes are
@@ -32,6 +33,8 @@ export interface ApiServices {
   pages: PageCache;
   /** The lookup index of trains, units and stations (the API's /search and the web app's box). */
   search: SearchService;
+  /** Trains' and EMUs' histories kept whole per version (GetTrainHistory, the train page). */
+  histories: KeptHistories;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
 }

@@ -3,7 +3,11 @@ import { createPostgresDb } from '../../src/shared/db/postgres-db.js';
 import { renderDailyExport } from '../../src/domain/exports/daily-export-csv.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { PageCache } from '../../src/http/api/page-cache.js';
-import { DataVersionReader, recordsVersion } from '../../src/shared/cache/data-versions.js';
+import {
+  CIRCULATIONS_VERSION,
+  DataVersionReader,
+  recordsVersion,
+} from '../../src/shared/cache/data-versions.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
@@ -143,5 +147,29 @@ describe('page cache: kept pages follow the version the build bumps', () => {
     // Another page is asked for once on its own account.
     expect((await get('b')).cached).toBe(false);
     expect(cache.stats().pages).toBe(1);
+  });
+});
+
+describe('page cache: a page of several versions', () => {
+  it('is kept while none moves, rendered again when any one does, under a new ETag', async () => {
+    const db = t.current.db;
+    const cache = new PageCache(new DataVersionReader(db));
+    const depends = [{ name: 'histories' }, CIRCULATIONS_VERSION] as const;
+    const versions: string[] = [];
+    const get = () =>
+      cache.page('several', depends, async (version) => {
+        versions.push(version);
+        return { body: 'page', records: 1 };
+      });
+    const first = await get();
+    expect((await get()).cached).toBe(true);
+    expect(versions).toEqual([expect.stringMatching(/^histories:0@\d+\+circulations:0@\d+$/)]);
+    // The second version alone moves (migration 031: a change of the official tables).
+    await db.query('TRUNCATE official_circulations CASCADE');
+    const moved = await get();
+    expect(moved.cached).toBe(false);
+    expect(moved.etag).not.toBe(first.etag);
+    expect(versions).toHaveLength(2);
+    expect(versions[1]!.split('+')[0]).toBe(versions[0]!.split('+')[0]);
   });
 });

@@ -30,6 +30,8 @@ import { withRedactedRequestUrls } from '../../shared/log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 import { SearchService } from '../../domain/search/search-service.js';
+import { KeptHistories } from '../../domain/history/kept-histories.js';
+import { historyItemJson } from './history-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -114,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     // One version reader and one bounded byte cache for every cached route of this app; the
     // pages' ETags name the code that wrote them too (a deploy that changes it changes them).
     pages: new PageCache(new DataVersionReader(db), new ByteCache(), renderGeneration()),
+    histories: new KeptHistories(db, historyItemJson),
     circulations: deps.circulations ?? new CurrentCirculationProvider(db, config, clock),
   };
 

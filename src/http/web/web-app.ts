@@ -16,6 +16,7 @@ import {
 import { answerSwitch, webViewOf } from './web-request.js';
 import { homePage } from './pages/home-page.js';
 import { searchPage } from './pages/search-page.js';
+import { trainPage } from './pages/train-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -26,7 +27,7 @@ declare module 'fastify' {
 }
 
 /** The page routes of the web app, each a function of the scope and what pages share. */
-const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, searchPage];
+const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, searchPage, trainPage];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */
 export function wantsWebPage(request: FastifyRequest): boolean {

@@ -10,10 +10,19 @@ import { ReadsBegunAfter } from '../db/reads-begun-after.js';
  *   - `reference_models`: trains' reference models;
  *   - `emus`: the EMU register;
  *   - `site_content`: the documentation site's content;
- *   - `histories`: every train's and EMU's history (migration 029): any day's records, merges.
+ *   - `histories`: every train's and EMU's history (migration 029): any day's records, merges;
+ *   - `circulations`: the current inference run, the official tables and their checks
+ *     (migration 031).
  */
 export type DataVersionName =
-  'records' | 'exports' | 'timetables' | 'reference_models' | 'emus' | 'site_content' | 'histories';
+  | 'records'
+  | 'exports'
+  | 'timetables'
+  | 'reference_models'
+  | 'emus'
+  | 'site_content'
+  | 'histories'
+  | 'circulations';
 
 export interface DataVersionRef {
   name: DataVersionName;
@@ -31,6 +40,7 @@ export const recordsVersion = (serviceDay: number): DataVersionRef => ({
 });
 
 export const HISTORIES_VERSION: DataVersionRef = { name: 'histories' };
+export const CIRCULATIONS_VERSION: DataVersionRef = { name: 'circulations' };
 
 export interface DataVersionReaderOptions {
   /**

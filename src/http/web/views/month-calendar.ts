@@ -61,7 +61,10 @@ function dayCell(view: WebView, year: number, month: number, day: number, entry?
   }
   const tone = entry.tone === undefined ? '' : ` tone-${entry.tone}`;
   const name = `${date}: ${entry.description ?? (typeof entry.label === 'string' ? entry.label : '')}`;
-  const inner = html`<span class="day-number" aria-hidden="true">${day}</span
+  // The day's number is drawn by the stylesheet (data-day), not written as text: a named day's
+  // visible text must be a part of its name (WCAG 2.5.3, axe's label-content-name-mismatch),
+  // and its number run into the label ("10" + "2010") would be a word the name does not hold.
+  const inner = html`<span class="day-number" data-day="${day}" aria-hidden="true"></span
     ><span class="day-label" aria-hidden="true">${entry.label}</span>`;
   return entry.href
     ? html`<td class="has-entry${tone}">

@@ -1,0 +1,163 @@
+import type { TrainCirculation } from '../../../domain/circulation/train-circulation.js';
+import { readEmuModels, type EmuModel } from '../../../domain/emus/emu-models.js';
+import type { HistoryRecord } from '../../../domain/history/read-history.js';
+import { predictTrain, type TrainPrediction } from '../../../domain/prediction/predict-train.js';
+import {
+  readReferenceModels,
+  referenceModelsOfTrain,
+  type ReferenceModel,
+} from '../../../domain/records/read-reference-models.js';
+import {
+  readTimetables,
+  type StoredTimetable,
+} from '../../../domain/timetables/read-timetables.js';
+import { timetableInForce } from '../../../domain/timetables/timetable-lookup.js';
+import type { ApiServices } from '../../app-context.js';
+
+/** Days predicted after today (the API answers up to PREDICTION_MAX_DAYS_AHEAD). */
+export const PREDICTED_DAYS = 3;
+/** Records in one page of the history list. */
+export const HISTORY_PAGE_SIZE = 30;
+/** More than any month's records can be (two units a day at most, corrections aside). */
+const MONTH_LIMIT = 400;
+
+/** A page of the history list: where it starts (the cursor of the API, "<serviceDay>:<id>"). */
+export interface HistoryCursor {
+  serviceDay: number;
+  id: number;
+  text: string;
+}
+
+/** A month, as the calendar shows it: its first and last service day. */
+export interface MonthRange {
+  year: number;
+  month: number;
+  firstDay: number;
+  lastDay: number;
+}
+
+/** Everything the train page shows, read through the API's readers at one set of versions. */
+export interface TrainPageData {
+  trainCode: string;
+  today: number;
+  /** Today's records (none yet: empty). */
+  todayRecords: HistoryRecord[];
+  /** The records of the latest day that has any (absent: the train was never seen). */
+  latest?: { serviceDay: number; records: HistoryRecord[] };
+  /** The timetable in force today, as GetCurrentTrainTimetable reads it. */
+  timetable?: StoredTimetable;
+  referenceModels: ReferenceModel[];
+  circulation?: TrainCirculation;
+  predictions: TrainPrediction[];
+  history: { records: HistoryRecord[]; more: boolean; cursor?: HistoryCursor };
+  month: MonthRange;
+  monthRecords: HistoryRecord[];
+  /** Code and model of every unit the page names. */
+  emus: Map<number, EmuModel>;
+}
+
+/**
+ * The part of a page version that is the histories' (HISTORIES_VERSION is the first of the
+ * page's versions): KeptHistories keeps a whole history under it, shared with GetTrainHistory.
+ */
+function historiesVersionOf(version: string): string {
+  return version.split('+', 1)[0]!;
+}
+
+/**
+ * Reads the train page's data: the history pages as GetTrainHistory reads them (the kept
+ * histories), today's timetable, reference models and circulation as GetCurrentTrainTimetable
+ * reads them, and the predictions as GetTrainPrediction computes them.
+ */
+export async function readTrainPage(
+  services: ApiServices,
+  input: {
+    trainCode: string;
+    today: number;
+    version: string;
+    cursor?: HistoryCursor;
+    month: MonthRange;
+  },
+): Promise<TrainPageData> {
+  const { db, histories, config } = services;
+  const { trainCode, today, month, cursor } = input;
+  const hv = historiesVersionOf(input.version);
+  const [newest, todays, page, monthPage, inForce] = await Promise.all([
+    histories.trainPage(trainCode, hv, { limit: 4 }),
+    histories.trainPage(trainCode, hv, { limit: 8, fromDay: today, toDay: today }),
+    histories.trainPage(trainCode, hv, {
+      limit: HISTORY_PAGE_SIZE,
+      ...(cursor ? { before: { serviceDay: cursor.serviceDay, id: cursor.id } } : {}),
+    }),
+    histories.trainPage(trainCode, hv, {
+      limit: MONTH_LIMIT,
+      fromDay: month.firstDay,
+      toDay: month.lastDay,
+    }),
+    timetableInForce(db, trainCode, today),
+  ]);
+  const latestDay = newest.records[0]?.serviceDay;
+  const latest =
+    latestDay === undefined
+      ? undefined
+      : {
+          serviceDay: latestDay,
+          records: newest.records.filter((r) => r.serviceDay === latestDay),
+        };
+  const [timetables, models, circulation, predictions] = await Promise.all([
+    inForce ? readTimetables(db, [inForce.timetableId]) : undefined,
+    readReferenceModels(db, inForce ? [inForce.timetableTrainCode, trainCode] : [trainCode]),
+    inForce
+      ? services.circulations?.circulationOf({
+          trainCode: inForce.timetableTrainCode,
+          allCodes: inForce.allCodes,
+          serviceDay: today,
+        })
+      : services.circulations?.circulationOf({
+          trainCode,
+          allCodes: [trainCode],
+          serviceDay: today,
+        }),
+    Promise.all(
+      Array.from({ length: PREDICTED_DAYS }, (_, i) =>
+        predictTrain(db, {
+          trainCode,
+          serviceDay: today + 1 + i,
+          asOfDay: today,
+          lookbackDays: config.CIRCULATION_WINDOW_DAYS,
+        }),
+      ),
+    ),
+  ]);
+  const timetable = inForce ? timetables?.get(inForce.timetableId) : undefined;
+  const records = [
+    ...todays.records,
+    ...(latest?.records ?? []),
+    ...page.records,
+    ...monthPage.records,
+  ];
+  const emuIds = new Set(records.map((r) => r.emuId));
+  for (const p of predictions) for (const c of p.candidates) emuIds.add(c.emuId);
+  const emus = await readEmuModels(db, emuIds);
+  return {
+    trainCode,
+    today,
+    todayRecords: [...todays.records],
+    ...(latest ? { latest } : {}),
+    ...(timetable ? { timetable } : {}),
+    referenceModels: referenceModelsOfTrain(
+      models,
+      inForce ? [inForce.timetableTrainCode, trainCode] : [trainCode],
+    ),
+    ...(circulation ? { circulation } : {}),
+    predictions,
+    history: {
+      records: [...page.records],
+      more: page.more,
+      ...(cursor ? { cursor } : {}),
+    },
+    month,
+    monthRecords: [...monthPage.records],
+    emus,
+  };
+}

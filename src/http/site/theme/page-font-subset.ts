@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import subsetFont from 'subset-font';
-import { cjkFontFiles } from '../../../domain/circulation-images/cjk-font.js';
+import { Piscina } from 'piscina';
 import { Lru } from '../../../shared/cache/lru.js';
 import { escapeHtml } from '../../html/escape.js';
 
@@ -91,11 +89,21 @@ export function unicodeRangeOf(chars: string): string {
   return parts.join(',');
 }
 
-/** Cuts Noto Sans SC (the regular TrueType face the pictures use) to `chars`, as WOFF2. */
-async function subsetNotoSansSc(chars: string): Promise<Buffer> {
-  // Read for each cut, not kept: cuts are rare once the pages were seen, and the face is 10 MB.
-  const face = await readFile(cjkFontFiles().regular);
-  return subsetFont(face, chars, { targetFormat: 'woff2' });
+/**
+ * Cuts off the main thread, one at a time (page-font-cut-worker.ts). The thread goes when idle:
+ * harfbuzz's memory (the face copied in, several tens of MB) is held only while pages are new.
+ * From the built package the worker is plain JavaScript; from the TypeScript sources (tests,
+ * tsx) the thread loads tsx first to run the .ts file.
+ */
+function cutPool(): Piscina {
+  const fromSources = import.meta.url.endsWith('.ts');
+  return new Piscina({
+    filename: new URL(`./page-font-cut-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url).href,
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 30_000,
+    ...(fromSources ? { execArgv: ['--import', 'tsx'] } : {}),
+  });
 }
 
 /** What names the face's content in the hash: the source face's and the cutter's versions. */
@@ -106,7 +114,10 @@ function faceVersion(): string {
 }
 
 export interface PageFontSubsetOptions {
-  /** Cuts the face to the characters; default: Noto Sans SC as WOFF2 with subset-font. */
+  /**
+   * Cuts the face to the characters; default: Noto Sans SC as WOFF2 with subset-font, in a
+   * worker thread.
+   */
   cut?: (chars: string) => Promise<Buffer>;
   /** The characters a subset holds at most. */
   maxChars?: number;
@@ -132,6 +143,7 @@ export interface PageSubset {
  */
 export class PageFontSubsets {
   private readonly cut: (chars: string) => Promise<Buffer>;
+  private pool: Piscina | undefined;
   private readonly maxChars: number;
   private readonly version = faceVersion();
   /** Characters -> the cut (a promise from its start, so concurrent askers share it). */
@@ -140,7 +152,12 @@ export class PageFontSubsets {
   private readonly issued: Lru<string, string>;
 
   constructor(options: PageFontSubsetOptions = {}) {
-    this.cut = options.cut ?? subsetNotoSansSc;
+    this.cut =
+      options.cut ??
+      (async (chars) => {
+        this.pool ??= cutPool();
+        return Buffer.from((await this.pool.run(chars)) as Uint8Array);
+      });
     this.maxChars = options.maxChars ?? MAX_SUBSET_CHARS;
     this.subsets = new Lru({ maxWeight: options.maxBytes ?? 4 * 1024 * 1024 });
     this.issued = new Lru({ maxEntries: options.maxIssued ?? 4096 });
@@ -164,6 +181,13 @@ export class PageFontSubsets {
   fontFor(hash: string): Promise<Buffer> | undefined {
     const chars = this.issued.get(hash);
     return chars === undefined ? undefined : this.bytesOf(chars);
+  }
+
+  /** Stops the cutting thread (the app's close). */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
   }
 
   /** Subsets kept (cut or being cut). */

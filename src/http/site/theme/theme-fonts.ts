@@ -19,4 +19,5 @@ export const THEME_FONT_STACK = cjkFontStack(PAGE_FONT_FAMILY);
 export function registerThemeFonts(app: FastifyInstance, subsets: PageFontSubsets): void {
   registerCjkWebFont(app, THEME_WEB_FONT);
   registerPageFontSubsets(app, subsets);
+  app.addHook('onClose', () => subsets.close());
 }

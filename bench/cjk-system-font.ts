@@ -20,3 +20,22 @@ export async function systemCjkFontConfig(dir: string): Promise<string> {
   );
   return file;
 }
+
+/**
+ * A fontconfig file that leaves out every font of the machine covering Chinese (fonts-noto-cjk,
+ * say): a browser as on a minimal Linux or a container, which has none and draws the served
+ * faces, whatever this machine has installed. Written into `dir` (with fontconfig's cache),
+ * which the caller removes.
+ */
+export async function noCjkFontConfig(dir: string): Promise<string> {
+  const file = path.join(dir, 'fonts-no-cjk.conf');
+  await writeFile(
+    file,
+    `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>` +
+      `<include ignore_missing="yes">/etc/fonts/fonts.conf</include>` +
+      `<selectfont><rejectfont><pattern><patelt name="lang"><string>zh-cn</string></patelt>` +
+      `</pattern></rejectfont></selectfont>` +
+      `<cachedir>${path.join(dir, 'fontconfig-cache-no-cjk')}</cachedir></fontconfig>`,
+  );
+  return file;
+}

@@ -10,7 +10,7 @@ import { loadDocsSource } from '../../src/http/site/docs/docs-source.js';
 import { loadConfig } from '../../src/shared/config/config.js';
 import { createLogger } from '../../src/shared/log/logger.js';
 import type { BenchRow, BenchSuite } from '../bench-types.js';
-import { systemCjkFontConfig } from '../cjk-system-font.js';
+import { noCjkFontConfig, systemCjkFontConfig } from '../cjk-system-font.js';
 import { median } from '../repeat.js';
 
 /** Debian's chromium; never a browser download. */
@@ -98,8 +98,8 @@ async function audit(url: string, port: number): Promise<PageRun> {
  * reference from the repository), served on loopback: the front page, a post, the manual's
  * Chinese top page and an English chapter, each the median of three runs (one with --quick).
  * Twice: in Chromium with a CJK system font, as a reader's phone has (the targets: the served
- * face is not fetched), and with none, as on this machine (the served slices are fetched; the
- * swap to them shifts the text once). One row per page and category, and what the fonts and the
+ * face is not fetched), and with none, as on a minimal Linux (the machine's CJK fonts left out:
+ * the page's subset and, for what it lacks, the served slices are fetched). One row per page and category, and what the fonts and the
  * whole page weigh.
  */
 export const lighthouseSuite: BenchSuite = {
@@ -133,7 +133,7 @@ export const lighthouseSuite: BenchSuite = {
       closers.push(() => rm(tmp, { recursive: true, force: true }));
       const environments: [string, Record<string, string>][] = [
         ['CJK system font', { FONTCONFIG_FILE: await systemCjkFontConfig(tmp) }],
-        ['no CJK font', {}],
+        ['no CJK font', { FONTCONFIG_FILE: await noCjkFontConfig(tmp) }],
       ];
 
       const out: BenchRow[] = [];

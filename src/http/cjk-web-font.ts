@@ -23,9 +23,20 @@ export const CJK_WEB_FONT_FAMILY = 'Noto Sans SC Web';
  * The pages' font-family: the system's UI font for Latin text, then the systems' CJK fonts
  * (macOS/iOS, Windows, Linux and Android), then the served face, then the generic family.
  */
-export const CJK_FONT_STACK =
-  'system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",' +
-  `"Noto Sans CJK SC","Source Han Sans SC","Noto Sans SC","${CJK_WEB_FONT_FAMILY}",sans-serif`;
+export const CJK_FONT_STACK = cjkFontStack();
+
+/**
+ * The stack with `served` families (a page's own faces) tried before the served slices, after
+ * the systems' fonts.
+ */
+export function cjkFontStack(...served: string[]): string {
+  return (
+    'system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",' +
+    '"Noto Sans CJK SC","Source Han Sans SC","Noto Sans SC",' +
+    [...served, CJK_WEB_FONT_FAMILY].map((f) => `"${f}"`).join(',') +
+    ',sans-serif'
+  );
+}
 
 const PACKAGE = '@fontsource/noto-sans-sc';
 const require = createRequire(import.meta.url);

@@ -28,6 +28,7 @@ import { renderClassicTheme } from './theme/classic-theme.js';
 import { SiteTheme } from './theme/site-theme.js';
 import { SitePages } from './theme/page-routes.js';
 import { registerThemeFonts } from './theme/theme-fonts.js';
+import { PageFontSubsets } from './theme/page-font-subset.js';
 import { registerSiteAssets } from './theme/site-assets.js';
 import { registerFavicon } from '../favicon.js';
 import { httpServerLimits } from '../../shared/app/http-server-limits.js';
@@ -117,6 +118,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
       new ByteCache(),
     ),
     publisher,
+    pageFonts: new PageFontSubsets(),
   } as unknown as SiteKit;
   kit.pages = new SitePages(kit);
 
@@ -128,7 +130,7 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<SiteApp> {
     gmtOffset: 8,
     timezoneString: 'Asia/Shanghai',
   }));
-  registerThemeFonts(http);
+  registerThemeFonts(http, kit.pageFonts);
   registerSiteAssets(http);
   registerFavicon(http);
   registerRestEdge(

@@ -9,6 +9,7 @@ import type { SiteAuthenticator } from './auth/site-authenticator.js';
 import type { SiteResponseCache } from './cache/site-response-cache.js';
 import type { SiteTheme } from './theme/site-theme.js';
 import type { SitePages } from './theme/page-routes.js';
+import type { PageFontSubsets } from './theme/page-font-subset.js';
 import type { ScheduledPublisher } from '../../domain/content/scheduled-publishing.js';
 
 /**
@@ -36,6 +37,8 @@ export interface SiteKit {
   responses: SiteResponseCache;
   /** The scheduled publishing job (tell it when an item is scheduled). */
   publisher: ScheduledPublisher;
+  /** The pages' own font subsets (page-font-subset.ts). */
+  pageFonts: PageFontSubsets;
 }
 
 /** A piece of the site (content, media, templates, oEmbed, ...). */

@@ -1,5 +1,6 @@
 import { SITE_ASSET_PATHS } from '../../../src/http/site/theme/site-assets.js';
 import { THEME_WEB_FONT } from '../../../src/http/site/theme/theme-fonts.js';
+import { PAGE_FONT_BASE } from '../../../src/http/site/theme/page-font-subset.js';
 import { issueCredential } from '../../../src/domain/accounts/credentials.js';
 import { defaultKeyScopes } from '../../../src/domain/accounts/scopes.js';
 import type { Db } from '../../../src/shared/db/db.js';
@@ -29,6 +30,10 @@ export function themeFrameElement(name: string, attributes: string): boolean {
       attributes.trim() === `rel="stylesheet" href="${SITE_ASSET_PATHS.css}"` ||
       // The served CJK face's rules (only fetched by a browser with no CJK font) and the icon.
       attributes.trim() === `rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}"` ||
+      // The page's own subset of that face, preloaded (page-font-subset.ts): a hash URL of the site.
+      new RegExp(
+        `^rel="preload" href="${PAGE_FONT_BASE}/[0-9a-f]{20}\\.woff2" as="font" type="font/woff2" crossorigin$`,
+      ).test(attributes.trim()) ||
       attributes.trim() === `rel="icon" href="${SITE_ASSET_PATHS.icon}" type="image/svg+xml"`
     );
   // The header's search box (manual-chrome.ts): a GET form to the site's front page.

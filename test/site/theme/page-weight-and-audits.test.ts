@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { systemCjkFontConfig } from '../../../bench/cjk-system-font.js';
+import { noCjkFontConfig, systemCjkFontConfig } from '../../../bench/cjk-system-font.js';
+import { PAGE_FONT_BASE } from '../../../src/http/site/theme/page-font-subset.js';
 import { launchChromium, useChromium } from '../../helpers/browser.js';
 import { useManualSite } from '../manual-fixture.js';
 
@@ -81,46 +82,58 @@ describe("the site's pages: font weight and Lighthouse's audits", () => {
     expect(html).toMatch(/font:16px\/1\.7 system-ui,[^;]*"PingFang SC"[^;]*"Microsoft YaHei"/);
   });
 
-  /** Every font a page fetched, and their bytes, in a fresh browser context. */
+  /** Every font a page fetched, their paths and their bytes, in a fresh browser context. */
   const fontsFetched = async (browser: Awaited<ReturnType<typeof chromium.browser>>, p: string) => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const tab = await context.newPage();
     const bodies: Promise<number>[] = [];
     const types: string[] = [];
+    const paths: string[] = [];
     tab.on('response', (res) => {
       if (res.request().resourceType() !== 'font') return;
       types.push(String(res.headers()['content-type']));
+      paths.push(new URL(res.url()).pathname);
       bodies.push(res.body().then((b) => b.length));
     });
     await tab.goto(url(p), { waitUntil: 'load' });
     await tab.evaluate('document.fonts.ready.then(() => true)');
     const bytes = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
     await context.close();
-    return { bytes, types };
+    return { bytes, types, paths };
   };
 
   // Two browsers, eight page loads: more than the default time on a busy machine.
   it(
-    `loads under ${FONT_BYTES_BOUND / 1024} KB of WOFF2 fonts a page where the machine has no CJK font (this one), and none where it has one`,
+    `loads under ${FONT_BYTES_BOUND / 1024} KB of WOFF2 fonts a page where the machine has no CJK font, and only its preloaded subset where it has one`,
     { timeout: 120_000 },
     async () => {
       await welcomePost();
-      const browser = await chromium.browser();
-      for (const p of pages()) {
-        const { bytes, types } = await fontsFetched(browser, p);
-        // Chinese is on every page (the chrome): without a CJK font of its own the browser needs
-        // some face, in slices.
-        expect(bytes, p).toBeGreaterThan(0);
-        expect(bytes, p).toBeLessThan(FONT_BYTES_BOUND);
-        expect(new Set(types), p).toEqual(new Set(['font/woff2']));
-      }
       const dir = await mkdtemp(path.join(tmpdir(), 'emutrack-fonts-'));
+      // The machine's CJK fonts (if it has any) left out.
+      const withoutCjk = await launchChromium({
+        env: { FONTCONFIG_FILE: await noCjkFontConfig(dir) },
+      });
       const withCjk = await launchChromium({
         env: { FONTCONFIG_FILE: await systemCjkFontConfig(dir) },
       });
       try {
-        for (const p of pages()) expect((await fontsFetched(withCjk.browser, p)).bytes, p).toBe(0);
+        for (const p of pages()) {
+          const { bytes, types, paths } = await fontsFetched(withoutCjk.browser, p);
+          // Chinese is on every page (the chrome): without a CJK font of its own the browser
+          // needs some face: the page's own subset first.
+          expect(bytes, p).toBeGreaterThan(0);
+          expect(bytes, p).toBeLessThan(FONT_BYTES_BOUND);
+          expect(new Set(types), p).toEqual(new Set(['font/woff2']));
+          expect(paths[0], p).toMatch(new RegExp(`^${PAGE_FONT_BASE}/`));
+        }
+        // With one, only the subset comes (the preload fetches it unasked), never a slice.
+        for (const p of pages()) {
+          const { bytes, paths } = await fontsFetched(withCjk.browser, p);
+          expect(paths, p).toEqual([expect.stringMatching(new RegExp(`^${PAGE_FONT_BASE}/`))]);
+          expect(bytes, p).toBeLessThan(32 * 1024);
+        }
       } finally {
+        await withoutCjk.close();
         await withCjk.close();
         await rm(dir, { recursive: true, force: true });
       }

@@ -2,7 +2,23 @@ import { apiUrlFor } from '../../peer-url.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../auth/site-authenticator.js';
 import type { SiteKit } from '../site-kit.js';
+import { pageSubsetHead, type PageFontSubsets } from './page-font-subset.js';
 import type { NavLink, ThemeContext, ThemeView } from './site-theme.js';
+import { THEME_WEB_FONT } from './theme-fonts.js';
+
+const SLICES_LINK = `<link rel="stylesheet" href="${THEME_WEB_FONT.stylesheetUrl}">`;
+
+/**
+ * The page with its own font subset named before the slices' stylesheet. Not for search results
+ * or a missing page: their text comes from the URL, and no URL may choose what is cut.
+ */
+function withPageFont(html: string, view: ThemeView, subsets: PageFontSubsets): string {
+  if (view.kind === 'search' || view.kind === 'not-found') return html;
+  const at = html.indexOf(SLICES_LINK);
+  if (at < 0) return html;
+  const subset = subsets.forPage(html);
+  return subset ? html.slice(0, at) + pageSubsetHead(subset) + html.slice(at) : html;
+}
 
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -44,7 +60,11 @@ export class SitePages {
     view: ThemeView,
     status = 200,
   ): Promise<unknown> {
-    const html = await this.kit.theme.render(view, await this.context(request));
+    const html = withPageFont(
+      await this.kit.theme.render(view, await this.context(request)),
+      view,
+      this.kit.pageFonts,
+    );
     reply.header('link', `<${this.kit.urls.restRoot}>; rel="https://api.w.org/"`);
     reply.header('content-type', 'text/html; charset=UTF-8');
     return reply.code(status).send(html);

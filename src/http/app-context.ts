@@ -10,6 +10,10 @@ import type { PageCache } from './api/page-cache.js';
 import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
 import type { SearchService } from '../domain/search/search-service.js';
+import type { StationBoardCache } from '../domain/timetables/station-board-cache.js';
+import type { ReferenceModelCache } from '../domain/records/reference-model-cache.js';
+import type { DailyRecordDays } from '../domain/records/daily-record-days.js';
+import type { RecordItemJson } from './api/daily-records-json.js';
 
 /*
  * What the parts of the API process share: the app's type and the services its routes are
@@ -32,6 +36,12 @@ export interface ApiServices {
   pages: PageCache;
   /** The lookup index of trains, units and stations (the API's /search and the web app's box). */
   search: SearchService;
+  /** Station boards kept while the coverage does not change (the API's board and the station page). */
+  stationBoards: StationBoardCache;
+  /** Trains' reference models kept under their version (station boards, API and pages). */
+  referenceModels: ReferenceModelCache;
+  /** Service days' records kept per version (GetDailyRecords, the day and station pages). */
+  dailyRecords: DailyRecordDays<RecordItemJson>;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
 }

@@ -84,6 +84,17 @@ export const en = {
   to: 'To',
   statusNormal: 'observed',
   statusCorrected: 'corrected',
+  weekdayShort: (index: number) => ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'][index] ?? '',
+  weekdayLong: (index: number) =>
+    ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'][index] ?? '',
+  monthTitle: (year: number, month: number) =>
+    `${['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][month - 1] ?? ''} ${year}`,
+  dateLong: (year: number, month: number, day: number) =>
+    `${day} ${['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][month - 1] ?? ''} ${year}`,
+  previousMonth: 'Previous month',
+  nextMonth: 'Next month',
+  calendarKeys: 'In the calendar, the arrow keys move between days.',
+  calendarLegend: 'Colours by model',
 
   // Train page (/train/{code})
 

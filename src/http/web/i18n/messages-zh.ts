@@ -80,6 +80,15 @@ export const zh: Messages = {
   to: '到',
   statusNormal: '已观测',
   statusCorrected: '已更正',
+  weekdayShort: (index: number) => ['一', '二', '三', '四', '五', '六', '日'][index] ?? '',
+  weekdayLong: (index: number) =>
+    ['星期一', '星期二', '星期三', '星期四', '星期五', '星期六', '星期日'][index] ?? '',
+  monthTitle: (year: number, month: number) => `${year}年${month}月`,
+  dateLong: (year: number, month: number, day: number) => `${year}年${month}月${day}日`,
+  previousMonth: '上个月',
+  nextMonth: '下个月',
+  calendarKeys: '在日历中可用方向键在日期之间移动。',
+  calendarLegend: '按车型着色',
 
   // Train page (/train/{code})
 

@@ -1,8 +1,13 @@
 import { etagMatches } from '../../api/http-caching.js';
 import { html, type Html } from '../../html/html.js';
-import { dailyExportIndex, getDailyExport } from '../../../domain/exports/daily-export-csv.js';
+import {
+  dailyExportIndex,
+  getDailyExport,
+  getDailyExportHead,
+} from '../../../domain/exports/daily-export-csv.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { webPage } from '../layout.js';
+import { monthCalendar } from '../views/month-calendar.js';
 import { dayHref } from '../page-links.js';
 import { sendPage } from '../send-page.js';
 import { PageInputError, PageNotFoundError } from '../web-errors.js';
@@ -87,15 +92,14 @@ export function daysPage({ web, services, assets, view }: WebRoutes): void {
       }
       const { selectedYear, selectedMonth, availableMonths, availableYears, serviceDays } = index;
       const at = availableMonths.indexOf(selectedMonth);
-      const neighbour = (m: number | undefined, label: string, rel: string) =>
-        m === undefined
-          ? html`<span></span>`
-          : html`<a
-              class="button secondary"
-              href="${hrefWith('/exports/daily', { year: selectedYear, month: m })}"
-              rel="${rel}"
-              >${label}</a
-            >`;
+      const monthHref = (m: number | undefined) =>
+        m === undefined ? undefined : hrefWith('/exports/daily', { year: selectedYear, month: m });
+      const calendarDays = new Map(
+        serviceDays.map((day) => [
+          day,
+          { label: t.daysCalendarLabel, href: dayHref(day), description: t.daysRecords },
+        ]),
+      );
       const body =
         availableYears.length === 0
           ? html`<p>${t.daysNone}</p>`
@@ -104,21 +108,18 @@ export function daysPage({ web, services, assets, view }: WebRoutes): void {
                 <h2 id="days-month">
                   ${t.daysMonthCaption(monthLabel(v, selectedYear, selectedMonth))}
                 </h2>
-                ${serviceDays.length === 0 ? html`<p>${t.daysNone}</p>` : dayList(v, serviceDays)}
-                <nav class="pager" aria-label="${t.daysOtherMonths}">
-                  ${neighbour(
-                    at > 0 ? availableMonths[at - 1] : undefined,
-                    t.daysPreviousMonth,
-                    'prev',
-                  )}
-                  ${neighbour(
+                ${monthCalendar(v, {
+                  year: selectedYear,
+                  month: selectedMonth,
+                  days: calendarDays,
+                  prevHref: monthHref(at > 0 ? availableMonths[at - 1] : undefined),
+                  nextHref: monthHref(
                     at >= 0 && at < availableMonths.length - 1
                       ? availableMonths[at + 1]
                       : undefined,
-                    t.daysNextMonth,
-                    'next',
-                  )}
-                </nav>
+                  ),
+                })}
+                ${serviceDays.length === 0 ? html`<p>${t.daysNone}</p>` : dayList(v, serviceDays)}
               </section>
               ${monthLinks(v, selectedYear, availableMonths, availableYears)}`;
       return {
@@ -137,16 +138,18 @@ export function daysPage({ web, services, assets, view }: WebRoutes): void {
     const m = /^(.*)\.csv$/.exec(request.params.file);
     if (!m) throw new PageNotFoundError(`no page ${request.params.file}`);
     const serviceDay = serviceDayParam(v, 'date', m[1]!);
+    const none = () => new PageNotFoundError(`no export for ${ymdOfServiceDay(serviceDay)}`);
+    // As GetDailyExport: the head answers a conditional request, the CSV's SHA-256 its tag.
+    const head = await getDailyExportHead(db, serviceDay);
+    if (!head) throw none();
+    void reply.header('cache-control', 'public, no-cache').header('vary', 'Accept-Encoding');
+    if (etagMatches(request.headers['if-none-match'], `"${head.sha256}"`)) {
+      return reply.header('etag', `"${head.sha256}"`).code(304).send();
+    }
     const stored = await getDailyExport(db, serviceDay);
-    if (!stored) throw new PageNotFoundError(`no export for ${ymdOfServiceDay(serviceDay)}`);
-    // GetDailyExport's strong tag of the CSV: its SHA-256.
-    const etag = `"${stored.sha256}"`;
-    void reply
-      .header('cache-control', 'public, no-cache')
-      .header('vary', 'Accept-Encoding')
-      .header('etag', etag);
-    if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (!stored) throw none();
     return reply
+      .header('etag', `"${stored.sha256}"`)
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename=${ymdOfServiceDay(serviceDay)}.csv`)
       .send(stored.content);

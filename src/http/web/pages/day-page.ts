@@ -260,7 +260,7 @@ export function dayPage({ web, services, assets, view }: WebRoutes): void {
           page: p,
         });
       const shown = chosen.reduce((n, train) => n + train.records.length, 0);
-      const body = html`<nav class="pager" aria-label="${t.serviceDay}">
+      const body = html`<nav class="pager" aria-label="${t.stationOtherDays}">
           <a class="button secondary" href="${dayHref(serviceDay - 1)}" rel="nofollow"
             >${t.stationPreviousDay}</a
           >

@@ -96,8 +96,9 @@ export function daysPage({ web, services, assets, view }: WebRoutes): void {
         m === undefined ? undefined : hrefWith('/exports/daily', { year: selectedYear, month: m });
       const calendarDays = new Map(
         serviceDays.map((day) => [
-          day,
-          { label: t.daysCalendarLabel, href: dayHref(day), description: t.daysRecords },
+          day, // The day's number is its visible text (marked as a day with an entry); the label would
+          // be the same word on every day, and the link's name must hold what it shows.
+          { label: '', href: dayHref(day), description: t.daysCalendarLabel },
         ]),
       );
       const body =

@@ -104,7 +104,7 @@ function dateSwitch(view: WebView, stationName: string, serviceDay: number): Htm
       /></label>
       <button type="submit">${t.stationShowDate}</button>
     </form>
-    <nav class="pager" aria-label="${t.stationDateLabel}">
+    <nav class="pager" aria-label="${t.stationOtherDays}">
       <a class="button secondary" href="${href(serviceDay - 1)}" rel="nofollow"
         >${t.stationPreviousDay}</a
       >

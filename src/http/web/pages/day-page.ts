@@ -234,59 +234,67 @@ export function dayPage({ web, services, assets, view }: WebRoutes): void {
     const key = `web-day:${viewKey(v)}:${serviceDay}:${page}:${filters.train}\u0000${filters.model}\u0000${filters.bureau}\u0000${filters.depot}:${emusVersion}`;
     const date = dayLabel(v, serviceDay);
 
-    const rendered = await pages.page(key, recordsVersion(serviceDay), async (version) => {
-      if (!(await isDayBuilt(db, serviceDay))) {
-        const body = html`<p>${t.dayNotBuilt(date)}</p>
+    const rendered = await pages.page(
+      key,
+      recordsVersion(serviceDay),
+      async (version) => {
+        if (!(await isDayBuilt(db, serviceDay))) {
+          const body = html`<p>${t.dayNotBuilt(date)}</p>
+            <p><a href="/exports/daily">${t.dayAllDays}</a></p>`;
+          return {
+            body: webPage(v, assets, { title: t.dayNotBuiltTitle, body, section: 'days' }),
+            records: NOT_BUILT,
+          };
+        }
+        const records = await dayRecords(services, serviceDay, version);
+        const facts = await readEmuFacts(
+          db,
+          records.map((r) => r.emuId),
+        );
+        const all = trainsOf(services, records, facts);
+        const chosen = all.filter((train) => matches(train, filters));
+        const slice = pageSlice(v, chosen, page, DAY_PAGE_SIZE);
+        const hrefOf = (p: number) =>
+          hrefWith(dayHref(serviceDay), {
+            train: filters.train,
+            model: filters.model,
+            bureau: filters.bureau,
+            depot: filters.depot,
+            page: p,
+          });
+        const shown = chosen.reduce((n, train) => n + train.records.length, 0);
+        const body = html`<nav class="pager" aria-label="${t.stationOtherDays}">
+            <a class="button secondary" href="${dayHref(serviceDay - 1)}" rel="nofollow"
+              >${t.stationPreviousDay}</a
+            >
+            <a class="button secondary" href="${dayCsvHref(serviceDay)}" download
+              >${t.downloadCsv}</a
+            >
+            <a class="button secondary" href="${dayHref(serviceDay + 1)}" rel="nofollow"
+              >${t.stationNextDay}</a
+            >
+          </nav>
+          ${
+            all.length === 0
+              ? html`<p class="notice">${t.dayNone}</p>`
+              : html`${filterForm(v, serviceDay, all, filters)}
+                  <p>${t.dayCount(chosen.length, shown)}</p>
+                  ${
+                    chosen.length === 0
+                      ? html`<p class="notice">${t.dayNoneMatch}</p>`
+                      : html`${dayTable(v, serviceDay, slice.items)}
+                        ${pager(v, page, slice.pages, hrefOf)}`
+                  }`
+          }
           <p><a href="/exports/daily">${t.dayAllDays}</a></p>`;
         return {
-          body: webPage(v, assets, { title: t.dayNotBuiltTitle, body, section: 'days' }),
-          records: NOT_BUILT,
+          body: webPage(v, assets, { title: t.dayTitle(date), body, section: 'days' }),
+          records: slice.items.length,
         };
-      }
-      const records = await dayRecords(services, serviceDay, version);
-      const facts = await readEmuFacts(
-        db,
-        records.map((r) => r.emuId),
-      );
-      const all = trainsOf(services, records, facts);
-      const chosen = all.filter((train) => matches(train, filters));
-      const slice = pageSlice(v, chosen, page, DAY_PAGE_SIZE);
-      const hrefOf = (p: number) =>
-        hrefWith(dayHref(serviceDay), {
-          train: filters.train,
-          model: filters.model,
-          bureau: filters.bureau,
-          depot: filters.depot,
-          page: p,
-        });
-      const shown = chosen.reduce((n, train) => n + train.records.length, 0);
-      const body = html`<nav class="pager" aria-label="${t.stationOtherDays}">
-          <a class="button secondary" href="${dayHref(serviceDay - 1)}" rel="nofollow"
-            >${t.stationPreviousDay}</a
-          >
-          <a class="button secondary" href="${dayCsvHref(serviceDay)}" download>${t.downloadCsv}</a>
-          <a class="button secondary" href="${dayHref(serviceDay + 1)}" rel="nofollow"
-            >${t.stationNextDay}</a
-          >
-        </nav>
-        ${
-          all.length === 0
-            ? html`<p class="notice">${t.dayNone}</p>`
-            : html`${filterForm(v, serviceDay, all, filters)}
-                <p>${t.dayCount(chosen.length, shown)}</p>
-                ${
-                  chosen.length === 0
-                    ? html`<p class="notice">${t.dayNoneMatch}</p>`
-                    : html`${dayTable(v, serviceDay, slice.items)}
-                      ${pager(v, page, slice.pages, hrefOf)}`
-                }`
-        }
-        <p><a href="/exports/daily">${t.dayAllDays}</a></p>`;
-      return {
-        body: webPage(v, assets, { title: t.dayTitle(date), body, section: 'days' }),
-        records: slice.items.length,
-      };
-    });
+      },
+      // Filter texts are free: a combination asked for once is not kept (page-cache.ts).
+      { keep: filters.model || filters.bureau || filters.depot ? 'when-asked-again' : 'always' },
+    );
     return sendPage(request, reply, {
       body: rendered.body as string | Buffer,
       etag: rendered.etag,

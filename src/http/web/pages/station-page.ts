@@ -138,64 +138,70 @@ export function stationPage({ web, services, assets, view }: WebRoutes): void {
     const recordsVersion = versions.get(`records:${serviceDay}`) ?? 0;
     const key = `web-station:${viewKey(v)}:${stationName}:${serviceDay}:${page}:${modelsVersion}:${recordsVersion}`;
 
-    const rendered = await pages.page(key, { name: 'timetables' }, async (version) => {
-      const board = await services.stationBoards.board(
-        stationName,
-        serviceDay,
-        versionNumberOf(version),
-      );
-      if (board.length === 0 && !(await stationKnown(db, stationName))) {
-        throw new PageNotFoundError(
-          `no timetable stops at ${stationName}`,
-          await didYouMean(services.search, stationName),
+    const rendered = await pages.page(
+      key,
+      { name: 'timetables' },
+      async (version) => {
+        const board = await services.stationBoards.board(
+          stationName,
+          serviceDay,
+          versionNumberOf(version),
         );
-      }
-      const slice = pageSlice(v, board, page, STATION_PAGE_SIZE);
-      const codesOf = (e: StationBoardEntry) => [
-        ...(e.stationTrainCode ? [e.stationTrainCode] : []),
-        e.trainCode,
-        ...e.allCodes,
-      ];
-      const models = await services.referenceModels.models(
-        slice.items.flatMap(codesOf),
-        modelsVersion,
-      );
-      const unitsOf = new Map<string, string[]>();
-      const records = await dayRecords(
-        services,
-        serviceDay,
-        recordsVersionText(serviceDay, recordsVersion),
-      );
-      for (const record of records) {
-        if (record.emuCode === '') continue;
-        const units = unitsOf.get(record.trainCode) ?? [];
-        if (!units.includes(record.emuCode)) units.push(record.emuCode);
-        unitsOf.set(record.trainCode, units);
-      }
-      const rows = slice.items.map((entry): BoardRow => {
-        const codes = codesOf(entry);
-        const units = codes.map((c) => unitsOf.get(c)).find((u) => u !== undefined) ?? [];
+        if (board.length === 0 && !(await stationKnown(db, stationName))) {
+          throw new PageNotFoundError(
+            `no timetable stops at ${stationName}`,
+            await didYouMean(services.search, stationName),
+          );
+        }
+        const slice = pageSlice(v, board, page, STATION_PAGE_SIZE);
+        const codesOf = (e: StationBoardEntry) => [
+          ...(e.stationTrainCode ? [e.stationTrainCode] : []),
+          e.trainCode,
+          ...e.allCodes,
+        ];
+        const models = await services.referenceModels.models(
+          slice.items.flatMap(codesOf),
+          modelsVersion,
+        );
+        const unitsOf = new Map<string, string[]>();
+        const records = await dayRecords(
+          services,
+          serviceDay,
+          recordsVersionText(serviceDay, recordsVersion),
+        );
+        for (const record of records) {
+          if (record.emuCode === '') continue;
+          const units = unitsOf.get(record.trainCode) ?? [];
+          if (!units.includes(record.emuCode)) units.push(record.emuCode);
+          unitsOf.set(record.trainCode, units);
+        }
+        const rows = slice.items.map((entry): BoardRow => {
+          const codes = codesOf(entry);
+          const units = codes.map((c) => unitsOf.get(c)).find((u) => u !== undefined) ?? [];
+          return {
+            entry,
+            code: codes[0]!,
+            models: referenceModelsOfTrain(models, codes).map((m) => m.model),
+            units: [...units].sort(),
+          };
+        });
+        const body = html`${dateSwitch(v, stationName, serviceDay)}
+        ${
+          rows.length === 0
+            ? html`<p class="notice">${t.stationNone}</p>`
+            : html`${boardTable(v, serviceDay, rows)}
+              ${pager(v, page, slice.pages, (p) =>
+                hrefWith(stationHref(stationName), { date: ymdOfServiceDay(serviceDay), page: p }),
+              )}`
+        }`;
         return {
-          entry,
-          code: codes[0]!,
-          models: referenceModelsOfTrain(models, codes).map((m) => m.model),
-          units: [...units].sort(),
+          body: webPage(v, assets, { title: t.stationTitle(stationName), body }),
+          records: rows.length,
         };
-      });
-      const body = html`${dateSwitch(v, stationName, serviceDay)}
-      ${
-        rows.length === 0
-          ? html`<p class="notice">${t.stationNone}</p>`
-          : html`${boardTable(v, serviceDay, rows)}
-            ${pager(v, page, slice.pages, (p) =>
-              hrefWith(stationHref(stationName), { date: ymdOfServiceDay(serviceDay), page: p }),
-            )}`
-      }`;
-      return {
-        body: webPage(v, assets, { title: t.stationTitle(stationName), body }),
-        records: rows.length,
-      };
-    });
+      },
+      // Any name and any date make a page: one asked for once is not kept (page-cache.ts).
+      { keep: 'when-asked-again' },
+    );
     return sendPage(request, reply, {
       body: rendered.body as string | Buffer,
       etag: rendered.etag,

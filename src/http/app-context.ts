@@ -11,6 +11,10 @@ import type { TimetableSummaryCache } from '../domain/timetables/timetable-summa
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
 import type { SearchService } from '../domain/search/search-service.js';
 import type { KeptHistories } from '../domain/history/kept-histories.js';
+import type { StationBoardCache } from '../domain/timetables/station-board-cache.js';
+import type { ReferenceModelCache } from '../domain/records/reference-model-cache.js';
+import type { DailyRecordDays } from '../domain/records/daily-record-days.js';
+import type { RecordItemJson } from './api/daily-records-json.js';
 
 /*
  * What the parts of the API process share: the app's type and the services its routes are
@@ -35,6 +39,12 @@ export interface ApiServices {
   search: SearchService;
   /** Trains' and EMUs' histories kept whole per version (GetTrainHistory, the train page). */
   histories: KeptHistories;
+  /** Station boards kept while the coverage does not change (the API's board and the station page). */
+  stationBoards: StationBoardCache;
+  /** Trains' reference models kept under their version (station boards, API and pages). */
+  referenceModels: ReferenceModelCache;
+  /** Service days' records kept per version (GetDailyRecords, the day and station pages). */
+  dailyRecords: DailyRecordDays<RecordItemJson>;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */
   circulations?: TrainCirculationProvider;
 }

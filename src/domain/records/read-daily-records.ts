@@ -89,3 +89,16 @@ export async function dailyRecordsPage(
   );
   return textPageLines(r.rows[0]?.page, limit);
 }
+
+/**
+ * Whether the service day has been built (daily_record_builds): a built day with no records had
+ * no train seen, an unbuilt one is not known yet. The row is written in the build's transaction,
+ * with the day's records version moved (migration 028), so an answer kept under that version
+ * stays true.
+ */
+export async function isDayBuilt(db: Queryable, serviceDay: number): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM daily_record_builds WHERE service_day = $1', [
+    serviceDay,
+  ]);
+  return r.rows.length > 0;
+}

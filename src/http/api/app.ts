@@ -32,6 +32,10 @@ import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary
 import { SearchService } from '../../domain/search/search-service.js';
 import { KeptHistories } from '../../domain/history/kept-histories.js';
 import { historyItemJson } from './history-json.js';
+import { StationBoardCache } from '../../domain/timetables/station-board-cache.js';
+import { ReferenceModelCache } from '../../domain/records/reference-model-cache.js';
+import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
+import { recordItemsOf } from './daily-records-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -105,12 +109,18 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const store: QuotaStore & Partial<Pick<ImmediateQuotaStore, 'close'>> =
     deps.quotaStore ??
     createQuotaStore({ config, logger: deps.logger, redis: deps.redis, clock: deps.clock });
+  const emuCodes = new EmuCodeCache(db);
+  const timetables = new TimetableSummaryCache(db);
   const services: ApiServices = {
     config,
     db,
     costs: quotaCostsFromConfig(config),
-    emuCodes: new EmuCodeCache(db),
-    timetables: new TimetableSummaryCache(db),
+    emuCodes,
+    timetables,
+    // One of each for the API's routes and the web app's pages, so both read the same kept data.
+    stationBoards: new StationBoardCache(db),
+    referenceModels: new ReferenceModelCache(db),
+    dailyRecords: new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables })),
     search: new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS }),
     clock,
     // One version reader and one bounded byte cache for every cached route of this app; the

@@ -17,6 +17,9 @@ import { answerSwitch, webViewOf } from './web-request.js';
 import { homePage } from './pages/home-page.js';
 import { searchPage } from './pages/search-page.js';
 import { trainPage } from './pages/train-page.js';
+import { stationPage } from './pages/station-page.js';
+import { daysPage } from './pages/days-page.js';
+import { dayPage } from './pages/day-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -27,7 +30,14 @@ declare module 'fastify' {
 }
 
 /** The page routes of the web app, each a function of the scope and what pages share. */
-const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, searchPage, trainPage];
+const PAGES: readonly ((routes: WebRoutes) => void)[] = [
+  homePage,
+  searchPage,
+  trainPage,
+  stationPage,
+  daysPage,
+  dayPage,
+];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */
 export function wantsWebPage(request: FastifyRequest): boolean {

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { recordsVersion } from '../../../shared/cache/data-versions.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { DailyRecordDays } from '../../../domain/records/daily-record-days.js';
-import { dailyRecordsDataJson, recordItemsOf } from '../daily-records-json.js';
+import { dailyRecordsDataJson } from '../daily-records-json.js';
 import { cursorParam, limitParam, serviceDateParam } from '../query-params.js';
 import { dailyRecordsDataSchema } from '../schemas.js';
 import type { RouteOptions } from '../../app-context.js';
@@ -15,8 +14,8 @@ export const recordsDailyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
-  const { config, db, costs, emuCodes, timetables, pages } = services;
-  const days = new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables }));
+  const { config, costs, pages } = services;
+  const days = services.dailyRecords;
   app.get(
     '/records/daily',
     {

@@ -8,8 +8,6 @@ import {
   stationBoardVersions,
   stationKnown,
 } from '../../../domain/timetables/station-board.js';
-import { ReferenceModelCache } from '../../../domain/records/reference-model-cache.js';
-import { StationBoardCache } from '../../../domain/timetables/station-board-cache.js';
 import { ApiError } from '../api-error.js';
 import { stationNamePathParam } from '../path-params.js';
 import { cursorParam, limitParam } from '../query-params.js';
@@ -61,8 +59,8 @@ export const timetableStationRoutes: FastifyPluginAsyncZod<RouteOptions> = async
   { services },
 ) => {
   const { config, db, costs, clock } = services;
-  const boards = new StationBoardCache(db);
-  const referenceModels = new ReferenceModelCache(db);
+  const boards = services.stationBoards;
+  const referenceModels = services.referenceModels;
   app.get(
     '/timetable/station/:stationName',
     {

@@ -6,6 +6,8 @@ import type { Logger } from '../shared/log/logger.js';
 import type { QuotaCosts } from './quota/quota-costs.js';
 import type { Clock } from './quota/quota-store.js';
 import type { EmuCodeCache } from '../domain/emus/emu-code-cache.js';
+import type { EmuAliasCache } from '../domain/emus/emu-alias-cache.js';
+import type { KeptHistories } from '../domain/history/kept-histories.js';
 import type { PageCache } from './api/page-cache.js';
 import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
@@ -26,6 +28,10 @@ export interface ApiServices {
   db: Db;
   costs: QuotaCosts;
   emuCodes: EmuCodeCache;
+  /** Written EMU code -> emuId, for the operations and pages that name a unit in their path. */
+  emuAliases: EmuAliasCache;
+  /** Trains' and units' histories, kept whole per version (GetTrainHistory, GetEmuHistory, pages). */
+  histories: KeptHistories;
   timetables: TimetableSummaryCache;
   clock: Clock;
   /** Rendered pages kept under the data version they show (page-cache.ts). */

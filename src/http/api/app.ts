@@ -19,6 +19,9 @@ import { accountPages } from '../account/account-pages.js';
 import { AccountPanels } from '../account/account-panels.js';
 import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import { EmuAliasCache } from '../../domain/emus/emu-alias-cache.js';
+import { KeptHistories } from '../../domain/history/kept-histories.js';
+import { historyItemJson } from './history-json.js';
 import { CurrentCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../security-headers.js';
@@ -108,6 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     db,
     costs: quotaCostsFromConfig(config),
     emuCodes: new EmuCodeCache(db),
+    emuAliases: new EmuAliasCache(db),
+    histories: new KeptHistories(db, historyItemJson),
     timetables: new TimetableSummaryCache(db),
     search: new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS }),
     clock,

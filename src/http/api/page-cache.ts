@@ -76,15 +76,21 @@ export class PageCache {
   /**
    * The page `key` at the current version of `depends`, from the cache or from `render`, which
    * is given that version (as `name:key@version`: a render that keeps data of its own, as
-   * DailyRecordDays does, keeps it under the same version).
+   * DailyRecordDays does, keeps it under the same version). A page of several kinds of data (a
+   * web page showing a unit and its history) depends on each: its version is theirs joined
+   * (`a@1+b@7`), read in one statement (the reader shares one query per event-loop turn).
    */
   async page(
     key: string,
-    depends: DataVersionRef,
+    depends: DataVersionRef | readonly DataVersionRef[],
     render: (version: string) => Promise<RenderedPage>,
     options: PageOptions = {},
   ): Promise<ServedPage> {
-    const version = `${dataVersionTag(depends)}@${await this.versions.read(depends)}`;
+    const refs: readonly DataVersionRef[] = Array.isArray(depends)
+      ? depends
+      : [depends as DataVersionRef];
+    const numbers = await Promise.all(refs.map((ref) => this.versions.read(ref)));
+    const version = refs.map((ref, i) => `${dataVersionTag(ref)}@${numbers[i]}`).join('+');
     const kept = this.cache.get<Rendered>(key, version);
     if (kept) return { ...kept, cached: true };
     const renderKey = `${version}\u0000${key}`;

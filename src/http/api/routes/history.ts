@@ -4,14 +4,11 @@ import type { HistoryPageOptions } from '../../../domain/history/read-history.js
 import { HISTORIES_VERSION } from '../../../shared/cache/data-versions.js';
 import { serviceDayOf } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { EmuAliasCache } from '../../../domain/emus/emu-alias-cache.js';
 import {
   emuHistoryDataJson,
-  historyItemJson,
   trainHistoryDataJson,
   type HistoryPageQuery,
 } from '../history-json.js';
-import { KeptHistories } from '../../../domain/history/kept-histories.js';
 import { emuCodePathParam, trainCodePathParam, unixSecondsParam } from '../path-params.js';
 import { cursorParam, limitParam, type PageCursor } from '../query-params.js';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
@@ -122,9 +119,7 @@ function pageKeyOf(query: HistoryPageQuery): string {
  * once per version (kept-histories.ts); its ETag names that version.
  */
 export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
-  const { config, db, costs, pages } = services;
-  const emus = new EmuAliasCache(db);
-  const histories = new KeptHistories(db, historyItemJson);
+  const { config, db, costs, pages, histories, emuAliases: emus } = services;
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(

@@ -15,6 +15,8 @@ import {
 } from './web-errors.js';
 import { answerSwitch, webViewOf } from './web-request.js';
 import { homePage } from './pages/home-page.js';
+import { unitPage } from './pages/unit-page.js';
+import { fleetPage } from './pages/fleet-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -25,7 +27,7 @@ declare module 'fastify' {
 }
 
 /** The page routes of the web app, each a function of the scope and what pages share. */
-const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage];
+const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, unitPage, fleetPage];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */
 export function wantsWebPage(request: FastifyRequest): boolean {

@@ -56,11 +56,26 @@ export interface NextStepsInput {
   picture: string;
 }
 
-/** The demo's closing lines: where to look, and the API calls to try, with the demo's key. */
+/** The web app's address (npm start serves it on PORT). */
+export function webAddress(port: number): string {
+  return `http://localhost:${port}/`;
+}
+
+/**
+ * The demo's closing lines: the web app's pages first (what a person opens), then where the
+ * files are, then the API calls to try, with the demo's key.
+ */
 export function demoNextSteps(input: NextStepsInput): string[] {
+  const web = webAddress(input.port);
   const api = `http://localhost:${input.port}/api/v2`;
   const auth = `-H "Authorization: Bearer $EMUTRACK_KEY"`;
   return [
+    '',
+    `The web app (npm start), in a browser: ${web}`,
+    `  a train:          ${web}train/G1`,
+    `  a unit:           ${web}emu/CR400AF-2001`,
+    `  a station:        ${web}station/${encodeURIComponent('上海虹桥')}`,
+    `  the days:         ${web}exports/daily`,
     '',
     'Where to look:',
     `  CSV exports:      ${input.exportDir}/`,

@@ -11,7 +11,7 @@ import { refreshReferenceModelsJob } from '../../jobs/index.js';
 import { serviceDayOf, ymdOfServiceDay } from '../shared/time/service-day.js';
 import { ingestTimetables } from '../domain/timetables/ingest-timetables.js';
 import { demoCirculations, DEMO_WINDOW_DAYS } from './demo-circulations.js';
-import { demoNextSteps, makeDemoKey } from './demo-next-steps.js';
+import { demoNextSteps, makeDemoKey, webAddress } from './demo-next-steps.js';
 import { writeDemoWeek } from './demo-week.js';
 
 export interface DemoOptions {
@@ -44,6 +44,8 @@ export async function runDemo(ctx: AppContext, options: DemoOptions): Promise<vo
   const { now, say } = options;
   const today = serviceDayOf(Math.floor(now / 1000));
   const fixtures = path.join(packageRoot(), 'fixtures');
+  // The address first: what a person opens once `npm start` runs (the steps follow at the end).
+  say(`web app: ${webAddress(config.PORT)}  (npm start serves it)`);
   say(
     `database: ${ctx.db.kind === 'pglite' ? `embedded PGlite in ${path.resolve(config.DATA_DIR, 'pglite')}` : 'PostgreSQL (DATABASE_URL)'}`,
   );

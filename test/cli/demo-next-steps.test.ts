@@ -73,6 +73,24 @@ function curlPaths(): string[] {
 }
 
 describe("the demo's next steps", () => {
+  it('start with the web app, and each page they name is there', async () => {
+    expect(lines[1]).toBe('The web app (npm start), in a browser: http://localhost:3000/');
+    const pages = lines
+      .slice(1, lines.indexOf('Where to look:'))
+      .flatMap((l) => /(http:\/\/localhost:3000\/\S*)/.exec(l)?.[1] ?? [])
+      .map((u) => new URL(u).pathname);
+    expect(pages[0]).toBe('/');
+    expect(pages.length).toBeGreaterThanOrEqual(5);
+    for (const url of pages) {
+      const res = await app.inject({ url, headers: { accept: 'text/html' } });
+      expect([url, res.statusCode, res.headers['content-type']]).toEqual([
+        url,
+        200,
+        'text/html; charset=utf-8',
+      ]);
+    }
+  });
+
   it('give the key to use, and every curl line uses it', () => {
     expect(lines).toContain(`  export EMUTRACK_KEY=${secret}`);
     const curls = lines.filter((l) => l.includes('curl '));

@@ -6,17 +6,21 @@ const t = useTestDatabase();
 const D = 20_680;
 
 describe('the latest built day and its trains by unit', () => {
-  it('finds the latest day built up to today, and each unit’s trains in record order', async () => {
+  it('finds the latest day whose build wrote records, and each unit’s trains in record order', async () => {
     const { db } = t.current;
-    expect(await latestBuiltDay(db, D)).toBeUndefined();
+    expect(await latestBuiltDay(db)).toBeUndefined();
     await db.query(
       `INSERT INTO daily_record_builds (service_day, version, inputs)
-       VALUES ($1, 1, ''), ($2, 1, ''), ($3, 1, '')`,
-      [D - 1, D, D + 1],
+       VALUES ($1, 1, ''), ($2, 1, '')`,
+      [D - 1, D],
     );
-    // A day built ahead of today is not the latest.
-    expect(await latestBuiltDay(db, D)).toBe(D);
-    expect(await latestBuiltDay(db, D - 1)).toBe(D - 1);
+    expect(await latestBuiltDay(db)).toBe(D);
+    // A build that wrote no records for a later day (version 0) does not make it the latest.
+    await db.query(
+      `INSERT INTO daily_record_builds (service_day, version, inputs) VALUES ($1, 0, '')`,
+      [D + 1],
+    );
+    expect(await latestBuiltDay(db)).toBe(D);
     const units = await db.query<{ id: number }>(
       `INSERT INTO emus (code, registered_by) VALUES ('CR400AF-2001', 'fleet'), ('CR400AF-2002', 'fleet')
        RETURNING id`,

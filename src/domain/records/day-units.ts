@@ -2,13 +2,13 @@ import type { Queryable } from '../../shared/db/db.js';
 import { dailyRecordLines, parseRecordLine } from './read-daily-records.js';
 
 /**
- * The latest service day a build has run for, up to `upTo` (today: a day built ahead of its
- * time, by a test or a backfill, is not "latest"), or undefined when none has.
+ * The latest service day whose build wrote records (daily_record_builds.version > 0: the rule of
+ * readLatestBuiltDay, latest-built-day.ts, without its counts), or undefined before any. Such a
+ * day appears only in a build that moves its 'records' version and 'histories'.
  */
-export async function latestBuiltDay(db: Queryable, upTo: number): Promise<number | undefined> {
+export async function latestBuiltDay(db: Queryable): Promise<number | undefined> {
   const r = await db.query<{ day: number | null }>(
-    'SELECT max(service_day) AS day FROM daily_record_builds WHERE service_day <= $1',
-    [upTo],
+    'SELECT max(service_day) AS day FROM daily_record_builds WHERE version > 0',
   );
   return r.rows[0]?.day ?? undefined;
 }

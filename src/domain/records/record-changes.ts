@@ -165,6 +165,26 @@ export async function readRecordChanges(
   return { changes, next: changes.at(-1)?.cursor ?? after, more };
 }
 
+/**
+ * The newest `limit` changes, newest first (what a page of the latest changes shows): read
+ * backwards along the feed's key, so it costs `limit` rows whatever the feed holds.
+ */
+export async function readNewestRecordChanges(
+  q: Queryable,
+  limit: number,
+): Promise<RecordChange[]> {
+  const r = await q.query<ChangeRow>(
+    `SELECT c.position::text, c.record_id::text, c.kind, p.cause, c.service_day, c.train_code,
+            c.emu_id, c.support, c.sources, c.first_observed_at::text, c.last_observed_at::text,
+            c.status, c.timetable_id::text, p.changed_at
+       FROM (SELECT * FROM record_changes ORDER BY position DESC, record_id DESC LIMIT $1) c
+       JOIN record_change_positions p ON p.position = c.position
+      ORDER BY c.position DESC, c.record_id DESC`,
+    [limit],
+  );
+  return r.rows.map(changeOf);
+}
+
 /** The cursor of the last change committed (START when there is none). */
 export async function readChangeHead(q: Queryable): Promise<ChangeCursor> {
   const r = await q.query<{ head_position: string; head_record_id: string | null }>(

@@ -76,9 +76,8 @@ export class PageCache {
   /**
    * The page `key` at the current version of `depends`, from the cache or from `render`, which
    * is given that version (as `name:key@version`: a render that keeps data of its own, as
-   * DailyRecordDays does, keeps it under the same version). A page of several kinds of data (a
-   * web page showing a unit and its history) depends on each: its version is theirs joined
-   * (`a@1+b@7`), read in one statement (the reader shares one query per event-loop turn).
+   * DailyRecordDays does, keeps it under the same version). A page that shows several versioned
+   * things depends on all of them (their versions read together, `a@1+b@2`).
    */
   async page(
     key: string,
@@ -86,11 +85,7 @@ export class PageCache {
     render: (version: string) => Promise<RenderedPage>,
     options: PageOptions = {},
   ): Promise<ServedPage> {
-    const refs: readonly DataVersionRef[] = Array.isArray(depends)
-      ? depends
-      : [depends as DataVersionRef];
-    const numbers = await Promise.all(refs.map((ref) => this.versions.read(ref)));
-    const version = refs.map((ref, i) => `${dataVersionTag(ref)}@${numbers[i]}`).join('+');
+    const version = await this.versionOf(depends);
     const kept = this.cache.get<Rendered>(key, version);
     if (kept) return { ...kept, cached: true };
     const renderKey = `${version}\u0000${key}`;
@@ -113,6 +108,16 @@ export class PageCache {
         .finally(() => this.rendering.delete(renderKey));
     }
     return { ...(await rendering), cached: false };
+  }
+
+  private async versionOf(depends: DataVersionRef | readonly DataVersionRef[]): Promise<string> {
+    if (!Array.isArray(depends)) {
+      const ref = depends as DataVersionRef;
+      return `${dataVersionTag(ref)}@${await this.versions.read(ref)}`;
+    }
+    // Read in one event-loop turn: the reader answers them with one statement (one snapshot).
+    const read = await Promise.all(depends.map((ref) => this.versions.read(ref)));
+    return depends.map((ref, i) => `${dataVersionTag(ref)}@${read[i]}`).join('+');
   }
 
   /** Pages kept, and their size. */

@@ -15,6 +15,7 @@ import {
 } from './web-errors.js';
 import { answerSwitch, webViewOf } from './web-request.js';
 import { homePage } from './pages/home-page.js';
+import { searchPage } from './pages/search-page.js';
 import { unitPage } from './pages/unit-page.js';
 import { fleetPage } from './pages/fleet-page.js';
 import type { WebRoutes } from './web-routes.js';
@@ -27,7 +28,7 @@ declare module 'fastify' {
 }
 
 /** The page routes of the web app, each a function of the scope and what pages share. */
-const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, unitPage, fleetPage];
+const PAGES: readonly ((routes: WebRoutes) => void)[] = [homePage, searchPage, unitPage, fleetPage];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */
 export function wantsWebPage(request: FastifyRequest): boolean {

@@ -3,7 +3,9 @@
  * finds its elements by data attributes and does nothing on a page without them.
  */
 import { enableCalendarKeys } from './calendar-keys.js';
+import { enableSearchSuggestions } from './search-suggest.js';
 import { enableSlashToSearch } from './slash-to-search.js';
 
 enableSlashToSearch(document);
 enableCalendarKeys(document);
+enableSearchSuggestions(document);

@@ -51,6 +51,9 @@ export const en = {
   changeAdded: 'added',
   changeUpdated: 'updated',
   changeRemoved: 'removed',
+  searchQueryTwice: 'give it once',
+  searchQueryTooLong: (max: number) => `at most ${max} characters`,
+  resultsCount: (n: number) => (n === 1 ? '1 match' : `${n} matches`),
 
   // Errors
   notFoundTitle: 'Page not found',

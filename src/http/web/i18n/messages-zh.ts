@@ -47,6 +47,9 @@ export const zh: Messages = {
   changeAdded: '新增',
   changeUpdated: '更新',
   changeRemoved: '删除',
+  searchQueryTwice: '只能给出一次',
+  searchQueryTooLong: (max: number) => `最多 ${max} 个字符`,
+  resultsCount: (n: number) => `共 ${n} 项`,
 
   // Errors
   notFoundTitle: '页面不存在',

@@ -5,7 +5,6 @@ import {
   type UnitDayTrain,
 } from '../../../domain/records/day-units.js';
 import { recordsVersion, type DataVersionRef } from '../../../shared/cache/data-versions.js';
-import { serviceDayOf } from '../../../shared/time/service-day.js';
 import { html, Html } from '../../html/html.js';
 import type { ApiServices } from '../../app-context.js';
 import { didYouMean } from '../did-you-mean.js';
@@ -143,8 +142,7 @@ function filterForm(
  * depot's units (an unknown depot: the 404 page).
  */
 export function fleetPage({ web, services, assets, view }: WebRoutes): void {
-  const latest = () =>
-    latestBuiltDay(services.db, serviceDayOf(Math.floor(services.clock() / 1000)));
+  const latest = () => latestBuiltDay(services.db);
 
   web.get('/fleet', async (request, reply) => {
     const query = request.query as Record<string, unknown>;

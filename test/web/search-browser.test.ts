@@ -1,0 +1,192 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useChromium } from '../helpers/browser.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import {
+  type PageWatch,
+  axeViolations,
+  expectCleanWatch,
+  phoneContext,
+  scrollsSideways,
+  startWebServer,
+  type WebServer,
+} from './helpers/web-harness.js';
+
+const t = useTestDatabase();
+const chromium = useChromium();
+let server: WebServer;
+
+beforeAll(async () => {
+  server = await startWebServer(t.current.db);
+});
+afterAll(async () => server?.close());
+
+/** The path a page ended on, decoded (the station's name readable). */
+function pathOf(page: Page): string {
+  return decodeURIComponent(new URL(page.url()).pathname);
+}
+
+/** Types `text` into the home page's box and waits for a suggestion containing `expected`. */
+async function typeAndWait(page: Page, text: string, expected: string): Promise<void> {
+  await page.goto(`${server.base}/`);
+  const box = page.locator('#q');
+  await box.click();
+  await box.pressSequentially(text);
+  await page.locator('#q-suggestions [role="option"]', { hasText: expected }).first().waitFor();
+  expect(await box.getAttribute('aria-expanded')).toBe('true');
+}
+
+/** Presses ArrowDown until the chosen option's code is `code`; returns the presses. */
+async function arrowTo(page: Page, code: string): Promise<number> {
+  for (let presses = 1; presses <= 8; presses++) {
+    await page.keyboard.press('ArrowDown');
+    const active = await page.locator('#q').getAttribute('aria-activedescendant');
+    expect(active).toMatch(/^q-suggestions-\d+$/);
+    const option = page.locator(`#${active}`);
+    expect(await option.getAttribute('aria-selected')).toBe('true');
+    if ((await option.locator('.suggestion-code').textContent()) === code) return presses;
+  }
+  throw new Error(`no suggestion ${code}`);
+}
+
+/**
+ * The pages a search lands on (train, unit, station) are built alongside this one: where one is
+ * missing it is a 404, whose console line is that page's, not the search's. Counts the 404s of
+ * `page` (they must all be such pages) so that exactly their lines can be set aside.
+ */
+function destinationMisses(page: Page): string[] {
+  const misses: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 404)
+      misses.push(decodeURIComponent(new URL(response.url()).pathname));
+  });
+  return misses;
+}
+
+function watchWithout(watch: PageWatch, misses: readonly string[]): PageWatch {
+  for (const path of misses) expect(path).toMatch(/^\/(train|emu|station)\/[^/]+$/);
+  const consoleErrors = [...watch.consoleErrors];
+  for (let i = 0; i < misses.length; i++) {
+    const at = consoleErrors.findIndex((e) => /status of 404/.test(e));
+    if (at !== -1) consoleErrors.splice(at, 1);
+  }
+  return { ...watch, consoleErrors };
+}
+
+describe('searching from the home page', () => {
+  it('suggests while typing (combobox): arrows and Enter go to the page, Enter alone submits, Escape closes', async () => {
+    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base);
+    try {
+      const page = await newPage();
+      const misses = destinationMisses(page);
+
+      // A train number: the first suggestion, by arrow and Enter.
+      await typeAndWait(page, 'G1', 'G1');
+      expect(await page.locator('#q').getAttribute('role')).toBe('combobox');
+      expect(await page.locator('#q').getAttribute('aria-controls')).toBe('q-suggestions');
+      expect(await page.locator('#q-suggestions').getAttribute('role')).toBe('listbox');
+      expect(await page.locator('form.search [role="status"]').textContent()).toMatch(
+        /^\d+ 条建议$/,
+      );
+      expect(await arrowTo(page, 'G1')).toBe(1);
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/train/G1');
+
+      // A paired run written as people write it: both numbers are suggested.
+      await typeAndWait(page, 'G4340/37', 'G4340');
+      expect(await page.locator('#q-suggestions [role="option"]').count()).toBe(2);
+      await arrowTo(page, 'G4340');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/train/G4340');
+
+      // A unit without its hyphen, and by its number alone.
+      await typeAndWait(page, 'cr400af2001', 'CR400AF-2001');
+      await arrowTo(page, 'CR400AF-2001');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/emu/CR400AF-2001');
+
+      // A station by its name, Enter with nothing chosen: the form, then the one hit's page.
+      await typeAndWait(page, '上海虹桥', '上海虹桥');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => decodeURIComponent(url.pathname) === '/station/上海虹桥');
+
+      // ... and by its initials, chosen with the arrows; Escape first closes the list.
+      await typeAndWait(page, 'shhq', '上海虹桥');
+      await page.keyboard.press('Escape');
+      expect(await page.locator('#q').getAttribute('aria-expanded')).toBe('false');
+      expect(await page.locator('#q-suggestions').isHidden()).toBe(true);
+      expect(await page.locator('#q').inputValue()).toBe('shhq');
+      await arrowTo(page, '上海虹桥');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => decodeURIComponent(url.pathname) === '/station/上海虹桥');
+      expect(pathOf(page)).toBe('/station/上海虹桥');
+
+      // Many hits: Enter alone lands on the results page; `/` goes back to its box.
+      await typeAndWait(page, 'd', 'D3125');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/search');
+      expect(await page.locator('h1').textContent()).toBe('“d”的查询结果');
+      await page.locator('h1').click();
+      await page.keyboard.press('/');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('header-q');
+      expectCleanWatch(watchWithout(watch, misses));
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('works with JavaScript off: Enter submits the form, to the page or the results', async () => {
+    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base, {
+      javaScript: false,
+    });
+    try {
+      const page = await newPage();
+      const misses = destinationMisses(page);
+      const cases: [string, string][] = [
+        ['G1', '/train/G1'],
+        ['cr400af2001', '/emu/CR400AF-2001'],
+        ['上海虹桥', '/station/上海虹桥'],
+        ['shhq', '/station/上海虹桥'],
+        ['d', '/search'],
+      ];
+      for (const [text, path] of cases) {
+        await page.goto(`${server.base}/`);
+        await page.locator('#q').fill(text);
+        await page.keyboard.press('Enter');
+        await page.waitForURL((url) => decodeURIComponent(url.pathname) === path);
+      }
+      expect(await page.locator('[data-results="train"] a').first().textContent()).toBe('D3125');
+      expect(await page.locator('#header-q').getAttribute('role')).toBeNull();
+      expectCleanWatch(watchWithout(watch, misses));
+    } finally {
+      await context.close();
+    }
+  });
+
+  for (const [colorScheme, locale] of [
+    ['light', 'zh-CN'],
+    ['dark', 'en-US'],
+  ] as const) {
+    it(`home (suggestions open) and results fit 360 px with no axe violation (${colorScheme}, ${locale})`, async () => {
+      const { context, watch, newPage } = await phoneContext(
+        await chromium.browser(),
+        server.base,
+        { colorScheme, locale },
+      );
+      try {
+        const page = await newPage();
+        await typeAndWait(page, 'sh', '上海虹桥');
+        await page.keyboard.press('ArrowDown');
+        expect(await scrollsSideways(page)).toBe(false);
+        expect(await axeViolations(page)).toEqual([]);
+        await page.goto(`${server.base}/search?q=CR`);
+        expect(await page.locator('[data-results="emu"] li').count()).toBeGreaterThan(5);
+        expect(await scrollsSideways(page)).toBe(false);
+        expect(await axeViolations(page)).toEqual([]);
+        expectCleanWatch(watch);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

@@ -6,11 +6,12 @@ import type { Logger } from '../shared/log/logger.js';
 import type { QuotaCosts } from './quota/quota-costs.js';
 import type { Clock } from './quota/quota-store.js';
 import type { EmuCodeCache } from '../domain/emus/emu-code-cache.js';
+import type { EmuAliasCache } from '../domain/emus/emu-alias-cache.js';
+import type { KeptHistories } from '../domain/history/kept-histories.js';
 import type { PageCache } from './api/page-cache.js';
 import type { TimetableSummaryCache } from '../domain/timetables/timetable-summary-cache.js';
 import type { TrainCirculationProvider } from '../domain/circulation/current-circulation-provider.js';
 import type { SearchService } from '../domain/search/search-service.js';
-import type { KeptHistories } from '../domain/history/kept-histories.js';
 import type { StationBoardCache } from '../domain/timetables/station-board-cache.js';
 import type { ReferenceModelCache } from '../domain/records/reference-model-cache.js';
 import type { DailyRecordDays } from '../domain/records/daily-record-days.js';
@@ -31,14 +32,16 @@ export interface ApiServices {
   db: Db;
   costs: QuotaCosts;
   emuCodes: EmuCodeCache;
+  /** Written EMU code -> emuId, for the operations and pages that name a unit in their path. */
+  emuAliases: EmuAliasCache;
+  /** Trains' and units' histories, kept whole per version (GetTrainHistory, GetEmuHistory, pages). */
+  histories: KeptHistories;
   timetables: TimetableSummaryCache;
   clock: Clock;
   /** Rendered pages kept under the data version they show (page-cache.ts). */
   pages: PageCache;
   /** The lookup index of trains, units and stations (the API's /search and the web app's box). */
   search: SearchService;
-  /** Trains' and EMUs' histories kept whole per version (GetTrainHistory, the train page). */
-  histories: KeptHistories;
   /** Station boards kept while the coverage does not change (the API's board and the station page). */
   stationBoards: StationBoardCache;
   /** Trains' reference models kept under their version (station boards, API and pages). */

@@ -12,8 +12,16 @@ import { flatString } from '../../shared/cache/flat-string.js';
  * the cache evicts other entries, never one the same call needs (as long as one call needs at
  * most `maxEntries` timetables).
  */
+/** A timetable's ends (HistoricalTimetableSummary): offsets are seconds from the day's midnight. */
+export interface TimetableSummary {
+  startStation: string;
+  endStation: string;
+  startOffset: number;
+  endOffset: number;
+}
+
 export class TimetableSummaryCache {
-  private readonly members: Lru<number, string>;
+  private readonly members: Lru<number, { json: string; summary: TimetableSummary }>;
 
   constructor(
     private readonly db: Queryable,
@@ -49,12 +57,18 @@ export class TimetableSummaryCache {
         startOffset: t.start_offset,
         endOffset: t.end_offset,
       };
-      this.members.set(t.id, flatString(`"${t.id}":${JSON.stringify(summary)}`));
+      const json = flatString(`"${t.id}":${JSON.stringify(summary)}`);
+      this.members.set(t.id, { json, summary });
     }
   }
 
   /** The timetableMappings member of a loaded timetable, as JSON text. */
   json(timetableId: number): string | undefined {
-    return this.members.peek(timetableId);
+    return this.members.peek(timetableId)?.json;
+  }
+
+  /** The summary of a loaded timetable (the web pages print its stations and times). */
+  summary(timetableId: number): TimetableSummary | undefined {
+    return this.members.peek(timetableId)?.summary;
   }
 }

@@ -19,6 +19,9 @@ import { accountPages } from '../account/account-pages.js';
 import { AccountPanels } from '../account/account-panels.js';
 import { CredentialCache } from './caller.js';
 import { EmuCodeCache } from '../../domain/emus/emu-code-cache.js';
+import { EmuAliasCache } from '../../domain/emus/emu-alias-cache.js';
+import { KeptHistories } from '../../domain/history/kept-histories.js';
+import { historyItemJson } from './history-json.js';
 import { CurrentCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../security-headers.js';
@@ -30,8 +33,6 @@ import { withRedactedRequestUrls } from '../../shared/log/redact-url.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 import { SearchService } from '../../domain/search/search-service.js';
-import { KeptHistories } from '../../domain/history/kept-histories.js';
-import { historyItemJson } from './history-json.js';
 import { StationBoardCache } from '../../domain/timetables/station-board-cache.js';
 import { ReferenceModelCache } from '../../domain/records/reference-model-cache.js';
 import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     stationBoards: new StationBoardCache(db),
     referenceModels: new ReferenceModelCache(db),
     dailyRecords: new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables })),
+    emuAliases: new EmuAliasCache(db),
     search: new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS }),
     clock,
     // One version reader and one bounded byte cache for every cached route of this app; the

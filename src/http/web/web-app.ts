@@ -20,6 +20,8 @@ import { trainPage } from './pages/train-page.js';
 import { stationPage } from './pages/station-page.js';
 import { daysPage } from './pages/days-page.js';
 import { dayPage } from './pages/day-page.js';
+import { unitPage } from './pages/unit-page.js';
+import { fleetPage } from './pages/fleet-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -37,6 +39,8 @@ const PAGES: readonly ((routes: WebRoutes) => void)[] = [
   stationPage,
   daysPage,
   dayPage,
+  unitPage,
+  fleetPage,
 ];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */

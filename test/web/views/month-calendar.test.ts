@@ -30,10 +30,10 @@ describe('monthCalendar', () => {
     expect(firstWeek).toHaveLength(7);
     expect(rows[1]).toMatch(/^<tr>(\s*<td><\/td>){5}/);
     expect(text).toContain(
-      '<a class="calendar-day" href="/x/1" aria-label="2026年8月1日: CR400AF-2001">',
+      '<a class="calendar-day" href="/x/1" aria-label="1 2001 (2026年8月1日: CR400AF-2001)">',
     );
     expect(text).toContain('class="has-entry tone-3"');
-    expect(text).toContain('role="img" aria-label="2026年8月16日: 2011"');
+    expect(text).toContain('role="img" aria-label="16 2011 (2026年8月16日)"');
     expect(rows[6]).toMatch(/<span class="day-number">31<\/span>/);
     expect(text.match(/<th scope="col">/g)).toHaveLength(7);
     expect(monthCalendar(en, { year: 2026, month: 8, days }).text).toContain(

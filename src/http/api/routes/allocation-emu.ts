@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { readEmuAllocation } from '../../../domain/emus/read-allocation.js';
 import { ApiError } from '../api-error.js';
-import { EmuAliasCache } from '../../../domain/emus/emu-alias-cache.js';
 import { emuCodePathParam } from '../path-params.js';
 import type { RouteOptions } from '../../app-context.js';
 
@@ -59,8 +58,7 @@ export const allocationEmuRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
   app,
   { services },
 ) => {
-  const { db, costs } = services;
-  const emus = new EmuAliasCache(db);
+  const { db, costs, emuAliases: emus } = services;
   app.get(
     '/allocation/emu/:emuCode',
     {

@@ -4,7 +4,6 @@ import type { HistoryPageOptions } from '../../../domain/history/read-history.js
 import { HISTORIES_VERSION } from '../../../shared/cache/data-versions.js';
 import { serviceDayOf } from '../../../shared/time/service-day.js';
 import { ApiError } from '../api-error.js';
-import { EmuAliasCache } from '../../../domain/emus/emu-alias-cache.js';
 import {
   emuHistoryDataJson,
   trainHistoryDataJson,
@@ -120,8 +119,7 @@ function pageKeyOf(query: HistoryPageQuery): string {
  * once per version (kept-histories.ts); its ETag names that version.
  */
 export const historyRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { services }) => {
-  const { config, db, costs, pages, histories } = services;
-  const emus = new EmuAliasCache(db);
+  const { config, db, costs, pages, histories, emuAliases: emus } = services;
   const rangeAndPaging = `${RANGE_DOC} Page with \`cursor\` = the previous page's \`nextCursor\` until it is "".`;
 
   app.get(

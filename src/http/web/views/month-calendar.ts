@@ -60,12 +60,13 @@ function dayCell(view: WebView, year: number, month: number, day: number, entry?
     </td>`;
   }
   const tone = entry.tone === undefined ? '' : ` tone-${entry.tone}`;
-  const name = `${date}: ${entry.description ?? (typeof entry.label === 'string' ? entry.label : '')}`;
-  // The day's number is drawn by the stylesheet (data-day), not written as text: a named day's
-  // visible text must be a part of its name (WCAG 2.5.3, axe's label-content-name-mismatch),
-  // and its number run into the label ("10" + "2010") would be a word the name does not hold.
-  const inner = html`<span class="day-number" data-day="${day}" aria-hidden="true"></span
-    ><span class="day-label" aria-hidden="true">${entry.label}</span>`;
+  // The name holds what the day shows, in its order (its number, its label: WCAG 2.5.3, a
+  // spoken command names what is seen), then the full date and text in parentheses.
+  const shown = typeof entry.label === 'string' ? entry.label : (entry.description ?? '');
+  const more = entry.description !== undefined && entry.description !== shown;
+  const name = `${day} ${shown} (${date}${more ? `: ${entry.description}` : ''})`;
+  const inner = html`<span class="day-number" aria-hidden="true">${day}</span>
+    <span class="day-label" aria-hidden="true">${entry.label}</span>`;
   return entry.href
     ? html`<td class="has-entry${tone}">
         <a class="calendar-day" href="${entry.href}" aria-label="${name}">${inner}</a>
@@ -78,7 +79,7 @@ function dayCell(view: WebView, year: number, month: number, day: number, entry?
 /**
  * One month as a table (a caption naming the month, weekday headers, a row per week, Monday
  * first), each day with what it shows. Complete without script: every day with an entry is a
- * link, reached with Tab, named in full for screen readers ("2026年8月16日: CR400AF-2001");
+ * link, reached with Tab, named in full for screen readers ("16 2001 (2026年8月16日: CR400AF-2001)");
  * with script, the arrow keys move between days (client/calendar-keys.ts, `data-calendar`).
  */
 export function monthCalendar(view: WebView, options: MonthCalendarOptions): Html {

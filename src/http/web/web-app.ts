@@ -15,6 +15,8 @@ import {
 } from './web-errors.js';
 import { answerSwitch, webViewOf } from './web-request.js';
 import { homePage } from './pages/home-page.js';
+import { siteUrlFor } from '../peer-url.js';
+import type { PageFrame } from './personal-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -44,6 +46,10 @@ export async function registerWebApp(
   services: ApiServices,
 ): Promise<{ notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply }> {
   const assets = await WebAssets.build();
+  // The account, consent and operators' pages, registered outside the web scope, share the
+  // layout: they draw with these assets (personal-page.ts).
+  const frame: PageFrame = { assets, docsSite: (request) => siteUrlFor(request, services.config) };
+  app.decorate('pageFrame', frame);
   const limit = new PageLimit({
     burst: services.config.WEB_PAGE_BURST,
     perMinute: services.config.WEB_PAGES_PER_MINUTE,

@@ -2,6 +2,8 @@
  * The web app's one script: every page is complete without it; it only adds. Each feature
  * finds its elements by data attributes and does nothing on a page without them.
  */
+import { enableCopyButtons } from './copy-new-key.js';
 import { enableSlashToSearch } from './slash-to-search.js';
 
 enableSlashToSearch(document);
+enableCopyButtons(document);

@@ -67,9 +67,7 @@ export function consentPage(http: FastifyRequest, input: ConsentPageInput): stri
       <input type="hidden" name="${CONSENT_FIELDS.request}" value="${input.query}" />
       <div class="buttons">
         <button type="submit" name="${CONSENT_FIELDS.decision}" value="allow">${t.allow}</button>
-        <button type="submit" name="${CONSENT_FIELDS.decision}" value="deny" class="secondary">
-          ${t.deny}
-        </button>
+        <button type="submit" name="${CONSENT_FIELDS.decision}" value="deny">${t.deny}</button>
       </div>
     </form>`;
   return personalPage(http, view, {
@@ -88,7 +86,8 @@ export function authorizationErrorPage(
   error: string,
   description: string,
 ): string {
-  const view = personalView(http);
+  // The request is not to be trusted: the footer's switches do not carry it (they go home).
+  const view = personalView(http, '/');
   const { t } = view;
   return personalPage(http, view, {
     title: t.authorizationFailed,

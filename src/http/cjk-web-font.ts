@@ -7,7 +7,7 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The Chinese text of the product's HTML pages (the site's and the API's) is drawn in the
+ * The Chinese text of the documentation site's HTML pages is drawn in the
  * reader's own CJK font: every phone and desktop system has one, named in CJK_FONT_STACK. Only a
  * machine without any (a minimal Linux, a container's browser) falls through to the served face:
  * Noto Sans SC from @fontsource/noto-sans-sc, cut by Google Fonts into about a hundred WOFF2

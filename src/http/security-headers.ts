@@ -42,7 +42,7 @@ const NONCE = Symbol('cspNonce');
 /**
  * The Content-Security-Policy of an HTML page.
  * - Scripts only from this origin, plus the one inline script a page asked a nonce for (the
- *   site's wpApiSettings, the account page's copy button): any other inline script, event
+ *   site's wpApiSettings): any other inline script, event
  *   handler attribute or javascript: URL an attacker got into the HTML does not run.
  * - `style-src 'unsafe-inline'`: block markup carries `style` attributes (colours, spacing,
  *   widths of columns and images) and the pages their own `<style>`; CSS cannot run script in

@@ -1,10 +1,7 @@
-import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { defaultKeyScopes } from '../../src/domain/accounts/scopes.js';
 import type { ApiApp } from '../../src/http/api/app.js';
-import { CJK_FONT_STACK } from '../../src/http/cjk-web-font.js';
-import { API_WEB_FONT } from '../../src/http/api/page-chrome.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { FAST_SCRYPT_ENV, makeUser } from './helpers/accounts.js';
 import { makeApp, testConfig } from './helpers/api-harness.js';
@@ -22,11 +19,11 @@ afterAll(async () => {
 });
 
 /**
- * The API's HTML pages (sign-in, registration, OAuth consent and errors, the admin review) name
- * the systems' CJK fonts and, for machines without one, the face the API serves, so Chinese
- * never draws as boxes; and they link the documentation site.
+ * The API's HTML pages (sign-in, registration, OAuth consent and errors, the admin review) are
+ * drawn in the web app's layout: its stylesheet (system fonts, each system's own CJK face; no
+ * served font), its header and footer, and in the footer the documentation site's links.
  */
-describe("the API's pages: the CJK font and the way to the docs", () => {
+describe("the API's pages: the web app's layout and the way to the docs", () => {
   const pages = async () => {
     const user = await makeUser(t.current.db, 'reviewer');
     const { secret } = await issueCredential(t.current.db, {
@@ -44,64 +41,60 @@ describe("the API's pages: the CJK font and the way to the docs", () => {
       '/oauth/authorize?client_id=emc_nope&response_type=code',
       // The admin review page, to a signed-in user who is not an administrator.
       '/admin/oauth/clients',
+      '/account',
     ];
     return Promise.all(
       urls.map(async (url) => ({
         url,
         // Signed in only where it matters (signed in, /login sends one to the account page).
-        res: await app.inject({ url, cookies: url.startsWith('/admin') ? { token: secret } : {} }),
+        res: await app.inject({
+          url,
+          headers: { 'accept-language': 'en' },
+          cookies: url.startsWith('/login') || url.startsWith('/register') ? {} : { token: secret },
+        }),
       })),
     );
   };
 
-  it('gives every page the CJK font stack and the served face, and the docs links', async () => {
+  it('gives every page the layout, the system fonts and the docs links', async () => {
     for (const { url: where, res } of await pages()) {
       expect(res.headers['content-type'], where).toMatch(/^text\/html/);
       const html = res.body;
-      expect(html, where).toContain(`<link rel="stylesheet" href="${API_WEB_FONT.stylesheetUrl}">`);
-      expect(html, where).toContain(`body{font-family:${CJK_FONT_STACK}}`);
-      expect(html, where).not.toMatch(/\.ttf\b/);
+      expect(html, where).toContain('data-layout="web"');
+      expect(html, where).toMatch(/<link rel="stylesheet" href="\/assets\/web\/web\.[\w-]+\.css"/);
+      expect(html, where).not.toMatch(/\.ttf\b|\.woff2?\b|noto-sans-sc|id="cjk-font"/);
+      expect(html, where).not.toMatch(/<style/);
       expect(html, where).toContain('<a href="https://docs.example.org/manual/">manual</a>');
       expect(html, where).toContain('href="https://docs.example.org/manual/oauth/"');
       expect(html, where).toContain('href="https://docs.example.org/api-reference/"');
-      // A page's Content-Security-Policy must let the stylesheet and the font through.
-      const csp = res.headers['content-security-policy'];
-      if (csp) expect(String(csp), where).toMatch(/font-src 'self'/);
-      // Added once, inside the document.
-      expect(html.match(/id="cjk-font"/g), where).toHaveLength(1);
-      expect(html.indexOf('<footer class="docs-links">')).toBeLessThan(html.indexOf('</body>'));
+      // One header and one footer, inside the document.
+      expect(html.match(/<header class="site-header">/g), where).toHaveLength(1);
+      expect(html.match(/<footer class="site-footer">/g), where).toHaveLength(1);
+      expect(html.indexOf('<footer')).toBeLessThan(html.indexOf('</body>'));
     }
   });
 
-  it('serves the face (stylesheet and WOFF2 slices) with a year of cache and leaves JSON and the OpenAPI viewer alone', async () => {
-    const sheet = await app.inject({
-      url: API_WEB_FONT.stylesheetUrl,
-      headers: { 'accept-encoding': 'gzip, deflate, br' },
-    });
-    expect(sheet.statusCode).toBe(200);
-    expect(sheet.headers['content-type']).toBe('text/css; charset=UTF-8');
-    expect(sheet.headers['content-encoding']).toBe('br');
-    expect(sheet.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    const css = brotliDecompressSync(sheet.rawPayload).toString();
-    expect(css).toBe(API_WEB_FONT.css);
-    const slices = [...css.matchAll(/url\("([^"]+)"\) format\("woff2"\)/g)].map((m) => m[1]!);
-    expect(slices.length).toBeGreaterThan(50);
-    for (const path of [slices[0]!, slices.at(-1)!]) {
-      const font = await app.inject({ url: path });
-      expect(font.statusCode, path).toBe(200);
-      expect(font.headers['content-type']).toBe('font/woff2');
-      expect(font.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-      expect(font.rawPayload.subarray(0, 4).toString()).toBe('wOF2');
-      expect(font.rawPayload.length).toBeLessThan(200_000);
-    }
-    for (const path of ['999.woff2', '..%2Fpackage.json', '1.woff']) {
-      expect((await app.inject({ url: `/assets/fonts/noto-sans-sc/${path}` })).statusCode).toBe(
-        404,
-      );
-    }
+  it('is Chinese unless asked for English, and the footer switch changes it', async () => {
+    const zh = await app.inject({ url: '/login' });
+    expect(zh.body).toContain('<html lang="zh-CN"');
+    expect(zh.body).toContain('使用手册');
+    const switched = await app.inject({ url: '/login?next=%2Faccount&lang=en' });
+    expect(switched.statusCode).toBe(303);
+    expect(switched.headers.location).toBe('/login?next=%2Faccount');
+    const lang = switched.cookies.find((c) => c.name === 'lang')!;
+    expect(lang.value).toBe('en');
+    const en = await app.inject({ url: '/login?next=%2Faccount', cookies: { lang: 'en' } });
+    expect(en.body).toContain('<html lang="en"');
+    expect(en.body).toContain('<h1>Sign in</h1>');
+  });
+
+  it('serves no font of its own any more, and leaves JSON and the OpenAPI viewer alone', async () => {
+    expect((await app.inject({ url: '/assets/fonts/noto-sans-sc.css' })).statusCode).toBe(404);
     const json = await app.inject({ url: '/api/v2/exports/daily' });
-    expect(json.body).not.toContain('cjk-font');
+    expect(json.body).not.toContain('data-layout');
     const openapi = await app.inject({ url: '/docs/json' });
     expect(JSON.stringify(openapi.json().paths ?? {})).not.toContain('/assets/fonts');
+    const viewer = await app.inject({ url: '/docs', headers: { accept: 'text/html' } });
+    expect(viewer.body).not.toContain('data-layout="web"');
   });
 });

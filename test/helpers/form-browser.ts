@@ -2,7 +2,7 @@ import type { ApiApp } from '../../src/http/api/app.js';
 
 /**
  * A browser over inject(): keeps cookies, posts forms as a page would, and reads the CSRF token
- * of a page's forms.
+ * of a page's forms. It asks for English pages (Chinese is the default), which the tests read.
  */
 export function formBrowser(app: ApiApp) {
   const jar: Record<string, string> = {};
@@ -16,7 +16,9 @@ export function formBrowser(app: ApiApp) {
   return {
     jar,
     async get(url: string) {
-      return keep(await app.inject({ url, cookies: { ...jar } }));
+      return keep(
+        await app.inject({ url, cookies: { ...jar }, headers: { 'accept-language': 'en' } }),
+      );
     },
     async post(url: string, form: Record<string, string | string[]>) {
       const body = new URLSearchParams();
@@ -26,7 +28,7 @@ export function formBrowser(app: ApiApp) {
           method: 'POST',
           url,
           cookies: { ...jar },
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
           payload: body.toString(),
         }),
       );

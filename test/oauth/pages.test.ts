@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/accounts/users.js';
 import { findClient } from '../../src/domain/oauth/client-records.js';
 import { listOwnClients } from '../../src/domain/oauth/clients.js';
+import { messagesOf } from '../../src/http/web/i18n/language.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { makeClient, makeUser } from './oauth-fixtures.js';
 import {
@@ -164,6 +165,7 @@ describe("the account page's OAuth panels", () => {
         request: { query: {} } as never,
         signedIn: { user: (await findUserById(db, user.userId))!, session: {} as never },
         csrfToken: 'tok',
+        t: messagesOf('en'),
       });
     expect(html).toContain(client.clientId);
     expect(html).toContain('Panel App');

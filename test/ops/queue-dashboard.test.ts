@@ -65,7 +65,11 @@ describe('the queue dashboard at /admin/queues', () => {
       const signedOut = await app.inject({ url, headers: as() });
       expect(signedOut.statusCode, url).toBe(303);
       expect(signedOut.headers.location).toBe(`/login?next=${encodeURIComponent(url)}`);
-      const forbidden = await app.inject({ url, headers: as(user) });
+      // In English (the pages' default is Chinese), as the assertion reads it.
+      const forbidden = await app.inject({
+        url,
+        headers: { ...as(user), 'accept-language': 'en' },
+      });
       expect(forbidden.statusCode, url).toBe(403);
       expect(forbidden.headers['content-type']).toMatch(/^text\/html/);
       expect(forbidden.body).toContain('for administrators only');

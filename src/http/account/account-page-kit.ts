@@ -3,14 +3,16 @@ import { listCredentials } from '../../domain/accounts/credentials.js';
 import { scopesOfRole } from '../../domain/accounts/scopes.js';
 import { accountSettingsFromConfig } from '../../domain/accounts/account-settings.js';
 import type { ApiServices } from '../app-context.js';
+import type { Messages } from '../web/i18n/messages-en.js';
 import {
   csrfToken,
   loginUrl,
   signedInBrowser,
   type SignedInBrowser,
 } from '../session/web-session.js';
+import { html } from '../html/html.js';
+import { personalView, sendPersonalPage } from '../web/personal-page.js';
 import { developmentTab, profileTab, signInForm, tabs } from './account-page-views.js';
-import { renderPage } from './page-layout.js';
 
 /** Pages are not API operations: kept out of the OpenAPI document. */
 export const HIDDEN = { hide: true };
@@ -28,18 +30,17 @@ export const field = (form: Form, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-/** A wait in words: seconds under two minutes, else minutes (rounded up). */
-export const waitText = (seconds: number) =>
-  seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
-
 /** What the account pages share: the services, and the answers more than one page gives. */
 export type AccountPageKit = ReturnType<typeof accountPageKit>;
+
+/** A message of the page, in the reader's words. */
+export type Said = (t: Messages) => string;
 
 export interface AccountView {
   tab: 'profile' | 'development';
   status?: number;
-  error?: string;
-  notice?: string;
+  error?: Said;
+  notice?: Said;
   newKey?: { secret: string; name: string };
 }
 
@@ -49,39 +50,39 @@ export function accountPageKit(app: FastifyInstance, services: ApiServices) {
   const credentials = app.emutrackEdge.credentials;
   const panels = app.accountPanels;
 
-  const html = (reply: FastifyReply, status: number, page: string) =>
-    reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(page);
-
   /** 403 for a post without this browser's CSRF token (an old tab, or another site's form). */
-  const refuseForgery = (request: FastifyRequest, reply: FastifyReply) =>
-    html(
-      reply,
-      403,
-      renderPage({
-        title: 'Form expired',
-        body: `<div class="card"><h1>This form has expired</h1><p>The page was open too long or came from elsewhere. <a href="${request.url.startsWith('/account') ? '/account' : '/login'}">Load it again</a> and resubmit.</p></div>`,
-      }),
-    );
+  const refuseForgery = (request: FastifyRequest, reply: FastifyReply) => {
+    const again = request.url.startsWith('/account') ? '/account' : '/login';
+    const view = personalView(request, again);
+    const { t } = view;
+    return sendPersonalPage(request, reply, 403, view, {
+      title: t.formExpiredTitle,
+      heading: html`${t.formExpiredHeading}`,
+      body: html`<p>${t.formExpiredText} <a href="${again}">${t.formExpiredReload}</a>.</p>`,
+    });
+  };
 
   const signInPage = (
     request: FastifyRequest,
     reply: FastifyReply,
     mode: 'login' | 'register',
     status: number,
-    extra: { next: string; username?: string; error?: string },
-  ) =>
-    html(
-      reply,
-      status,
-      renderPage({
-        title: mode === 'login' ? 'Sign in' : 'Register',
-        body: signInForm({ mode, csrfToken: csrfToken(request, reply), ...extra }),
+    extra: { next: string; username?: string; error?: Said },
+  ) => {
+    // A post's answer comes back to the form (its `next` kept) when the language is switched.
+    const view = personalView(request, `/${mode}?next=${encodeURIComponent(extra.next)}`);
+    const { t } = view;
+    return sendPersonalPage(request, reply, status, view, {
+      title: mode === 'login' ? t.signInTitle : t.registerHeading,
+      section: 'account',
+      body: signInForm(t, {
+        mode,
+        csrfToken: csrfToken(request, reply),
+        ...extra,
+        error: extra.error?.(t),
       }),
-    );
+    });
+  };
 
   /** The account page of a signed-in browser. */
   const accountPage = async (
@@ -92,42 +93,40 @@ export function accountPageKit(app: FastifyInstance, services: ApiServices) {
   ) => {
     const token = csrfToken(request, reply);
     const { user, session } = signedIn;
-    let body: string;
+    const here = `/account?tab=${view.tab}`;
+    const page = personalView(request, request.method === 'GET' ? undefined : here);
+    const { t } = page;
+    const said = { error: view.error?.(t), notice: view.notice?.(t) };
+    let body;
     if (view.tab === 'profile') {
-      body = profileTab({ user, csrfToken: token, error: view.error, notice: view.notice });
+      body = profileTab(t, { user, csrfToken: token, ...said });
     } else {
       const list = await listCredentials(db, user.userId, { includeInactive: true });
       const extra = [];
       for (const panel of panels.list()) {
         extra.push({
           id: panel.id,
-          title: panel.title,
-          html: await panel.render({ request, signedIn, csrfToken: token }),
+          title: typeof panel.title === 'string' ? panel.title : panel.title(t),
+          html: await panel.render({ request, signedIn, csrfToken: token, t }),
         });
       }
-      body = developmentTab({
+      body = developmentTab(t, {
         credentials: list,
         currentRevokeId: session.revokeId,
         creatableScopes: scopesOfRole(user.role),
         defaultLifetimeDays: config.API_KEY_DEFAULT_LIFETIME_DAYS,
         csrfToken: token,
-        error: view.error,
-        notice: view.notice,
+        ...said,
         newKey: view.newKey,
         panels: extra,
       });
     }
-    return html(
-      reply,
-      view.status ?? 200,
-      renderPage({
-        title: 'Account',
-        username: user.username,
-        csrfToken: token,
-        scriptNonce: view.newKey ? request.cspNonce : undefined,
-        body: `<h1>Your account</h1>${tabs(view.tab)}${body}`,
-      }),
-    );
+    return sendPersonalPage(request, reply, view.status ?? 200, page, {
+      title: t.accountTitle,
+      section: 'account',
+      signedIn: { username: user.username, csrfToken: token },
+      body: html`${tabs(t, view.tab)}${body}`,
+    });
   };
 
   /** The signed-in browser, or undefined after answering with a redirect to sign in. */

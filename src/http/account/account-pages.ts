@@ -1,6 +1,7 @@
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import type { ApiServices } from '../app-context.js';
+import { answerSwitches } from '../web/personal-page.js';
 import { accountPageKit, FORM_BODY_LIMIT } from './account-page-kit.js';
 import { accountPageRoute } from './pages/account-page.js';
 import { createKeyPage } from './pages/create-key-page.js';
@@ -25,6 +26,7 @@ export async function accountPages(
   options: AccountPagesOptions,
 ): Promise<void> {
   await app.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
+  app.addHook('preHandler', answerSwitches);
   const kit = accountPageKit(app, options.services);
   signInPages(app, kit);
   logoutPage(app, kit);

@@ -23,117 +23,123 @@ const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
 export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
   const clients: AccountPanel = {
     id: PANEL_ID,
-    title: 'OAuth clients',
-    async render({ signedIn, csrfToken, request }) {
+    title: (t) => t.oauthClients,
+    async render({ signedIn, csrfToken, request, t }) {
       const own = await listOwnClients(edge.db, signedIn.user.userId);
       const query = request.query as Record<string, unknown> | undefined;
       const problem = typeof query?.oauth_error === 'string' ? query.oauth_error.slice(0, 300) : '';
       const rows = own.map(
         (c) =>
           html`<tr>
-            <td>
+            <th scope="row" data-label="${t.clientColumn}">
               <strong>${c.name}</strong
-              >${c.status === 'disabled' ? html` <em>(disabled by an administrator)</em>` : ''}<br />
+              >${c.status === 'disabled' ? html` <em>${t.clientDisabled}</em>` : ''}<br />
               <code class="client-id">${c.clientId}</code>
+            </th>
+            <td data-label="${t.redirectUris}">
+              ${c.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}
             </td>
-            <td>${c.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</td>
-            <td>${c.scopes.map((s) => html`<div><code>${s.scope}</code>: ${s.status}</div>`)}</td>
-            <td>
+            <td data-label="${t.scopes}">
+              ${c.scopes.map((s) => html`<div><code>${s.scope}</code>: ${s.status}</div>`)}
+            </td>
+            <td data-label="${t.actions}">
               <form
                 method="post"
                 action="/account/oauth/clients/${encodeURIComponent(c.clientId)}/delete"
               >
-                ${hiddenCsrf(csrfToken)}<button type="submit">Delete</button>
+                ${hiddenCsrf(csrfToken)}<button type="submit" class="danger">
+                  ${t.deleteButton}
+                </button>
               </form>
             </td>
           </tr>`,
       );
       return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
         <p>
-          Apps you register sign users in with OAuth 2.0 (authorization code with PKCE S256; public
-          clients, no secret). Requested scopes wait for an administrator's review; until then only
-          you can authorize your app, to test it. Discovery:
+          ${t.oauthClientsIntro} ${t.oauthDiscovery}
           <code>${edge.issuer}/.well-known/openid-configuration</code>.
         </p>
         ${
           own.length === 0
-            ? html`<p>You have no OAuth clients.</p>`
-            : html`<table class="oauth-clients">
-                <tr>
-                  <th>Client</th>
-                  <th>Redirect URIs</th>
-                  <th>Scopes</th>
-                  <th></th>
-                </tr>
-                ${rows}
+            ? html`<p>${t.noOAuthClients}</p>`
+            : html`<table class="reflow oauth-clients">
+                <thead>
+                  <tr>
+                    <th scope="col">${t.clientColumn}</th>
+                    <th scope="col">${t.redirectUris}</th>
+                    <th scope="col">${t.scopes}</th>
+                    <th scope="col">${t.actions}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
               </table>`
         }
-        <form method="post" action="/account/oauth/clients" class="oauth-client-form">
+        <form method="post" action="/account/oauth/clients" class="stacked oauth-client-form">
           ${hiddenCsrf(csrfToken)}
-          <p>
-            <label>Name <input name="name" required maxlength="100" /></label>
-          </p>
-          <p>
-            <label
-              >Redirect URIs (one per line)<br /><textarea
-                name="redirectUris"
-                rows="3"
-                cols="60"
-                required
-              ></textarea>
-            </label>
-          </p>
-          <fieldset>
-            <legend>Requested scopes</legend>
+          <label for="client-name">${t.clientName}</label>
+          <input id="client-name" name="name" required maxlength="100" />
+          <label for="client-redirects">${t.redirectUrisOnePerLine}</label>
+          <textarea id="client-redirects" name="redirectUris" rows="3" required></textarea>
+          <fieldset class="scopes">
+            <legend>${t.requestedScopes}</legend>
             ${SCOPE_CATALOGUE.filter((s) => isAppRequestableScope(s.name)).map(
               (s) =>
-                html`<div>
-                  <label
-                    ><input type="checkbox" name="requestedScopes" value="${s.name}" />
-                    <code>${s.name}</code>: ${s.description}</label
-                  >
-                </div>`,
+                html`<label class="check"
+                  ><input type="checkbox" name="requestedScopes" value="${s.name}" />
+                  <span><code>${s.name}</code>: ${s.description}</span></label
+                >`,
             )}
           </fieldset>
-          <p>
-            <label>Description <input name="description" maxlength="1000" /></label>
-          </p>
-          <p>
-            <label>Homepage URL <input name="homepageUrl" type="url" /></label>
-          </p>
-          <p><button type="submit">Register client</button></p>
+          <label for="client-description">${t.clientDescription}</label>
+          <input id="client-description" name="description" maxlength="1000" />
+          <label for="client-homepage">${t.clientHomepage}</label>
+          <input id="client-homepage" name="homepageUrl" type="url" />
+          <button type="submit">${t.registerClient}</button>
         </form>`.text;
     },
   };
   const authorized: AccountPanel = {
     id: 'oauth-authorizations',
-    title: 'Authorized apps',
-    async render({ signedIn, csrfToken }) {
+    title: (t) => t.authorizedApps,
+    async render({ signedIn, csrfToken, t }) {
       const apps = await listAuthorizations(edge.db, signedIn.user.userId, edge.now());
-      if (apps.length === 0) return html`<p>You have not authorized any app.</p>`.text;
-      return html`<table class="oauth-authorizations">
-        <tr>
-          <th>App</th>
-          <th>Scopes</th>
-          <th>Authorized</th>
-          <th></th>
-        </tr>
-        ${apps.map(
-          (a) =>
-            html`<tr>
-              <td><strong>${a.name}</strong> <span class="muted">by ${a.ownerUsername}</span></td>
-              <td>${a.scopes.map((s) => html`<div><code>${s}</code></div>`)}</td>
-              <td>${when(a.authorizedAt)}</td>
-              <td>
-                <form
-                  method="post"
-                  action="/account/oauth/authorizations/${encodeURIComponent(a.clientId)}/revoke"
-                >
-                  ${hiddenCsrf(csrfToken)}<button type="submit">Revoke</button>
-                </form>
-              </td>
-            </tr>`,
-        )}
+      if (apps.length === 0) return html`<p>${t.noAuthorizedApps}</p>`.text;
+      return html`<table class="reflow oauth-authorizations">
+        <thead>
+          <tr>
+            <th scope="col">${t.appColumn}</th>
+            <th scope="col">${t.scopes}</th>
+            <th scope="col">${t.authorizedColumn}</th>
+            <th scope="col">${t.actions}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${apps.map(
+            (a) =>
+              html`<tr>
+                <th scope="row" data-label="${t.appColumn}">
+                  <strong>${a.name}</strong>
+                  <span class="muted">${t.byOwner(a.ownerUsername)}</span>
+                </th>
+                <td data-label="${t.scopes}">
+                  ${a.scopes.map((s) => html`<div><code>${s}</code></div>`)}
+                </td>
+                <td data-label="${t.authorizedColumn}">${when(a.authorizedAt)}</td>
+                <td data-label="${t.actions}">
+                  <form
+                    method="post"
+                    action="/account/oauth/authorizations/${encodeURIComponent(a.clientId)}/revoke"
+                  >
+                    ${hiddenCsrf(csrfToken)}<button type="submit" class="danger">
+                      ${t.revoke}
+                    </button>
+                  </form>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
       </table>`.text;
     },
   };

@@ -1,7 +1,6 @@
 import { DEVELOPMENT_TAB, listField, panelFormAction } from './panel-form-action.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountPanel } from './account-panels.js';
-import { renderPage } from './page-layout.js';
 import type { Config } from '../../shared/config/config.js';
 import type { Db } from '../../shared/db/db.js';
 import { findEmuId } from '../../domain/emus/emu-registry.js';
@@ -19,6 +18,7 @@ import { WebhookError } from '../../domain/webhooks/webhook-error.js';
 import { hiddenCsrf, html, type Html } from '../html/html.js';
 import type { ApiApp } from '../app-context.js';
 import { csrfToken } from '../session/web-session.js';
+import { answerSwitches, personalView, sendPersonalPage } from '../web/personal-page.js';
 import { formBody } from '../html/form-body.js';
 
 const PANEL_ID = 'webhooks';
@@ -40,8 +40,8 @@ const ownerOf = (userId: string): WebhookOwner => ({ userId, oauthClientId: null
 export function webhooksAccountPanel(db: Db): AccountPanel {
   return {
     id: PANEL_ID,
-    title: 'Webhooks',
-    async render({ signedIn, csrfToken: token, request }) {
+    title: (t) => t.webhooks,
+    async render({ signedIn, csrfToken: token, request, t }) {
       const owner = ownerOf(signedIn.user.userId);
       const endpoints = await listWebhookEndpoints(db, owner);
       const query = request.query as Record<string, unknown> | undefined;
@@ -52,19 +52,23 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
         const recent = await recentWebhookDeliveries(db, owner, e.id, 5);
         rows.push(
           html`<tr>
-            <td>
+            <th scope="row" data-label="${t.endpoint}">
               <code>${e.url}</code><br /><span class="muted">${e.id}</span>
-              ${e.trains.length > 0 ? html`<div>Trains: ${e.trains.join(', ')}</div>` : ''}
-              ${e.emuIds.length > 0 ? html`<div>Units: ${e.emuIds.length}</div>` : ''}
+              ${e.trains.length > 0 ? html`<div>${t.followedTrains(e.trains.join(', '))}</div>` : ''}
+              ${e.emuIds.length > 0 ? html`<div>${t.followedUnits(e.emuIds.length)}</div>` : ''}
+            </th>
+            <td data-label="${t.events}">
+              ${e.events.map((ev) => html`<div><code>${ev}</code></div>`)}
             </td>
-            <td>${e.events.map((ev) => html`<div><code>${ev}</code></div>`)}</td>
-            <td>
+            <td data-label="${t.health}">
               ${
                 e.disabledAt
-                  ? html`<strong>Disabled</strong> ${when(e.disabledAt)}: ${e.disabledReason}`
+                  ? html`<strong>${t.webhookDisabled}</strong> ${when(e.disabledAt)}:
+                      ${e.disabledReason}`
                   : e.failingSince
-                    ? html`<strong>Failing</strong> since ${when(e.failingSince)}: ${e.lastError}`
-                    : html`Active${e.lastSuccessAt ? html`, last delivered ${when(e.lastSuccessAt)}` : ''}`
+                    ? html`<strong>${t.webhookFailingSince}</strong> ${when(e.failingSince)}:
+                        ${e.lastError}`
+                    : html`${t.webhookActive}${e.lastSuccessAt ? html`, ${t.webhookLastDelivered(when(e.lastSuccessAt))}` : ''}`
               }
               ${recent.map(
                 (d) =>
@@ -72,67 +76,62 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
                     ${when(d.createdAt)} ${d.eventType}:
                     ${
                       d.deliveredAt
-                        ? 'delivered'
+                        ? t.deliveryDelivered
                         : d.failedAt
-                          ? html`given up (${d.lastError})`
-                          : html`${d.attempts}
-                            attempt(s)${d.lastError ? html`, ${d.lastError}` : ''}`
+                          ? html`${t.deliveryGivenUp} (${d.lastError})`
+                          : html`${t.deliveryAttempts(d.attempts)}${d.lastError ? html`, ${d.lastError}` : ''}`
                     }
                   </div>`,
               )}
             </td>
-            <td>
+            <td data-label="${t.actions}">
               <form method="post" action="/account/webhooks/${e.id}/rotate-secret">
-                ${hiddenCsrf(token)}<button type="submit">New secret</button>
+                ${hiddenCsrf(token)}<button type="submit" class="secondary">${t.newSecret}</button>
               </form>
               <form method="post" action="/account/webhooks/${e.id}/delete">
-                ${hiddenCsrf(token)}<button type="submit" class="danger">Delete</button>
+                ${hiddenCsrf(token)}<button type="submit" class="danger">${t.deleteButton}</button>
               </form>
             </td>
           </tr>`,
         );
       }
       return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
-        <p>
-          Endpoints receive signed POSTs (Standard Webhooks: <code>webhook-id</code>,
-          <code>webhook-timestamp</code>, <code>webhook-signature</code>) when a day's records
-          change, an export is ready, or records of the trains and units you follow change. An
-          endpoint whose every delivery fails for a day is disabled; a new secret enables it again.
-        </p>
+        <p>${t.webhooksIntro}</p>
         ${
           endpoints.length === 0
-            ? html`<p>You have no webhooks.</p>`
-            : html`<table class="webhooks">
-                <tr>
-                  <th>Endpoint</th>
-                  <th>Events</th>
-                  <th>Health</th>
-                  <th></th>
-                </tr>
-                ${rows}
+            ? html`<p>${t.noWebhooks}</p>`
+            : html`<table class="reflow webhooks">
+                <thead>
+                  <tr>
+                    <th scope="col">${t.endpoint}</th>
+                    <th scope="col">${t.events}</th>
+                    <th scope="col">${t.health}</th>
+                    <th scope="col">${t.actions}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
               </table>`
         }
-        <form method="post" action="/account/webhooks" class="webhook-form">
+        <form method="post" action="/account/webhooks" class="stacked webhook-form">
           ${hiddenCsrf(token)}
-          <label>URL (https) <input type="text" name="url" required maxlength="2000" /></label>
-          <fieldset>
-            <legend>Events</legend>
+          <label for="webhook-url">${t.webhookUrl}</label>
+          <input type="text" id="webhook-url" name="url" required maxlength="2000" />
+          <fieldset class="scopes">
+            <legend>${t.events}</legend>
             ${WEBHOOK_EVENTS.map(
               (ev) =>
-                html`<label
+                html`<label class="check"
                   ><input type="checkbox" name="events" value="${ev}" /> <code>${ev}</code></label
                 >`,
             )}
           </fieldset>
-          <label
-            >Trains to follow (records.changed; comma-separated)
-            <input type="text" name="trains" maxlength="2000"
-          /></label>
-          <label
-            >Units to follow (records.changed; comma-separated)
-            <input type="text" name="emus" maxlength="4000"
-          /></label>
-          <button type="submit" class="primary">Add webhook</button>
+          <label for="webhook-trains">${t.followTrains}</label>
+          <input type="text" id="webhook-trains" name="trains" maxlength="2000" />
+          <label for="webhook-emus">${t.followUnits}</label>
+          <input type="text" id="webhook-emus" name="emus" maxlength="4000" />
+          <button type="submit">${t.addWebhook}</button>
         </form>`.text;
     },
   };
@@ -140,23 +139,27 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
 
 /** The page that shows a new secret, once. */
 function secretPage(
+  request: FastifyRequest,
   reply: FastifyReply,
   username: string,
-  token: string,
   url: string,
   secret: string,
 ): FastifyReply {
-  const body = html`<div class="card">
-    <h1>Your webhook's signing secret</h1>
-    <p>For <code>${url}</code>. Copy it now: it is not shown again.</p>
-    <p class="newkey"><input type="text" readonly value="${secret}" /></p>
-    <p><a href="${BACK}">Back to your account</a></p>
-  </div>`;
-  return reply
-    .code(200)
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(renderPage({ title: 'Webhook secret', username, csrfToken: token, body: body.text }));
+  const view = personalView(request, BACK);
+  const { t } = view;
+  return sendPersonalPage(request, reply, 200, view, {
+    title: t.webhookSecretTitle,
+    heading: html`${t.webhookSecretHeading}`,
+    section: 'account',
+    signedIn: { username, csrfToken: csrfToken(request, reply) },
+    body: html`<div class="card">
+      <p>${t.webhookSecretFor} <code>${url}</code>. ${t.webhookSecretOnce}</p>
+      <p class="newkey">
+        <input type="text" readonly value="${secret}" aria-label="${t.webhookSecretLabel}" />
+      </p>
+      <p><a href="${BACK}">${t.backToAccount}</a></p>
+    </div>`,
+  });
 }
 
 /** The panel's form targets: session and CSRF checked, then act and answer or come back. */
@@ -167,6 +170,7 @@ export async function registerWebhookAccountForms(
 ): Promise<void> {
   await app.register(async (scope) => {
     await formBody(scope);
+    scope.addHook('preHandler', answerSwitches);
     const act = (
       handler: (
         request: FastifyRequest,
@@ -224,7 +228,7 @@ export async function registerWebhookAccountForms(
             maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS_PER_USER,
           },
         );
-        return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
+        return secretPage(request, reply, username, endpoint.url, secret);
       }),
     );
     scope.post<{ Params: { id: string } }>(
@@ -238,7 +242,7 @@ export async function registerWebhookAccountForms(
           id,
           config.WEBHOOK_SECRET_OVERLAP_SECONDS,
         );
-        return secretPage(reply, username, csrfToken(request, reply), endpoint.url, secret);
+        return secretPage(request, reply, username, endpoint.url, secret);
       }),
     );
     scope.post<{ Params: { id: string } }>(

@@ -25,7 +25,6 @@ import { historyItemJson } from './history-json.js';
 import { CurrentCirculationProvider } from '../../domain/circulation/current-circulation-provider.js';
 import { registerOpenApi } from './openapi.js';
 import { registerSecurityHeaders } from '../security-headers.js';
-import { registerPageChrome } from './page-chrome.js';
 import { registerFavicon } from '../favicon.js';
 import { scheduleAttemptLimitCleanup } from './attempt-limits-cleanup.js';
 import { FormCsrf } from '../session/form-csrf.js';
@@ -165,8 +164,6 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     done();
   });
   await app.register(fastifyCookie);
-  // Every HTML page: the CJK font (served here) and links to the documentation site.
-  registerPageChrome(app, config);
   registerFavicon(app as unknown as FastifyInstance);
   // The forms' CSRF tokens (key shared by every process through the database): web-session.ts.
   // Loaded on the first request, not here: the app starts (and /healthz answers) without Postgres.

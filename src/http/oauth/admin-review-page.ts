@@ -15,68 +15,93 @@ import {
   signedInBrowser,
   type SignedInBrowser,
 } from '../session/web-session.js';
-import { hiddenCsrf, html, page } from '../html/html.js';
+import { hiddenCsrf, html, type Html } from '../html/html.js';
+import type { Messages } from '../web/i18n/messages-en.js';
+import { answerSwitches, personalView, sendPersonalPage } from '../web/personal-page.js';
 import type { OAuthEdge } from './oauth-edge.js';
 import { formBody } from '../html/form-body.js';
 
 export const ADMIN_REVIEW_PATH = '/admin/oauth/clients';
 
-function pageHeaders(reply: FastifyReply): FastifyReply {
-  // CSP and frame refusal: the app's security headers (src/http/security-headers.ts).
-  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8');
+/**
+ * A page of the review (no-store: it carries the administrator's CSRF token; CSP and frame
+ * refusal are the app's security headers). A form's answer comes back to the review's address.
+ */
+function sendReviewPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  page: (t: Messages) => { title: string; heading?: string; body: Html },
+  signedIn?: SignedInBrowser,
+): FastifyReply {
+  const view = personalView(request, request.method === 'GET' ? undefined : ADMIN_REVIEW_PATH);
+  const { title, heading, body } = page(view.t);
+  return sendPersonalPage(request, reply, status, view, {
+    title,
+    heading: heading === undefined ? undefined : html`${heading}`,
+    body,
+    signedIn: signedIn && {
+      username: signedIn.user.username,
+      csrfToken: csrfToken(request, reply),
+    },
+  });
 }
 
-function clientSection(client: OAuthClient, csrf: string) {
+function clientSection(t: Messages, client: OAuthClient, csrf: string) {
   const token = hiddenCsrf(csrf);
   const base = `${ADMIN_REVIEW_PATH}/${encodeURIComponent(client.clientId)}`;
   return html`<section class="client" id="${client.clientId}">
     <h2>
-      ${client.name} <span class="muted">by ${client.ownerUsername}</span>${
-        client.status === 'disabled' ? html` <span class="warn">(disabled)</span>` : ''
+      ${client.name} <span class="muted">${t.byOwner(client.ownerUsername)}</span>${
+        client.status === 'disabled' ? html` <span class="warn">${t.reviewDisabled}</span>` : ''
       }
     </h2>
     <p class="muted">
-      <code>${client.clientId}</code>, registered
-      ${client.createdAt.toISOString().slice(0, 10)}${
+      <code>${client.clientId}</code>,
+      ${t.reviewRegistered(client.createdAt.toISOString().slice(0, 10))}${
         client.homepageUrl
-          ? html`, homepage
+          ? html`, ${t.reviewHomepage}
               <a href="${client.homepageUrl}" rel="noopener noreferrer">${client.homepageUrl}</a>`
           : ''
       }
     </p>
     ${client.description ? html`<p>${client.description}</p>` : ''}
-    <p>Redirect URIs: ${client.redirectUris.map((u) => html`<code>${u}</code> `)}</p>
+    <p>${t.redirectUris}: ${client.redirectUris.map((u) => html`<code>${u}</code> `)}</p>
     <form method="post" action="${base}/review">
       ${token}
-      <table>
-        <tr>
-          <th>Scope</th>
-          <th>Status</th>
-          <th>Decision</th>
-        </tr>
+      <table class="reflow">
+        <thead>
+          <tr>
+            <th scope="col">${t.scope}</th>
+            <th scope="col">${t.status}</th>
+            <th scope="col">${t.decision}</th>
+          </tr>
+        </thead>
         ${client.scopes.map(
           (s) =>
             html`<tr>
-              <td>
+              <th scope="row" data-label="${t.scope}">
                 <code>${s.scope}</code><br /><span class="muted"
                   >${scopeInfo(s.scope)?.description ?? ''}</span
                 >
-              </td>
-              <td>
+              </th>
+              <td data-label="${t.status}">
                 ${s.status}${s.reviewedAt ? html`<br /><span class="muted">${s.reviewedByUsername ?? 'CLI'}, ${s.reviewedAt.toISOString().slice(0, 16).replace('T', ' ')}</span>` : ''}
               </td>
-              <td>
-                <label
-                  ><input type="radio" name="scope:${s.scope}" value="approved" /> approve</label
+              <td data-label="${t.decision}">
+                <label class="check"
+                  ><input type="radio" name="scope:${s.scope}" value="approved" />
+                  ${t.approve}</label
                 >
-                <label
-                  ><input type="radio" name="scope:${s.scope}" value="rejected" /> reject</label
+                <label class="check"
+                  ><input type="radio" name="scope:${s.scope}" value="rejected" />
+                  ${t.reject}</label
                 >
               </td>
             </tr>`,
         )}
       </table>
-      <div class="buttons"><button type="submit" class="primary">Save decisions</button></div>
+      <div class="buttons"><button type="submit">${t.saveDecisions}</button></div>
     </form>
     <div class="buttons">
       <form method="post" action="${base}/status">
@@ -84,12 +109,12 @@ function clientSection(client: OAuthClient, csrf: string) {
           type="hidden"
           name="status"
           value="${client.status === 'active' ? 'disabled' : 'active'}"
-        /><button type="submit">
-          ${client.status === 'active' ? 'Disable (revokes its tokens)' : 'Enable'}
+        /><button type="submit" class="secondary">
+          ${client.status === 'active' ? t.disableClient : t.enableClient}
         </button>
       </form>
       <form method="post" action="${base}/revoke-tokens">
-        ${token}<button type="submit">Revoke all its tokens</button>
+        ${token}<button type="submit" class="danger">${t.revokeAllTokens}</button>
       </form>
     </div>
   </section>`;
@@ -112,9 +137,11 @@ export async function registerAdminReviewPage(app: ApiApp, edge: OAuthEdge): Pro
       return undefined;
     }
     if (browser.user.role !== 'admin') {
-      await pageHeaders(reply)
-        .code(403)
-        .send(page('Forbidden', html`<h1>Administrators only</h1>`));
+      await sendReviewPage(request, reply, 403, (t) => ({
+        title: t.forbiddenTitle,
+        heading: t.administratorsOnly,
+        body: html``,
+      }));
       return undefined;
     }
     return browser;
@@ -122,23 +149,33 @@ export async function registerAdminReviewPage(app: ApiApp, edge: OAuthEdge): Pro
 
   await app.register(async (scope) => {
     await formBody(scope);
+    scope.addHook('preHandler', answerSwitches);
 
     scope.get(ADMIN_REVIEW_PATH, { schema: { hide: true } }, async (request, reply) => {
-      if (!(await admin(request, reply))) return reply;
+      const browser = await admin(request, reply);
+      if (!browser) return reply;
       const all = (request.query as Record<string, unknown>).status === 'all';
       const clients = await listClientsForReview(edge.db, { filter: all ? 'all' : 'pending' });
       const csrf = csrfToken(request, reply);
-      const body = html`<h1>OAuth clients ${all ? '' : 'waiting for review'}</h1>
-        <p class="muted">
-          ${
-            all
-              ? html`All clients. <a href="${ADMIN_REVIEW_PATH}">Only those waiting for review</a>.`
-              : html`Clients with a scope pending review, oldest first.
-                  <a href="${ADMIN_REVIEW_PATH}?status=all">All clients</a>.`
-          }
-        </p>
-        ${clients.length === 0 ? html`<p>Nothing to review.</p>` : clients.map((c) => clientSection(c, csrf))}`;
-      return pageHeaders(reply).send(page('OAuth client review', body, true));
+      return sendReviewPage(
+        request,
+        reply,
+        200,
+        (t) => ({
+          title: t.reviewTitle,
+          heading: all ? t.reviewHeadingAll : t.reviewHeadingPending,
+          body: html`<p class="muted">
+              ${
+                all
+                  ? html`${t.reviewAll} <a href="${ADMIN_REVIEW_PATH}">${t.reviewOnlyPending}</a>.`
+                  : html`${t.reviewPendingIntro}
+                      <a href="${ADMIN_REVIEW_PATH}?status=all">${t.reviewShowAll}</a>.`
+              }
+            </p>
+            ${clients.length === 0 ? html`<p>${t.reviewNothing}</p>` : clients.map((c) => clientSection(t, c, csrf))}`,
+        }),
+        browser,
+      );
     });
 
     const act =
@@ -147,30 +184,21 @@ export async function registerAdminReviewPage(app: ApiApp, edge: OAuthEdge): Pro
         const browser = await admin(request, reply);
         if (!browser) return reply;
         if (!csrfValid(request, request.body as Record<string, unknown>))
-          return pageHeaders(reply)
-            .code(403)
-            .send(
-              page(
-                'Expired',
-                html`<h1>This form has expired</h1>
-                  <p><a href="${ADMIN_REVIEW_PATH}">Reload</a>.</p>`,
-              ),
-            );
+          return sendReviewPage(request, reply, 403, (t) => ({
+            title: t.formExpiredTitle,
+            heading: t.formExpiredHeading,
+            body: html`<p><a href="${ADMIN_REVIEW_PATH}">${t.reload}</a>.</p>`,
+          }));
         const { clientId } = request.params as { clientId: string };
         try {
           await handler(request, browser.user.userId, clientId);
         } catch (err) {
           if (isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found'))
-            return pageHeaders(reply)
-              .code(400)
-              .send(
-                page(
-                  'Refused',
-                  html`<h1>Refused</h1>
-                    <p>${err.message}</p>
-                    <p><a href="${ADMIN_REVIEW_PATH}">Back</a></p>`,
-                ),
-              );
+            return sendReviewPage(request, reply, 400, (t) => ({
+              title: t.refused,
+              body: html`<p>${err.message}</p>
+                <p><a href="${ADMIN_REVIEW_PATH}">${t.back}</a></p>`,
+            }));
           throw err;
         }
         return reply.redirect(

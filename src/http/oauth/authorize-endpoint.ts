@@ -16,11 +16,17 @@ import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
 import type { OAuthErrorValue } from '../../domain/oauth/oauth-error.js';
 import { isDatabaseUnavailable } from '../api/api-error.js';
 import { clientAddress } from '../api/v2-edge.js';
-import { authorizationErrorPage, CONSENT_FIELDS, consentPage } from './authorize-pages.js';
+import {
+  authorizationErrorPage,
+  authorizationNotice,
+  CONSENT_FIELDS,
+  consentPage,
+} from './authorize-pages.js';
 import type { OAuthEdge } from './oauth-edge.js';
 import type { PageSession } from './page-session.js';
 import type { SignedInBrowser } from '../session/web-session.js';
-import { html, page } from '../html/html.js';
+import { html } from '../html/html.js';
+import { answerSwitches } from '../web/personal-page.js';
 import { formBody } from '../html/form-body.js';
 
 /** The longest `next` the sign-in page returns to (web-session.ts safeNextPath). */
@@ -59,9 +65,14 @@ function redirectToClient(
   return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
 }
 
-function refuse(reply: FastifyReply, refusal: AuthorizationRefusal, issuer: string): FastifyReply {
+function refuse(
+  http: FastifyRequest,
+  reply: FastifyReply,
+  refusal: AuthorizationRefusal,
+  issuer: string,
+): FastifyReply {
   if (refusal.kind === 'page')
-    return sendPage(reply, 400, authorizationErrorPage(refusal.error, refusal.description));
+    return sendPage(reply, 400, authorizationErrorPage(http, refusal.error, refusal.description));
   return redirectToClient(
     reply,
     refusal.redirectUri,
@@ -122,11 +133,11 @@ export async function registerAuthorizeEndpoint(
     return sendPage(
       reply,
       429,
-      page(
-        'Too many requests',
-        html`<h1>Too many requests</h1>
-          <p>Please wait ${wait} seconds and try again.</p>`,
-      ),
+      authorizationNotice(request, (t) => ({
+        title: t.tooManyRequests,
+        heading: t.tooManyRequests,
+        text: html`${t.waitAndRetry(wait)}`,
+      })),
     );
   };
 
@@ -147,6 +158,7 @@ export async function registerAuthorizeEndpoint(
 
   await app.register(async (scope) => {
     await formBody(scope);
+    scope.addHook('preHandler', answerSwitches);
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const unavailable = isDatabaseUnavailable(error);
       if (!unavailable && (error.statusCode ?? 500) >= 500)
@@ -155,19 +167,17 @@ export async function registerAuthorizeEndpoint(
       return sendPage(
         reply,
         status,
-        page(
-          'Authorization failed',
-          html`<h1>Something went wrong</h1>
-            <p>
-              ${
-                unavailable
-                  ? 'The service is unavailable; please try again shortly.'
-                  : status === 400
-                    ? 'The request could not be read.'
-                    : `Internal error (request ${request.id}).`
-              }
-            </p>`,
-        ),
+        authorizationNotice(request, (t) => ({
+          title: t.authorizationFailed,
+          heading: t.authorizationWentWrong,
+          text: html`${
+            unavailable
+              ? t.serviceUnavailable
+              : status === 400
+                ? t.requestUnreadable
+                : t.internalError(request.id)
+          }`,
+        })),
       );
     });
 
@@ -177,7 +187,7 @@ export async function registerAuthorizeEndpoint(
       async (req, reply) => {
         const query = queryOf(req);
         const parsed = await parseAuthorizationRequest(edge.db, paramsOf(query));
-        if (!parsed.ok) return refuse(reply, parsed.refusal, issuer);
+        if (!parsed.ok) return refuse(req, reply, parsed.refusal, issuer);
         const { request } = parsed;
         const browser = await session.signedIn(req);
         if (!browser) {
@@ -221,7 +231,7 @@ export async function registerAuthorizeEndpoint(
         return sendPage(
           reply,
           200,
-          consentPage({
+          consentPage(req, {
             request,
             query,
             username: browser.user.username,
@@ -243,7 +253,7 @@ export async function registerAuthorizeEndpoint(
             ? (form[CONSENT_FIELDS.request] as string)
             : '';
         const parsed = await parseAuthorizationRequest(edge.db, paramsOf(query));
-        if (!parsed.ok) return refuse(reply, parsed.refusal, issuer);
+        if (!parsed.ok) return refuse(req, reply, parsed.refusal, issuer);
         const { request } = parsed;
         const browser = await session.signedIn(req);
         if (!browser || !(await session.csrfValid(req, form))) {
@@ -251,15 +261,12 @@ export async function registerAuthorizeEndpoint(
           return sendPage(
             reply,
             403,
-            page(
-              'Please try again',
-              html`<h1>This form has expired</h1>
-                <p>
-                  Your session ended or the form was not sent by this site.
-                  <a href="${`${OAUTH_PATHS.authorize}?${query}`}">Start the authorization again</a
-                  >.
-                </p>`,
-            ),
+            authorizationNotice(req, (t) => ({
+              title: t.tryAgainTitle,
+              heading: t.formExpiredHeading,
+              text: html`${t.consentExpired}
+                <a href="${`${OAUTH_PATHS.authorize}?${query}`}">${t.consentRestart}</a>.`,
+            })),
           );
         }
         const decision = form[CONSENT_FIELDS.decision];

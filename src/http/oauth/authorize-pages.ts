@@ -1,6 +1,10 @@
 import { scopeInfo } from '../../domain/accounts/scopes.js';
 import type { AuthorizationRequest } from '../../domain/oauth/authorization-request.js';
-import { html, page } from '../html/html.js';
+import type { FastifyRequest } from 'fastify';
+import { html, type Html } from '../html/html.js';
+import { OAUTH_PATHS } from '../../domain/oauth/discovery.js';
+import type { Messages } from '../web/i18n/messages-en.js';
+import { personalPage, personalView } from '../web/personal-page.js';
 
 /** The consent form's field names (the decision buttons and the carried request). */
 export const CONSENT_FIELDS = {
@@ -27,9 +31,11 @@ export interface ConsentPageInput {
  * The consent page: which app (name, owner, homepage, description), what it will be able to
  * do (each scope in words), where the browser goes next, and one POST form with Allow and Deny.
  */
-export function consentPage(input: ConsentPageInput): string {
+export function consentPage(http: FastifyRequest, input: ConsentPageInput): string {
   const { request, csrf } = input;
   const { client } = request;
+  const view = personalView(http);
+  const { t } = view;
   const review = new Map(client.scopes.map((s) => [s.scope, s.status]));
   const target = new URL(request.redirectUri);
   const scopes = request.scopes.map((scope) => {
@@ -37,58 +43,68 @@ export function consentPage(input: ConsentPageInput): string {
     return html`<li>
       <strong>${scopeInfo(scope)?.description ?? scope}</strong>
       <span class="muted"><code>${scope}</code></span
-      >${
-        pending
-          ? html` <span class="warn"
-              >(awaiting an administrator's review: only you, the owner, can grant it for now)</span
-            >`
-          : ''
-      }
+      >${pending ? html` <span class="warn">${t.consentPending}</span>` : ''}
     </li>`;
   });
-  const body = html`<h1>Allow <em>${client.name}</em> to use your emutrack account?</h1>
-    <p class="muted">
-      Signed in as <strong>${input.username}</strong>. This app is registered by
+  const body = html`<p class="muted">
+      ${t.consentSignedInAs} <strong>${input.username}</strong>. ${t.consentRegisteredBy}
       <strong>${client.ownerUsername}</strong>${
         client.homepageUrl
-          ? html`; its homepage is
+          ? html`; ${t.consentHomepage}
               <a href="${client.homepageUrl}" rel="noopener noreferrer">${client.homepageUrl}</a>`
           : ''
       }.
     </p>
     ${client.description ? html`<p>${client.description}</p>` : ''}
-    <p>It will be able to:</p>
+    <p>${t.consentAbleTo}</p>
     <ul class="scopes">
-      <li><strong>Know your user id</strong> <span class="muted">(always)</span></li>
+      <li><strong>${t.consentUserId}</strong> <span class="muted">${t.consentAlways}</span></li>
       ${scopes}
     </ul>
-    <p class="muted">
-      You will then be sent to <code>${target.origin}</code>. You can revoke this access at any time
-      on your account page.
-    </p>
+    <p class="muted">${t.consentSentTo} <code>${target.origin}</code>. ${t.consentRevoke}</p>
     <form method="post" action="${input.action}">
       <input type="hidden" name="${csrf.field}" value="${csrf.token}" />
       <input type="hidden" name="${CONSENT_FIELDS.request}" value="${input.query}" />
       <div class="buttons">
-        <button type="submit" name="${CONSENT_FIELDS.decision}" value="allow">Allow</button>
-        <button type="submit" name="${CONSENT_FIELDS.decision}" value="deny">Deny</button>
+        <button type="submit" name="${CONSENT_FIELDS.decision}" value="allow">${t.allow}</button>
+        <button type="submit" name="${CONSENT_FIELDS.decision}" value="deny">${t.deny}</button>
       </div>
     </form>`;
-  return page(`Allow ${client.name}?`, body);
+  return personalPage(http, view, {
+    title: t.consentTitle(client.name),
+    heading: html`${t.consentHeadingBefore} <em>${client.name}</em> ${t.consentHeadingAfter}`,
+    body,
+  });
 }
 
 /**
  * The page shown instead of redirecting (RFC 6749 4.1.2.1): the client or its redirect_uri
  * cannot be trusted, so the user is told here and never sent anywhere.
  */
-export function authorizationErrorPage(error: string, description: string): string {
-  return page(
-    'Authorization failed',
-    html`<h1>This authorization request cannot be completed</h1>
-      <p>${description}.</p>
+export function authorizationErrorPage(
+  http: FastifyRequest,
+  error: string,
+  description: string,
+): string {
+  // The request is not to be trusted: the footer's switches do not carry it (they go home).
+  const view = personalView(http, '/');
+  const { t } = view;
+  return personalPage(http, view, {
+    title: t.authorizationFailed,
+    heading: html`${t.authorizationCannotComplete}`,
+    body: html`<p>${description}.</p>
       <p class="muted">
-        Error <code>${error}</code>. The app that sent you here is misconfigured or not allowed; you
-        were not sent back to it. You may close this page.
+        ${t.authorizationErrorCode} <code>${error}</code>. ${t.authorizationNotSentBack}
       </p>`,
-  );
+  });
+}
+
+/** A short page of the authorization endpoint: a heading and a line or two. */
+export function authorizationNotice(
+  http: FastifyRequest,
+  words: (t: Messages) => { title: string; heading: string; text: Html },
+): string {
+  const view = personalView(http, http.method === 'GET' ? undefined : OAUTH_PATHS.authorize);
+  const { title, heading, text } = words(view.t);
+  return personalPage(http, view, { title, heading: html`${heading}`, body: html`<p>${text}</p>` });
 }

@@ -3,7 +3,9 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiApp } from '../app-context.js';
-import { html, page } from '../html/html.js';
+import { html } from '../html/html.js';
+import { answerSwitch } from '../web/web-request.js';
+import { personalView, sendPersonalPage } from '../web/personal-page.js';
 import { loginUrl } from '../session/web-session.js';
 import type { QueueList } from '../../shared/queues/open-queues.js';
 
@@ -84,22 +86,16 @@ async function refusePage(
 ): Promise<FastifyReply> {
   reply.header('cache-control', 'no-store');
   if (viewer === 'anonymous') return reply.redirect(loginUrl(request.url), 303);
-  return reply
-    .code(403)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('x-frame-options', 'DENY')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    )
-    .send(
-      page(
-        'Forbidden',
-        html`<h1>Administrators only</h1>
-          <p>The queue dashboard is for administrators only.</p>
-          <p><a href="/account">Your account</a></p>`,
-      ),
-    );
+  // The refusal is drawn in the web app's layout (Bull Board's own look is for administrators).
+  if (answerSwitch(request, reply)) return reply;
+  const view = personalView(request);
+  const { t } = view;
+  return sendPersonalPage(request, reply, 403, view, {
+    title: t.forbiddenTitle,
+    heading: html`${t.administratorsOnly}`,
+    body: html`<p>${t.queuesAdministratorsOnly}</p>
+      <p><a href="/account">${t.yourAccount}</a></p>`,
+  });
 }
 
 const GOOGLE_FONTS_LINK =

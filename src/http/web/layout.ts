@@ -1,10 +1,10 @@
-import { html, Html } from '../html/html.js';
+import { hiddenCsrf, html, Html } from '../html/html.js';
 import type { WebAssets } from './assets/web-assets.js';
 import { LANGUAGES, type Language } from './i18n/language.js';
 import type { Theme, WebView } from './web-request.js';
 
 /** Which part of the navigation a page belongs to (shown as the current one). */
-export type Section = 'search' | 'fleet' | 'days' | 'none';
+export type Section = 'search' | 'fleet' | 'days' | 'account' | 'none';
 
 export interface WebPageOptions {
   /** The page's title (the tab's; " · emutrack" is added) and, unless `heading` says, its h1. */
@@ -20,6 +20,15 @@ export interface WebPageOptions {
   headerSearch?: boolean;
   /** The text already in the header's search box (the results page). */
   query?: string;
+  /**
+   * A page for one reader (account, consent, operators'): never kept for reading offline (so no
+   * offline notice) and no search box.
+   */
+  personal?: boolean;
+  /** The signed-in reader: their name and a sign-out form (with this browser's CSRF token). */
+  signedIn?: { username: string; csrfToken: string };
+  /** The documentation site's address: the footer links its manual, guides and reference. */
+  docsSite?: string;
 }
 
 const LANGUAGE_NAMES: Record<Language, string> = { 'zh-CN': '中文', en: 'English' };
@@ -63,12 +72,33 @@ function navigation(view: WebView, section: Section): Html {
       ${item('/', t.navHome, section === 'search')}
       ${item('/fleet', t.navFleet, section === 'fleet')}
       ${item('/exports/daily', t.navDays, section === 'days')}
-      ${item('/account', t.navAccount, false)}
+      ${item('/account', t.navAccount, section === 'account')}
     </ul>
   </nav>`;
 }
 
-function footer(view: WebView): Html {
+function signedInBox(view: WebView, user: { username: string; csrfToken: string }): Html {
+  return html`<div class="who">
+    <span>${user.username}</span>
+    <form method="post" action="/logout">
+      ${hiddenCsrf(user.csrfToken)}<button type="submit" class="secondary">
+        ${view.t.signOut}
+      </button>
+    </form>
+  </div>`;
+}
+
+function docsLinks(view: WebView, site: string): Html {
+  const { t } = view;
+  return html`<p>
+    ${t.footerDocs}: <a href="${site}/manual/">${t.docsManual}</a> ·
+    <a href="${site}/manual/oauth/">${t.docsOAuth}</a> ·
+    <a href="${site}/manual/accounts/">${t.docsAccounts}</a> ·
+    <a href="${site}/api-reference/">${t.docsApiReference}</a>
+  </p>`;
+}
+
+function footer(view: WebView, docsSite: string | undefined): Html {
   const { t, here, language, theme } = view;
   const themeLabel: Record<Theme, string> = {
     auto: t.themeAuto,
@@ -92,6 +122,7 @@ function footer(view: WebView): Html {
     <p class="switch">${t.footerTheme}: ${themes}</p>
     <p>${t.footerData}</p>
     <p><a href="/docs">${t.navApi}</a></p>
+    ${docsSite === undefined ? '' : docsLinks(view, docsSite)}
   </footer>`;
 }
 
@@ -123,15 +154,16 @@ export function webPage(view: WebView, assets: WebAssets, options: WebPageOption
           <div class="bar">
             <a class="brand" href="/">${t.siteName}</a>
             ${navigation(view, section)}
+            ${options.signedIn ? signedInBox(view, options.signedIn) : ''}
           </div>
         </header>
         <main id="main">
-          <p class="notice" data-offline-notice hidden>${t.possiblyStale}</p>
-          ${options.headerSearch === false ? '' : searchForm(view, { query: options.query })}
+          ${options.personal ? '' : html`<p class="notice" data-offline-notice hidden>${t.possiblyStale}</p>`}
+          ${options.headerSearch === false || options.personal ? '' : searchForm(view, { query: options.query })}
           <h1>${options.heading ?? options.title}</h1>
           ${options.body}
         </main>
-        ${footer(view)}
+        ${footer(view, options.docsSite)}
       </body>
     </html>`.text;
 }

@@ -22,6 +22,8 @@ import { daysPage } from './pages/days-page.js';
 import { dayPage } from './pages/day-page.js';
 import { unitPage } from './pages/unit-page.js';
 import { fleetPage } from './pages/fleet-page.js';
+import { siteUrlFor } from '../peer-url.js';
+import type { PageFrame } from './personal-page.js';
 import type { WebRoutes } from './web-routes.js';
 
 declare module 'fastify' {
@@ -60,6 +62,10 @@ export async function registerWebApp(
   services: ApiServices,
 ): Promise<{ notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply }> {
   const assets = await WebAssets.build();
+  // The account, consent and operators' pages, registered outside the web scope, share the
+  // layout: they draw with these assets (personal-page.ts).
+  const frame: PageFrame = { assets, docsSite: (request) => siteUrlFor(request, services.config) };
+  app.decorate('pageFrame', frame);
   const limit = new PageLimit({
     burst: services.config.WEB_PAGE_BURST,
     perMinute: services.config.WEB_PAGES_PER_MINUTE,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HIDDEN, type AccountPageKit, type Form } from '../account-page-kit.js';
+import { HIDDEN, type AccountPageKit, type Form, type Said } from '../account-page-kit.js';
 
 /** GET /account: the Profile tab, or with ?tab=development the API keys and the panels. */
 export function accountPageRoute(app: FastifyInstance, kit: AccountPageKit): void {
@@ -9,7 +9,7 @@ export function accountPageRoute(app: FastifyInstance, kit: AccountPageKit): voi
     const tab = query.tab === 'development' ? 'development' : 'profile';
     const signedIn = await requireSignIn(request, reply, `/account?tab=${tab}`);
     if (!signedIn) return reply;
-    const notice = query.revoked === '1' ? 'The key was revoked.' : undefined;
+    const notice: Said | undefined = query.revoked === '1' ? (t) => t.keyRevoked : undefined;
     return accountPage(request, reply, signedIn, { tab, notice });
   });
 }

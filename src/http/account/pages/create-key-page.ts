@@ -3,7 +3,13 @@ import { AccountError } from '../../../domain/accounts/account-error.js';
 import { issueCredential } from '../../../domain/accounts/credentials.js';
 import { csrfValid } from '../../session/web-session.js';
 import { KEY_LIFETIMES } from '../account-page-views.js';
-import { field, FORM_POST, type AccountPageKit, type Form } from '../account-page-kit.js';
+import {
+  field,
+  FORM_POST,
+  type AccountPageKit,
+  type Form,
+  type Said,
+} from '../account-page-kit.js';
 
 /**
  * POST /account/keys: a new API key with a name, scopes and one of the offered lifetimes, its
@@ -21,16 +27,15 @@ export function createKeyPage(app: FastifyInstance, kit: AccountPageKit): void {
       form.scopes === undefined ? [] : [form.scopes].flat().filter((s) => s !== undefined);
     const days = Number(field(form, 'expiresInDays') || config.API_KEY_DEFAULT_LIFETIME_DAYS);
     const name = field(form, 'name').trim();
-    const fail = (error: string) =>
+    const fail = (error: Said) =>
       accountPage(request, reply, signedIn, { tab: 'development', status: 400, error });
-    if (name === '' || name.length > 100)
-      return fail('Give the key a name (at most 100 characters).');
-    if (scopes.length === 0) return fail('Choose at least one scope.');
+    if (name === '' || name.length > 100) return fail((t) => t.keyNameNeeded);
+    if (scopes.length === 0) return fail((t) => t.keyScopeNeeded);
     if (
       !(KEY_LIFETIMES as readonly number[]).includes(days) ||
       days > config.API_KEY_MAX_LIFETIME_DAYS
     ) {
-      return fail('Choose one of the offered lifetimes.');
+      return fail((t) => t.keyLifetimeNeeded);
     }
     try {
       const { secret, credential } = await issueCredential(
@@ -51,7 +56,7 @@ export function createKeyPage(app: FastifyInstance, kit: AccountPageKit): void {
       });
     } catch (err) {
       if (!(err instanceof AccountError)) throw err;
-      return fail(err.message);
+      return fail(() => err.message);
     }
   });
 }

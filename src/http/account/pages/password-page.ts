@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AccountError } from '../../../domain/accounts/account-error.js';
 import { changePasswordLimited } from '../../../domain/accounts/sign-in.js';
 import { csrfValid } from '../../session/web-session.js';
-import { field, FORM_POST, waitText, type AccountPageKit, type Form } from '../account-page-kit.js';
+import { field, FORM_POST, type AccountPageKit, type Form } from '../account-page-kit.js';
 
 /**
  * POST /account/password: changes the password given the current one (wrong guesses limited);
@@ -31,27 +31,27 @@ export function passwordPage(app: FastifyInstance, kit: AccountPageKit): void {
         return accountPage(request, reply, signedIn, {
           tab: 'profile',
           status: 429,
-          error: `Too many wrong guesses at the current password. Try again in ${waitText(changed.retryAfterSeconds)}.`,
+          error: (t) => t.tooManyPasswordGuesses(t.waitFor(changed.retryAfterSeconds)),
         });
       }
       if (!changed.ok) {
         return accountPage(request, reply, signedIn, {
           tab: 'profile',
           status: 401,
-          error: 'The current password is wrong.',
+          error: (t) => t.wrongCurrentPassword,
         });
       }
       credentials.clear();
       return accountPage(request, reply, signedIn, {
         tab: 'profile',
-        notice: 'Password changed. Your other browsers are signed out.',
+        notice: (t) => t.passwordChanged,
       });
     } catch (err) {
       if (!(err instanceof AccountError)) throw err;
       return accountPage(request, reply, signedIn, {
         tab: 'profile',
         status: 400,
-        error: err.message,
+        error: () => err.message,
       });
     }
   });

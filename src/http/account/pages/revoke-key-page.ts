@@ -20,7 +20,7 @@ export function revokeKeyPage(app: FastifyInstance, kit: AccountPageKit): void {
         return accountPage(request, reply, signedIn, {
           tab: 'development',
           status: 404,
-          error: 'No such key of yours.',
+          error: (t) => t.noSuchKey,
         });
       }
       credentials.clear();

@@ -8,14 +8,7 @@ import {
   setSessionCookie,
   signedInBrowser,
 } from '../../session/web-session.js';
-import {
-  field,
-  FORM_POST,
-  HIDDEN,
-  waitText,
-  type AccountPageKit,
-  type Form,
-} from '../account-page-kit.js';
+import { field, FORM_POST, HIDDEN, type AccountPageKit, type Form } from '../account-page-kit.js';
 
 /**
  * /login and /register: the form (a signed-in browser goes straight on to `next`, a path on
@@ -48,7 +41,7 @@ export function signInPages(app: FastifyInstance, kit: AccountPageKit): void {
             return signInPage(request, reply, mode, 429, {
               next,
               username,
-              error: `Too many registrations from this address. Try again in ${waitText(signedIn.retryAfterSeconds)}.`,
+              error: (t) => t.tooManyRegistrations(t.waitFor(signedIn.retryAfterSeconds)),
             });
           }
           setSessionCookie(request, reply, signedIn.secret, signedIn.session.expiresAt);
@@ -56,7 +49,11 @@ export function signInPages(app: FastifyInstance, kit: AccountPageKit): void {
         } catch (err) {
           if (!(err instanceof AccountError)) throw err;
           const status = err.code === 'username_taken' ? 409 : 400;
-          return signInPage(request, reply, mode, status, { next, username, error: err.message });
+          return signInPage(request, reply, mode, status, {
+            next,
+            username,
+            error: () => err.message,
+          });
         }
       }
       const result = await signIn(
@@ -73,15 +70,14 @@ export function signInPages(app: FastifyInstance, kit: AccountPageKit): void {
         return signInPage(request, reply, mode, 429, {
           next,
           username,
-          error: `Too many failed sign-ins. Try again in ${waitText(result.retryAfterSeconds)}.`,
+          error: (t) => t.tooManySignIns(t.waitFor(result.retryAfterSeconds)),
         });
       }
-      const error =
-        result.reason === 'banned' ? 'This account is banned.' : 'Wrong username or password.';
-      return signInPage(request, reply, mode, result.reason === 'banned' ? 403 : 401, {
+      const banned = result.reason === 'banned';
+      return signInPage(request, reply, mode, banned ? 403 : 401, {
         next,
         username,
-        error,
+        error: (t) => (banned ? t.accountBanned : t.wrongCredentials),
       });
     });
   }

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
+import { shanghaiClock } from '../api/helpers/fixture-week.js';
+import { useChromium } from '../helpers/browser.js';
+import { useTestDatabase } from '../helpers/test-db.js';
+import { CALLBACK, makeClient, makeUser } from '../oauth/oauth-fixtures.js';
+import {
+  axeViolations,
+  expectCleanWatch,
+  phoneContext,
+  scrollsSideways,
+  startWebServer,
+  WEB_TODAY,
+  type WebServer,
+} from './helpers/web-harness.js';
+
+const t = useTestDatabase();
+const chromium = useChromium();
+let server: WebServer;
+let session: string;
+let consentUrl: string;
+
+beforeAll(async () => {
+  server = await startWebServer(t.current.db, { load: false });
+  const { db } = t.current;
+  const user = await makeUser(db);
+  session = (
+    await issueCredential(db, {
+      userId: user.userId,
+      issuer: 'webapp',
+      scopes: [...scopesOfRole('user')],
+      dailyTokenLimit: 1000,
+      // Live from the app's day (the fixture week's) until after the machine's.
+      activeFrom: new Date(shanghaiClock(WEB_TODAY)()),
+      expiresAt: new Date(Math.max(Date.now(), shanghaiClock(WEB_TODAY)()) + 86_400_000),
+    })
+  ).secret;
+  // A hostile name, printed in the consent page's title and heading.
+  const client = await makeClient(db, user, { name: '<script>alert(1)</script> Viewer' });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: CALLBACK,
+    scope: 'openid api.auth.me.read api.records.daily.read',
+    state: 'st',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSDtw-cM',
+    code_challenge_method: 'S256',
+  });
+  consentUrl = `/oauth/authorize?${query}`;
+});
+afterAll(async () => server?.close());
+
+const SIGNED_OUT = ['/login', '/register'];
+const SIGNED_IN = () => ['/account', '/account?tab=development', consentUrl];
+
+describe('the sign-in, register, account and consent pages in a phone browser', () => {
+  for (const [colorScheme, locale] of [
+    ['light', 'zh-CN'],
+    ['dark', 'en-US'],
+  ] as const) {
+    it(`fit 360 px and have no axe violation (${colorScheme}, ${locale})`, async () => {
+      const { context, watch, newPage } = await phoneContext(
+        await chromium.browser(),
+        server.base,
+        {
+          colorScheme,
+          locale,
+        },
+      );
+      try {
+        const page = await newPage();
+        const check = async (url: string) => {
+          const res = await page.goto(`${server.base}${url}`);
+          expect(res?.status(), url).toBe(200);
+          // The page itself, not the sign-in page it would send a signed-out browser to.
+          expect(new URL(page.url()).pathname, url).toBe(url.split('?')[0]);
+          expect(res?.headers()['cache-control'], url).toBe('no-store');
+          expect(await page.getAttribute('html', 'lang')).toBe(locale === 'en-US' ? 'en' : 'zh-CN');
+          expect(await page.locator('h1').count(), url).toBe(1);
+          expect(await scrollsSideways(page), url).toBe(false);
+          expect(await axeViolations(page), url).toEqual([]);
+        };
+        for (const url of SIGNED_OUT) await check(url);
+        await context.addCookies([{ name: 'token', value: session, url: server.base }]);
+        for (const url of SIGNED_IN()) await check(url);
+        expect(await page.locator('h1 em').innerText()).toBe('<script>alert(1)</script> Viewer');
+        expectCleanWatch(watch);
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  }
+
+  it('creates a key and shows it once, with JavaScript off (no copy button) and on (copies)', async () => {
+    for (const javaScript of [false, true]) {
+      const { context, watch, newPage } = await phoneContext(
+        await chromium.browser(),
+        server.base,
+        {
+          javaScript,
+          locale: 'en-US',
+        },
+      );
+      try {
+        await context.addCookies([{ name: 'token', value: session, url: server.base }]);
+        const page = await newPage();
+        await page.goto(`${server.base}/account?tab=development`);
+        await page.fill('#key-name', `key with script ${javaScript ? 'on' : 'off'}`);
+        await page.click('#create-key button[type=submit]');
+        expect(await page.inputValue('#new-key')).toMatch(/^api_/);
+        expect(await scrollsSideways(page)).toBe(false);
+        const copy = page.locator('#copy-new-key');
+        expect(await copy.isVisible()).toBe(javaScript);
+        if (javaScript) {
+          await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+            origin: server.base,
+          });
+          await copy.click();
+          await expect.poll(() => copy.innerText()).toBe('Copied');
+          expect(await axeViolations(page)).toEqual([]);
+        }
+        expectCleanWatch(watch);
+      } finally {
+        await context.close();
+      }
+    }
+  }, 120_000);
+});

@@ -32,6 +32,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The documentation site's block theme (templates and parts read at start).
 COPY --from=build /app/src/domain/templates/theme ./src/domain/templates/theme
+# The web app's browser sources: bundled by esbuild when the API starts (hashed, compressed).
+COPY --from=build /app/src/http/web/client ./src/http/web/client
 COPY package.json ./
 # `npx emutrack ...` in a container runs the package's own bin, and npx first installs the
 # package into its cache, which runs `prepare` (the build): the image has no compiler, and dist/

@@ -96,6 +96,8 @@ export const en = {
   // Days (/exports/daily, /day/{YYYYMMDD})
 
   // Offline and installing
+  appName: 'emutrack: which EMU ran which train',
+  appShortName: 'emutrack',
 
   // Account, sign-in, consent and operators' pages
 };

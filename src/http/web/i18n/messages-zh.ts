@@ -92,6 +92,8 @@ export const zh: Messages = {
   // Days (/exports/daily, /day/{YYYYMMDD})
 
   // Offline and installing
+  appName: 'emutrack：动车组担当查询',
+  appShortName: 'emutrack',
 
   // Account, sign-in, consent and operators' pages
 };

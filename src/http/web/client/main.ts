@@ -11,3 +11,4 @@ performance.mark('emutrack:script-start');
 
 enableSlashToSearch(document);
 registerOfflineCopies(window);
+performance.mark('emutrack:script-end');

@@ -78,6 +78,11 @@ describe('pages already read open offline', () => {
         /ERR_INTERNET_DISCONNECTED|ERR_FAILED/,
       );
       await context.setOffline(false);
+      // Back online, the worker passes the switches' redirects through (never kept).
+      await page.goto(`${server.base}/?lang=en`);
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      expect(await notice.isHidden()).toBe(true);
+      expect(await keptEntries(page)).not.toContain('emutrack-pages /?lang=en');
       expectCleanWatch(watch);
     } finally {
       await context.close();

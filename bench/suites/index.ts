@@ -10,6 +10,7 @@ import { searchSuite } from './search.js';
 import { siteSuite } from './site.js';
 import { staleDaysSuite } from './stale-days.js';
 import { uploadsSuite } from './uploads.js';
+import { webSuite } from './web.js';
 
 /** Every benchmark suite, in the order they run. */
 export const suites: readonly BenchSuite[] = [
@@ -21,6 +22,7 @@ export const suites: readonly BenchSuite[] = [
   searchSuite,
   siteSuite,
   lighthouseSuite,
+  webSuite,
   uploadsSuite,
   staleDaysSuite,
   feedSuite,

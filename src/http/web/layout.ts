@@ -1,4 +1,5 @@
 import { hiddenCsrf, html, Html } from '../html/html.js';
+import { MANIFEST_URL, THEME_COLOR } from './app-manifest.js';
 import type { WebAssets } from './assets/web-assets.js';
 import { LANGUAGES, type Language } from './i18n/language.js';
 import type { Theme, WebView } from './web-request.js';
@@ -144,8 +145,10 @@ export function webPage(view: WebView, assets: WebAssets, options: WebPageOption
         <meta name="description" content="${options.description ?? t.pageDescription}" />
         <meta name="color-scheme" content="${view.theme === 'auto' ? 'light dark' : view.theme}" />
         <link rel="stylesheet" href="${assets.url('web.css')}" />
-        <link rel="manifest" href="/manifest.webmanifest" />
+        <link rel="manifest" href="${MANIFEST_URL}" />
+        <meta name="theme-color" content="${THEME_COLOR}" />
         <link rel="icon" href="/favicon.ico" sizes="any" />
+        <link rel="apple-touch-icon" href="${assets.url('icon-192.png')}" />
         <script src="${assets.url('main.js')}" defer></script>
       </head>
       <body>

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constants as zlib } from 'node:zlib';
 import type { ApiApp, ApiServices } from '../app-context.js';
 import { preferredEncoding, WEB_ASSET_PREFIX, WebAssets } from './assets/web-assets.js';
+import { registerInstallRoutes } from './app-manifest.js';
 import { PageLimit } from './page-limit.js';
 import { sendPage } from './send-page.js';
 import {
@@ -77,15 +78,16 @@ export async function registerWebApp(
     const asset = assets.atUrl(request.url.split('?', 1)[0]!);
     if (!asset) return reply.code(404).header('cache-control', 'no-store').send();
     const encoding = preferredEncoding(request.headers['accept-encoding']);
+    const encoded = encoding === 'br' ? asset.brotli : encoding === 'gzip' ? asset.gzip : undefined;
     void reply
       .header('content-type', asset.contentType)
       .header('cache-control', 'public, max-age=31536000, immutable')
       .header('vary', 'Accept-Encoding');
-    if (encoding) void reply.header('content-encoding', encoding);
-    return reply.send(
-      encoding === 'br' ? asset.brotli : encoding === 'gzip' ? asset.gzip : asset.body,
-    );
+    if (encoding && encoded) void reply.header('content-encoding', encoding);
+    return reply.send(encoded ?? asset.body);
   });
+  // The manifest and the service worker: installing, and pages already read opening offline.
+  registerInstallRoutes(app, assets);
 
   await app.register(async (web) => {
     // Pages are compressed as sent (brotli at a quality that costs well under a millisecond

@@ -299,6 +299,8 @@ export const en = {
   invalidYearMonth: 'must be given with the other (year and month), as whole numbers',
 
   // Offline and installing
+  appName: 'emutrack: which EMU ran which train',
+  appShortName: 'emutrack',
 
   // Account, sign-in, consent and operators' pages
   signInTitle: 'Sign in',

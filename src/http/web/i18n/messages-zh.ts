@@ -288,6 +288,8 @@ export const zh: Messages = {
   invalidYearMonth: '须与另一项（年和月）一起给出，且为整数',
 
   // Offline and installing
+  appName: 'emutrack：动车组担当查询',
+  appShortName: 'emutrack',
 
   // Account, sign-in, consent and operators' pages
   signInTitle: '登录',

@@ -164,7 +164,8 @@ const MAX_SOURCE_BITS = 63;
 
 /**
  * The conflict rule over a day's sightings: the records the day should have (train_code,
- * emu_id, support, sources, first_observed_at, last_observed_at, status, timetable_id).
+ * emu_id, support, sources, first_observed_at, last_observed_at, status, timetable_id), and
+ * each one's train order key (train_order, trainOrderKey: what new ids follow, computed once).
  * $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts), and, with
  * `sources` (a number, at most MAX_SOURCE_BITS), $8 the distinct sources of the day's sightings
  * in order (dayBuildInputs) and $9 onwards the same sources one by one. `corrections` says which
@@ -244,13 +245,13 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
   ), rule AS (
     -- Both windows partition by the train order key, so one sort serves both; the timetables
     -- join last, by hash, instead of by a merge join that sorted the day's coverage rows.
-    SELECT k.train_code, k.emu_id, k.support, k.sources, k.first_observed_at, k.last_observed_at,
-           ${STATUS_SQL} AS status
+    SELECT k.train_code, k.train_order, k.emu_id, k.support, k.sources, k.first_observed_at,
+           k.last_observed_at, ${STATUS_SQL} AS status
       FROM kept k
     WINDOW t AS (PARTITION BY k.train_order)
   )
   SELECT r.train_code, r.emu_id, r.support, r.sources, r.first_observed_at, r.last_observed_at,
-         r.status, f.timetable_id
+         r.status, f.timetable_id, r.train_order
     FROM rule r
     LEFT JOIN timetable_coverage f ON f.train_code = r.train_code AND ${coverageInForceSql('f', '$1::int')}`;
 }
@@ -396,7 +397,7 @@ function insertRecordsSql(from: string, where?: string): string {
      SELECT $1, w.train_code, w.emu_id, w.support, w.sources, w.first_observed_at,
             w.last_observed_at, w.status, w.timetable_id
        FROM ${from} AS w ${filter}
-      ORDER BY ${trainOrderKey('w.train_code')}, w.emu_id`;
+      ORDER BY w.train_order, w.emu_id`;
 }
 
 /** The records of a day that had none: the rule's rows inserted in train order (new ids). */
@@ -428,7 +429,7 @@ async function rewrite(
     `CREATE TEMP TABLE wanted_records (
        train_code text, emu_id integer, support integer, sources text[],
        first_observed_at bigint, last_observed_at bigint, status integer,
-       timetable_id integer
+       timetable_id integer, train_order text COLLATE "C"
      ) ON COMMIT DROP`,
   );
   await tx.query(`INSERT INTO wanted_records ${wanted}`, params);

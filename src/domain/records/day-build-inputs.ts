@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { correctionsDigestSql } from '../corrections/counted-sightings.js';
 import type { Queryable } from '../../shared/db/db.js';
 import type { ConflictRule } from './build-daily-records.js';
-import type { MovedSightings } from './day-sightings.js';
+import type { CorrectionsInForce, MovedSightings } from './day-sightings.js';
 
 /**
  * Bumped when the build's logic changes what the same inputs give, so that every day is built
@@ -32,9 +32,10 @@ export interface DayBuildState {
  * Two builds with the same digest write the same records, so the second can be skipped.
  * Read in the same statement (one round trip): the day's stored build state, the number of its
  * records as they stand (`records`), and the distinct sources of the sightings the day counts, in
- * order (`sources`, for the rule: build-daily-records.ts). The stored sightings are counted by
- * source, which costs what counting them does; the list may name a source only a sighting moved
- * out had (it does not change what the rule gives).
+ * order (`sources`, for the rule: build-daily-records.ts), and which corrections can touch the
+ * day's sightings (`corrections`, for the rule's read: day-sightings.ts). The stored sightings
+ * are counted by source, which costs what counting them does; the list may name a source only a
+ * sighting moved out had (it does not change what the rule gives).
  */
 export async function dayBuildInputs(
   tx: Queryable,
@@ -46,6 +47,7 @@ export async function dayBuildInputs(
   stored: number;
   sources: string[];
   records: number;
+  corrections: CorrectionsInForce;
   state?: DayBuildState;
 }> {
   const r = await tx.query<{
@@ -54,6 +56,8 @@ export async function dayBuildInputs(
     coverage: string | null;
     corrections: string;
     records: number;
+    retractions: boolean;
+    merges: boolean;
     version: string | null;
     last_inputs: string | null;
   }>(
@@ -69,12 +73,16 @@ export async function dayBuildInputs(
                FROM timetable_coverage WHERE service_days @> $1::int) AS coverage,
             ${correctionsDigestSql('$1::int')} AS corrections,
             (SELECT count(*)::int FROM daily_records WHERE service_day = $1) AS records,
+            EXISTS (SELECT 1 FROM retracted_observations
+                     WHERE service_day BETWEEN $1::int AND $1::int + 1) AS retractions,
+            EXISTS (SELECT 1 FROM emu_merges) AS merges,
             b.version, b.inputs AS last_inputs
        FROM (SELECT) AS one
        LEFT JOIN daily_record_builds b ON b.service_day = $1`,
     [serviceDay, moved.in],
   );
-  const { stored, sources, coverage, corrections, records, version, last_inputs } = r.rows[0]!;
+  const { stored, sources, coverage, corrections, records, retractions, merges } = r.rows[0]!;
+  const { version, last_inputs } = r.rows[0]!;
   const hash = createHash('sha256');
   hash.update(`logic ${BUILD_LOGIC_VERSION}\nrule ${JSON.stringify(rule)}\n`);
   hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
@@ -87,6 +95,7 @@ export async function dayBuildInputs(
     stored,
     sources: sources ?? [],
     records,
+    corrections: { retractions, merges },
     ...(state ? { state } : {}),
   };
 }

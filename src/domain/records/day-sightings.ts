@@ -113,25 +113,41 @@ export async function movedSightings(db: Queryable, serviceDay: number): Promise
 }
 
 /**
+ * Which corrections a day's sightings are read through: whether any retraction of a sighting
+ * stored for the day or the next one is in force, and whether any merge is. A build reads them
+ * with its inputs (day-build-inputs.ts) and leaves out the joins that cannot match: a correction
+ * committed after that read marks the day stale in its own transaction (apply-corrections.ts),
+ * later than the mark the build read, so the day is built again with it.
+ */
+export interface CorrectionsInForce {
+  retractions: boolean;
+  merges: boolean;
+}
+
+/** Both joins: what a reader that did not look for corrections must use. */
+export const ANY_CORRECTIONS: CorrectionsInForce = { retractions: true, merges: true };
+
+/**
  * The sightings that count for service day $1, as a subquery (id, train_codes, emu_id, source,
  * observed_at, position, fault, spare): those stored for it but not in `out`, and those in `in`
  * (movedSightings), read through the corrections in force (src/domain/corrections): a retracted sighting
  * counts nowhere, and one of a unit merged into another counts for that unit (emu_id is the unit
  * it counts for).
- * `out` and `in` are the numbers of two int8[] parameters.
+ * `out` and `in` are the numbers of two int8[] parameters. With `corrections` saying there is no
+ * retraction or no merge, the anti-join or the join is left out: on a day's 60,000 sightings each
+ * costs a hash probe per row for tables that are nearly always empty.
  */
-export function daySightingsSql(out: number, into: number): string {
-  return `(
-    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at,
-           o.position, o.fault, o.spare
-      FROM observations o
-      LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
-     WHERE o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[]) AND ${notRetractedSql('o')}
-    UNION ALL
-    SELECT o.id, o.train_codes, ${countedEmuIdSql('o', 'm')} AS emu_id, o.source, o.observed_at,
-           o.position, o.fault, o.spare
-      FROM observations o
-      LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id
-     WHERE o.id = ANY ($${into}::bigint[]) AND ${notRetractedSql('o')}
+export function daySightingsSql(
+  out: number,
+  into: number,
+  corrections: CorrectionsInForce = ANY_CORRECTIONS,
+): string {
+  const branch = (where: string) => `
+    SELECT o.id, o.train_codes, ${corrections.merges ? countedEmuIdSql('o', 'm') : 'o.emu_id'} AS emu_id,
+           o.source, o.observed_at, o.position, o.fault, o.spare
+      FROM observations o${corrections.merges ? '\n      LEFT JOIN emu_merges m ON m.from_emu_id = o.emu_id' : ''}
+     WHERE ${where}${corrections.retractions ? ` AND ${notRetractedSql('o')}` : ''}`;
+  return `(${branch(`o.service_day = $1::int AND o.id <> ALL ($${out}::bigint[])`)}
+    UNION ALL${branch(`o.id = ANY ($${into}::bigint[])`)}
   )`;
 }

@@ -48,6 +48,7 @@ import {
   ChangeCursorInvalidError,
 } from '../../src/domain/records/record-changes.js';
 import { WebhookError } from '../../src/domain/webhooks/webhook-error.js';
+import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -310,6 +311,18 @@ const cases: [string, EmutrackError, string, string][] = [
     ),
     'rest_template_exists',
     'A template with the slug "home" already exists.',
+  ],
+  [
+    'PageInputError',
+    new PageInputError('date', 'expected YYYYMMDD'),
+    'web_invalid_param',
+    'date: expected YYYYMMDD',
+  ],
+  [
+    'PageNotFoundError',
+    new PageNotFoundError('no train G99999'),
+    'web_not_found',
+    'no train G99999',
   ],
 ];
 

@@ -11,6 +11,8 @@ export interface ObservationValue {
   /** Its text as received, kept with a rejected line. */
   raw: string;
   value: unknown;
+  /** Refused before validation (the caller could not make an observation of it), and why. */
+  problem?: { field: string | null; reason: string };
 }
 
 export interface ValuesResult {
@@ -63,6 +65,10 @@ export async function ingestObservationValues(
   const builder = new ChunkBuilder(batchId, file, emuCache);
   for (const v of values) {
     builder.read++;
+    if (v.problem) {
+      builder.reject(v.line, v.raw, v.problem.field, v.problem.reason);
+      continue;
+    }
     const rec = toObservationRecord(v.value, emuForms);
     if (isProblem(rec)) builder.reject(v.line, v.raw, rec.field, rec.reason);
     else builder.add(v.line, rec);

@@ -274,7 +274,16 @@ export async function pullSource(
           cursor = page.nextCursor;
         }
       } catch (err) {
-        if (!(err instanceof V2RequestError)) throw err;
+        if (!(err instanceof V2RequestError)) {
+          // Not the upstream's doing (the database, a bug): still said on the source, then thrown.
+          await recordPullError(
+            db,
+            source.id,
+            `source ${source.name}: ${ymd}: ${(err as Error).message}`,
+            new Date(clock.now()),
+          ).catch(() => {});
+          throw err;
+        }
         failure = `${ymd}: ${err.message}`;
       } finally {
         result.taken += dayPull.taken;

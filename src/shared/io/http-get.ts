@@ -40,12 +40,15 @@ function causeText(err: unknown): string {
 
 /** The default HttpGet: Node's fetch, redirects answered as they are (never followed). */
 export const fetchGet: HttpGet = async ({ url, headers, timeoutMs, maxBytes }) => {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  // Aborted too when the body runs past maxBytes: the connection is dropped, not drained.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([deadline, stop.signal]);
   let res: Response;
   try {
     res = await fetch(url, { method: 'GET', headers, redirect: 'manual', signal });
   } catch (err) {
-    if (signal.aborted)
+    if (deadline.aborted)
       throw new HttpGetFailure(`no answer within ${timeoutMs} ms`, { cause: err });
     throw new HttpGetFailure(`connection failed (${causeText(err)})`, { cause: err });
   }
@@ -58,7 +61,7 @@ export const fetchGet: HttpGet = async ({ url, headers, timeoutMs, maxBytes }) =
       for await (const chunk of res.body) {
         size += chunk.byteLength;
         if (size > maxBytes) {
-          await res.body.cancel().catch(() => {});
+          stop.abort();
           throw new HttpGetFailure(`answer longer than ${maxBytes} bytes`);
         }
         chunks.push(chunk);
@@ -66,7 +69,7 @@ export const fetchGet: HttpGet = async ({ url, headers, timeoutMs, maxBytes }) =
     }
   } catch (err) {
     if (err instanceof HttpGetFailure) throw err;
-    if (signal.aborted)
+    if (deadline.aborted)
       throw new HttpGetFailure(`answer not finished within ${timeoutMs} ms`, { cause: err });
     throw new HttpGetFailure(`connection cut while reading the answer (${causeText(err)})`, {
       cause: err,

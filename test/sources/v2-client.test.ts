@@ -29,10 +29,8 @@ function client(get: HttpGet, clock = fastClock(1_000_000), maxWaitSeconds = 900
 
 function answers(
   ...list: { status: number; headers?: Record<string, string>; body?: unknown }[]
-): HttpGet & { urls: string[] } {
-  const urls: string[] = [];
-  const get = (async (req) => {
-    urls.push(req.url);
+): HttpGet {
+  return async () => {
     const a = list.shift();
     if (!a) throw new Error('no more answers');
     return {
@@ -40,9 +38,7 @@ function answers(
       headers: { 'content-type': 'application/json', ...a.headers },
       body: typeof a.body === 'string' ? a.body : JSON.stringify(a.body ?? EMPTY_PAGE),
     };
-  }) as HttpGet & { urls: string[] };
-  get.urls = urls;
-  return get;
+  };
 }
 
 describe('retryAfterSeconds', () => {
@@ -110,8 +106,14 @@ describe('V2Client', () => {
       ),
     );
     const errs: string[] = [];
-    for (let i = 0; i < 3; i++)
-      errs.push(await c.page('20260814', 200, '').catch((e: V2RequestError) => e.reason));
+    for (let i = 0; i < 3; i++) {
+      const err = await c.page('20260814', 200, '').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(V2RequestError);
+      errs.push((err as V2RequestError).reason);
+    }
     expect(errs).toEqual([
       'HTTP 401 invalid_api_key',
       'HTTP 302 (redirects are not followed)',

@@ -22,6 +22,7 @@ import { registerSiteCommands } from './commands-site.js';
 import { registerOperationsCommands } from './commands-ops.js';
 import { packageVersion } from './package-version.js';
 import { registerCorrectionsCommands } from './commands-corrections.js';
+import { registerSourcesCommands } from './commands-sources.js';
 
 function ymdArgument(value: string): number {
   try {
@@ -295,6 +296,7 @@ export function buildCli(): Command {
   registerSiteCommands(program);
   registerOperationsCommands(program);
   registerCorrectionsCommands(program);
+  registerSourcesCommands(program);
   return program;
 }
 

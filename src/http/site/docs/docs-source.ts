@@ -25,6 +25,7 @@ export const MANUAL_ORDER: readonly string[] = [
   'stale-days-and-caching',
   'corrections-and-input-rules',
   'change-feed-and-webhooks',
+  'sources',
   'accounts',
   'oauth',
   'operations',

@@ -1,0 +1,180 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { isEmutrackError } from '../shared/errors/emutrack-error.js';
+import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.js';
+import { shanghaiTime } from '../shared/time/shanghai-time.js';
+import { checkSourceSettings } from '../domain/sources/source-config.js';
+import {
+  addSource,
+  listSources,
+  removeSource,
+  type Source,
+} from '../domain/sources/source-store.js';
+import { pullSource, type PullResult } from '../domain/sources/pull-source.js';
+import { CliError, out, withAppContext } from './cli-context.js';
+
+function ymdOption(value: string): number {
+  if (!/^\d{8}$/.test(value)) throw new InvalidArgumentError('expected YYYYMMDD');
+  try {
+    return serviceDayFromYmd(value);
+  } catch (err) {
+    if (isEmutrackError(err, 'invalid_service_date')) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+}
+
+/** The product's refusals of a source command, as the CLI's one-line errors. */
+function asCliError(err: unknown): never {
+  if (isEmutrackError(err, 'source_setting_invalid')) throw new CliError(err.message, 2);
+  if (isEmutrackError(err, 'source_not_found', 'source_exists', 'source_pull_failed'))
+    throw new CliError(err.message);
+  throw err;
+}
+
+/** A source as `source list --json` prints it: its settings and how its pulls went, no key. */
+function sourceJson(s: Source): Record<string, unknown> {
+  return {
+    name: s.name,
+    kind: s.kind,
+    url: s.baseUrl,
+    apiKeyEnv: s.apiKeyEnv,
+    schedule: s.schedule,
+    rate: s.rate,
+    trust: s.trust,
+    lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,
+    lastError: s.lastError,
+    lastErrorAt: s.lastErrorAt?.toISOString() ?? null,
+    linesTaken: s.linesTaken,
+    linesRefused: s.linesRefused,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+function pullSummary(r: PullResult): string {
+  const days = r.days.length;
+  const pages = r.days.reduce((n, d) => n + d.pages, 0);
+  const unchanged = r.days.filter((d) => d.unchanged).length;
+  return (
+    `source ${r.source}: ${days} day(s), ${pages} page(s)${unchanged > 0 ? ` (${unchanged} day(s) unchanged)` : ''}, ` +
+    `taken ${r.taken}, duplicate ${r.duplicate}, refused ${r.refused}; ` +
+    `${r.requests} request(s), ${r.refusals} refused by the server (429), waited ${Math.ceil(r.waitedMs / 1000)} s`
+  );
+}
+
+/** `emutrack source ...`: the other servers of the API this one pulls records from. */
+export function registerSourcesCommands(program: Command): void {
+  const source = program
+    .command('source')
+    .description('other emutrack servers this one pulls records from (docs/sources.md)');
+
+  source
+    .command('add')
+    .description('add a source: a server whose API is at BASE_URL/api/v2')
+    .argument('<name>', 'its name (letters, digits, ".", "_", "-"); its sightings carry it')
+    .requiredOption('--kind <kind>', 'what it is: v2 (another emutrack server)')
+    .requiredOption('--url <base-url>', 'its base URL (http or https, no key in it)')
+    .option('--api-key-env <var>', 'the NAME of the environment variable holding its API key')
+    .option('--every <cron>', 'when to pull it (cron, Shanghai time), for the scheduler')
+    .option('--rate <n>', 'requests per second at most (default 1)')
+    .option('--trust <w>', 'weight of its sightings (default 1)')
+    .action(
+      async (
+        name: string,
+        opts: {
+          kind: string;
+          url: string;
+          apiKeyEnv?: string;
+          every?: string;
+          rate?: string;
+          trust?: string;
+        },
+      ) => {
+        try {
+          const settings = checkSourceSettings({ name, ...opts });
+          const s = await withAppContext((ctx) => addSource(ctx.db, settings));
+          out(
+            `source ${s.name} added: ${s.kind} at ${s.baseUrl}, ` +
+              (s.apiKeyEnv ? `key from $${s.apiKeyEnv}` : 'anonymous') +
+              `, ${s.rate} request(s)/s, trust ${s.trust}` +
+              (s.schedule ? `, every ${JSON.stringify(s.schedule)}` : ', pulled by hand'),
+          );
+        } catch (err) {
+          asCliError(err);
+        }
+      },
+    );
+
+  source
+    .command('list')
+    .description('list the sources: kind, URL, schedule, last success, last error, lines')
+    .option('--json', 'print them as JSON (one array)')
+    .action(async (opts: { json?: boolean }) => {
+      const sources = await withAppContext((ctx) => listSources(ctx.db));
+      if (opts.json) {
+        out(JSON.stringify(sources.map(sourceJson)));
+        return;
+      }
+      if (sources.length === 0) {
+        out('no sources (emutrack source add NAME --kind v2 --url BASE_URL)');
+        return;
+      }
+      for (const s of sources) {
+        out(
+          `${s.name}  ${s.kind}  ${s.baseUrl}  ` +
+            `every: ${s.schedule ?? '-'}  ` +
+            `last success: ${s.lastSuccessAt ? shanghaiTime(s.lastSuccessAt) : 'never'}  ` +
+            `last error: ${s.lastError ?? '-'}  ` +
+            `taken ${s.linesTaken}, refused ${s.linesRefused}`,
+        );
+      }
+    });
+
+  source
+    .command('remove')
+    .description('remove a source and its cursors (the sightings it brought stay)')
+    .argument('<name>')
+    .action(async (name: string) => {
+      try {
+        await withAppContext((ctx) => removeSource(ctx.db, name));
+      } catch (err) {
+        asCliError(err);
+      }
+      out(`source ${name} removed`);
+    });
+
+  source
+    .command('pull')
+    .description(
+      "pull a source's records of each day of a range, in this process (default: yesterday and today)",
+    )
+    .argument('<name>')
+    .option('--from <YYYYMMDD>', 'first service day', ymdOption)
+    .option('--to <YYYYMMDD>', 'last service day', ymdOption)
+    .action(async (name: string, opts: { from?: number; to?: number }) => {
+      if ((opts.from === undefined) !== (opts.to === undefined))
+        throw new CliError('--from and --to go together', 2);
+      if (opts.from !== undefined && opts.to! < opts.from)
+        throw new CliError('--to is before --from', 2);
+      if (opts.from !== undefined && opts.to! - opts.from >= 366)
+        throw new CliError('a pull covers at most 366 days; split the range', 2);
+      let result: PullResult;
+      try {
+        result = await withAppContext((ctx) =>
+          pullSource(ctx.db, name, {
+            ...(opts.from !== undefined ? { from: opts.from, to: opts.to! } : {}),
+            allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+          }),
+        );
+      } catch (err) {
+        if (isEmutrackError(err, 'source_pull_failed')) {
+          const partial = (err as { partial?: PullResult }).partial;
+          if (partial) process.stderr.write(`${pullSummary(partial)} (stopped short)\n`);
+        }
+        asCliError(err);
+      }
+      out(pullSummary(result));
+      if (result.serviceDays.length > 0)
+        out(
+          `new sightings on ${result.serviceDays.map(ymdOfServiceDay).join(', ')}: the worker rebuilds these days (or emutrack replay --from ${ymdOfServiceDay(result.serviceDays[0]!)} --to ${ymdOfServiceDay(result.serviceDays.at(-1)!)})`,
+        );
+    });
+}

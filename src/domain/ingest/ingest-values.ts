@@ -1,0 +1,85 @@
+import type { Db } from '../../shared/db/db.js';
+import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
+import { ChunkBuilder } from './observation-copy-rows.js';
+import { isProblem, toObservationRecord } from './observation-record.js';
+import { writeObservationChunk } from './write-observation-chunk.js';
+
+/** One observation given as a value (what an NDJSON line parses to), with where it came from. */
+export interface ObservationValue {
+  /** Its place in the input (1-based), as a file's line number: rejects are listed by it. */
+  line: number;
+  /** Its text as received, kept with a rejected line. */
+  raw: string;
+  value: unknown;
+  /** Refused before validation (the caller could not make an observation of it), and why. */
+  problem?: { field: string | null; reason: string };
+}
+
+export interface ValuesResult {
+  accepted: number;
+  /** Valid values already stored (same source + ref, or same content), or repeated here. */
+  duplicate: number;
+  rejected: number;
+  /** Service days that received new observations, ascending. */
+  serviceDays: number[];
+}
+
+/** Opens an ingest batch (ingest_batches) for inputs that are not files: `kind` says what. */
+export async function openIngestBatch(db: Db, kind: string): Promise<number> {
+  const r = await db.query<{ id: number }>(
+    `INSERT INTO ingest_batches (kind, files) VALUES ($1, 0) RETURNING id`,
+    [kind],
+  );
+  return r.rows[0]!.id;
+}
+
+/** Closes a batch with its totals. */
+export async function finishIngestBatch(
+  db: Db,
+  batchId: number,
+  totals: { read: number; accepted: number; duplicate: number; rejected: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE ingest_batches SET finished_at = now(), lines_read = $2, accepted = $3, duplicate = $4, rejected = $5
+      WHERE id = $1`,
+    [batchId, totals.read, totals.accepted, totals.duplicate, totals.rejected],
+  );
+}
+
+/**
+ * Ingests observations given as values, in one transaction: the same validation
+ * (toObservationRecord), dedup key, COPY rows, EMU registration, stale marks and rejects as a
+ * file's lines get (ingest-observations.ts), so a sighting that comes from another server is
+ * stored, deduplicated and rebuilt exactly as one read from a file. `file` names the input in
+ * ingest_rejects and observations.file.
+ */
+export async function ingestObservationValues(
+  db: Db,
+  batchId: number,
+  file: string,
+  values: readonly ObservationValue[],
+  options: { emuForms?: EmuFormPolicy; emuCache?: Map<string, number> } = {},
+): Promise<ValuesResult> {
+  const emuCache = options.emuCache ?? new Map<string, number>();
+  const emuForms = options.emuForms ?? STRICT_EMU_FORMS;
+  const builder = new ChunkBuilder(batchId, file, emuCache);
+  for (const v of values) {
+    builder.read++;
+    if (v.problem) {
+      builder.reject(v.line, v.raw, v.problem.field, v.problem.reason);
+      continue;
+    }
+    const rec = toObservationRecord(v.value, emuForms);
+    if (isProblem(rec)) builder.reject(v.line, v.raw, rec.field, rec.reason);
+    else builder.add(v.line, rec);
+  }
+  const chunk = builder.finish();
+  // The safe path (not the optimistic COPY): a pull repeats what it took before by design.
+  const w = await writeObservationChunk(db, batchId, file, chunk, emuCache);
+  return {
+    accepted: w.accepted,
+    duplicate: chunk.valid - w.accepted,
+    rejected: chunk.rejects.length,
+    serviceDays: [...w.days.keys()].sort((a, b) => a - b),
+  };
+}

@@ -1,0 +1,202 @@
+import type { Queryable } from '../../shared/db/db.js';
+import { toDate } from '../../shared/db/db.js';
+import { EmutrackError } from '../../shared/errors/emutrack-error.js';
+import type { SourceKind, SourceSettings } from './source-config.js';
+
+/** A source as stored (migration 032): its settings and how its pulls went. */
+export interface Source extends SourceSettings {
+  id: number;
+  lastSuccessAt: Date | null;
+  lastError: string | null;
+  lastErrorAt: Date | null;
+  linesTaken: number;
+  linesRefused: number;
+  createdAt: Date;
+}
+
+/** Where a source's pull of one service day stands (source_day_cursors). */
+export interface SourceDayCursor {
+  serviceDay: number;
+  /** The cursor of the next page to ask for; "" = from the first page. */
+  nextCursor: string;
+  /** The day was pulled to its last page. */
+  completed: boolean;
+  /** The first page's ETag at the last completed pull (for If-None-Match). */
+  firstPageEtag: string | null;
+  pages: number;
+  linesTaken: number;
+  linesRefused: number;
+}
+
+export class SourceNotFoundError extends EmutrackError {
+  constructor(readonly sourceName: string) {
+    super('source_not_found', `no source named ${JSON.stringify(sourceName)}`);
+  }
+}
+
+export class SourceExistsError extends EmutrackError {
+  constructor(readonly sourceName: string) {
+    super('source_exists', `a source named ${JSON.stringify(sourceName)} exists already`);
+  }
+}
+
+interface SourceRow {
+  id: string | number;
+  name: string;
+  kind: SourceKind;
+  base_url: string;
+  api_key_env: string | null;
+  schedule: string | null;
+  rate: number;
+  trust: number;
+  last_success_at: Date | string | null;
+  last_error: string | null;
+  last_error_at: Date | string | null;
+  lines_taken: string | number;
+  lines_refused: string | number;
+  created_at: Date | string;
+}
+
+const COLUMNS = `id, name, kind, base_url, api_key_env, schedule, rate, trust, last_success_at,
+  last_error, last_error_at, lines_taken, lines_refused, created_at`;
+
+function sourceOf(r: SourceRow): Source {
+  return {
+    id: Number(r.id),
+    name: r.name,
+    kind: r.kind,
+    baseUrl: r.base_url,
+    apiKeyEnv: r.api_key_env,
+    schedule: r.schedule,
+    rate: Number(r.rate),
+    trust: Number(r.trust),
+    lastSuccessAt: r.last_success_at === null ? null : toDate(r.last_success_at),
+    lastError: r.last_error,
+    lastErrorAt: r.last_error_at === null ? null : toDate(r.last_error_at),
+    linesTaken: Number(r.lines_taken),
+    linesRefused: Number(r.lines_refused),
+    createdAt: toDate(r.created_at),
+  };
+}
+
+export async function addSource(db: Queryable, s: SourceSettings): Promise<Source> {
+  const r = await db.query<SourceRow>(
+    `INSERT INTO sources (name, kind, base_url, api_key_env, schedule, rate, trust)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (name) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [s.name, s.kind, s.baseUrl, s.apiKeyEnv, s.schedule, s.rate, s.trust],
+  );
+  if (!r.rows[0]) throw new SourceExistsError(s.name);
+  return sourceOf(r.rows[0]);
+}
+
+export async function listSources(db: Queryable): Promise<Source[]> {
+  const r = await db.query<SourceRow>(`SELECT ${COLUMNS} FROM sources ORDER BY name`);
+  return r.rows.map(sourceOf);
+}
+
+export async function getSource(db: Queryable, name: string): Promise<Source> {
+  const r = await db.query<SourceRow>(`SELECT ${COLUMNS} FROM sources WHERE name = $1`, [name]);
+  if (!r.rows[0]) throw new SourceNotFoundError(name);
+  return sourceOf(r.rows[0]);
+}
+
+/** Removes a source and its cursors; the sightings it brought stay (they are observations). */
+export async function removeSource(db: Queryable, name: string): Promise<void> {
+  const r = await db.query(`DELETE FROM sources WHERE name = $1`, [name]);
+  if (r.rowCount === 0) throw new SourceNotFoundError(name);
+}
+
+export async function readDayCursor(
+  db: Queryable,
+  sourceId: number,
+  serviceDay: number,
+): Promise<SourceDayCursor | null> {
+  const r = await db.query<{
+    next_cursor: string;
+    completed: boolean;
+    first_page_etag: string | null;
+    pages: number;
+    lines_taken: number;
+    lines_refused: number;
+  }>(
+    `SELECT next_cursor, completed, first_page_etag, pages, lines_taken, lines_refused
+       FROM source_day_cursors WHERE source_id = $1 AND service_day = $2`,
+    [sourceId, serviceDay],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  return {
+    serviceDay,
+    nextCursor: row.next_cursor,
+    completed: row.completed,
+    firstPageEtag: row.first_page_etag,
+    pages: row.pages,
+    linesTaken: row.lines_taken,
+    linesRefused: row.lines_refused,
+  };
+}
+
+/**
+ * Records one page taken: the day's cursor moves to the next page (or the day is complete),
+ * and the page's lines are added to the day's and the source's counters, in one transaction.
+ * `firstPageEtag` is set when the page was the day's first (a later pull asks with it).
+ */
+export async function recordPageTaken(
+  db: Queryable,
+  sourceId: number,
+  serviceDay: number,
+  page: {
+    nextCursor: string;
+    first: boolean;
+    etag: string | null;
+    taken: number;
+    refused: number;
+  },
+): Promise<void> {
+  await db.query(
+    `WITH day AS (
+       INSERT INTO source_day_cursors AS c
+              (source_id, service_day, next_cursor, completed, first_page_etag, pages,
+               lines_taken, lines_refused)
+       VALUES ($1, $2, $3, $3 = '', CASE WHEN $4 THEN $5 END, 1, $6, $7)
+       ON CONFLICT (source_id, service_day) DO UPDATE
+          SET next_cursor = EXCLUDED.next_cursor,
+              completed = EXCLUDED.completed,
+              -- The ETag of a first page stands for the day only once the pull reached its end.
+              first_page_etag = CASE WHEN $4 THEN $5 ELSE c.first_page_etag END,
+              pages = c.pages + 1,
+              lines_taken = c.lines_taken + $6,
+              lines_refused = c.lines_refused + $7,
+              updated_at = now()
+       RETURNING 1
+     )
+     UPDATE sources SET lines_taken = lines_taken + $6, lines_refused = lines_refused + $7
+      WHERE id = $1 AND EXISTS (SELECT 1 FROM day)`,
+    [sourceId, serviceDay, page.nextCursor, page.first, page.etag, page.taken, page.refused],
+  );
+}
+
+/** A pull that completed: the error of an earlier one is cleared. */
+export async function recordPullSuccess(db: Queryable, sourceId: number, at: Date): Promise<void> {
+  await db.query(
+    `UPDATE sources SET last_success_at = $2, last_error = NULL, last_error_at = NULL WHERE id = $1`,
+    [sourceId, at],
+  );
+}
+
+/** A pull that stopped short: why, on one line (newlines folded, at most 500 characters). */
+export async function recordPullError(
+  db: Queryable,
+  sourceId: number,
+  message: string,
+  at: Date,
+): Promise<void> {
+  const line = message.replace(/\s+/g, ' ').trim().slice(0, 500);
+  await db.query(`UPDATE sources SET last_error = $2, last_error_at = $3 WHERE id = $1`, [
+    sourceId,
+    line,
+    at,
+  ]);
+}

@@ -134,7 +134,7 @@ export function buildCli(): Command {
     )
     .action(async (file: string | undefined, opts: { coachLayouts?: string }) => {
       if (file === undefined && opts.coachLayouts === undefined)
-        throw new CliError('import-fleet needs a fleet file, --coach-layouts <file>, or both');
+        throw new CliError('import-fleet needs a fleet CSV, --coach-layouts <file>, or both');
       try {
         await withAppContext(async (ctx) => {
           if (file !== undefined) {

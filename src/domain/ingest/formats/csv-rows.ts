@@ -40,18 +40,20 @@ export async function* csvRows(
   try {
     for await (const rec of parser as AsyncIterable<{
       record: Record<string, string>;
-      info: { lines: number; columns: unknown[] | boolean };
+      info: { lines: number; error?: { record?: unknown[] } };
       raw: string;
     }>) {
       while (skipped.length > 0) yield skipped.shift()!;
       const raw = rec.raw.replace(/\r?\n$/, '');
       const line = rec.info.lines;
-      const values = Object.values(rec.record);
-      if (header && values.length !== header.length) {
+      // The record keeps the header's columns only: a row's surplus cells are counted from
+      // the parser's note on the row.
+      const found = rec.info.error?.record?.length ?? Object.values(rec.record).length;
+      if (header && found !== header.length) {
         yield {
           line,
           raw,
-          error: `expected ${header.length} columns as in the header, found ${values.length}`,
+          error: `expected ${header.length} columns as in the header, found ${found}`,
         };
         continue;
       }

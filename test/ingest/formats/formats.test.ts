@@ -26,6 +26,8 @@ describe('format detection', () => {
     const cases: [string, string, string][] = [
       ['sightings.csv', `\uFEFF\n  ${SIGHTING}\n`, 'ndjson'],
       ['empty.csv', '', 'ndjson'],
+      // A broken first line is a rejected line of NDJSON, not an unknown format.
+      ['broken-first.txt', `oops, not JSON\n\n${SIGHTING}\n`, 'ndjson'],
       ['rows.json', 'date,emu_no,train_no\n2026-08-12,CRH380AL2541,G1\n', 'railre-csv'],
       [
         'rows.ndjson',

@@ -9,14 +9,16 @@ import { railreJsonFormat } from './railre-json-format.js';
 /**
  * Every input format of `emutrack ingest`, in the order detection asks them: the first whose
  * detect() takes the file's head reads it. The CSV formats with a fixed header come before the
- * observation CSV, which takes any header naming one of its fields.
+ * observation CSV, which takes any header naming one of its fields; NDJSON comes last, as it
+ * also takes a file whose first line is broken (but not one whose first line is a CSV header
+ * or opens a JSON array, which the formats before it have judged).
  */
 export const OBSERVATION_FORMATS: readonly ObservationFormat[] = [
-  ndjsonFormat,
   railreJsonFormat,
   dailyExportFormat,
   railreCsvFormat,
   observationCsvFormat,
+  ndjsonFormat,
 ];
 
 /** The format of a file from its head, or why none is (one line: the file's name comes first). */

@@ -4,12 +4,15 @@ import type { InputLine } from '../read-observation-lines.js';
 import type { ObservationFormat } from './observation-format.js';
 
 /**
- * NDJSON: one observation object per line. An empty file is one too (of no lines). Large inputs
- * are parsed by worker threads instead (ndjson-block-parser.ts, which reads lines the same way).
+ * NDJSON: one observation object per line. An empty file is one too (of no lines), and so is a
+ * file whose first line is broken when a later line of its head is an object: the broken line
+ * is rejected and the others read. Large inputs are parsed by worker threads instead
+ * (ndjson-block-parser.ts, which reads lines the same way).
  */
 export const ndjsonFormat: ObservationFormat = {
   name: 'ndjson',
-  detect: (head) => head.text === '' || head.text.startsWith('{'),
+  detect: (head) =>
+    head.text === '' || head.text.startsWith('{') || /^[^[][^\n]*\n(?:.*\n)*?\s*\{/.test(head.text),
   read: ndjsonLines,
 };
 

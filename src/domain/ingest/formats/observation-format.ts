@@ -35,7 +35,7 @@ export interface FileHead {
   text: string;
   /** Its first line, trimmed. */
   firstLine: string;
-  /** The first line as CSV header names (trimmed, unquoted); [] when it has no comma. */
+  /** The first line as CSV header names (trimmed, unquoted); [] when it has no comma or is JSON. */
   csvHeader: string[];
 }
 
@@ -55,9 +55,10 @@ export async function readFileHead(file: string): Promise<FileHead> {
     .replace(/^\uFEFF/, '')
     .trimStart();
   const firstLine = (/^[^\r\n]*/.exec(text)?.[0] ?? '').trim();
-  const csvHeader = firstLine.includes(',')
-    ? firstLine.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
-    : [];
+  const csvHeader =
+    firstLine.includes(',') && !/^[[{]/.test(firstLine)
+      ? firstLine.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
+      : [];
   return { text, firstLine, csvHeader };
 }
 

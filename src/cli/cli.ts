@@ -59,14 +59,20 @@ export function buildCli(): Command {
   program
     .command('ingest')
     .description(
-      'ingest observations from an NDJSON or CSV file, or every such file in a directory',
+      'ingest observations from a file, or every .ndjson, .jsonl, .json or .csv file in a directory: NDJSON or CSV sightings, daily export CSVs, rail.re rows (CSV or JSON), the format found from the content',
     )
     .argument('<file-or-directory>')
+    .option(
+      '--date <YYYYMMDD>',
+      'the service day of daily export files whose name does not give it (20260816.csv)',
+      (v: string) => (ymdArgument(v), v),
+    )
     .option('--json', 'print the result as JSON')
-    .action(async (target: string, opts: { json?: boolean }) => {
+    .action(async (target: string, opts: { json?: boolean; date?: string }) => {
       const result = await withAppContext((ctx) =>
         ingestObservations(ctx.db, target, {
           allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+          ...(opts.date === undefined ? {} : { serviceDate: opts.date }),
         }),
       );
       if (opts.json) out(JSON.stringify(result));
@@ -75,7 +81,7 @@ export function buildCli(): Command {
           out(
             f.error
               ? `${f.file}: UNREADABLE: ${f.error}`
-              : `${f.file}: read ${f.read}, accepted ${f.accepted}, duplicate ${f.duplicate}, rejected ${f.rejected}`,
+              : `${f.file}: read ${f.read}, accepted ${f.accepted}, duplicate ${f.duplicate}, rejected ${f.rejected} (${f.format})`,
           );
         }
         out(
@@ -120,9 +126,9 @@ export function buildCli(): Command {
   program
     .command('import-fleet')
     .description(
-      'import or update EMUs from a fleet CSV (header row; emu_code required), and/or their coach layouts from a JSON file',
+      'import or update EMUs from a fleet CSV (header row; emu_code required) or the allocation export (JSON array of units), and/or their coach layouts from a JSON file',
     )
-    .argument('[csv]')
+    .argument('[file]')
     .option(
       '--coach-layouts <file>',
       'coach layouts: a JSON array of entries, or NDJSON (see README)',
@@ -135,7 +141,7 @@ export function buildCli(): Command {
           if (file !== undefined) {
             const r = await importFleet(ctx.db, file);
             out(
-              `${r.file}: read ${r.read}, created ${r.created}, updated ${r.updated}, rejected ${r.rejected}`,
+              `${r.file}: read ${r.read}, created ${r.created}, updated ${r.updated}, rejected ${r.rejected} (${r.format})`,
             );
             if (r.ignoredColumns.length > 0) out(`ignored columns: ${r.ignoredColumns.join(', ')}`);
           }

@@ -17,7 +17,7 @@ afterEach(() => vi.restoreAllMocks());
 describe('emutrack CLI', () => {
   it('imports the fleet and ingests, printing read / accepted / duplicate / rejected', async () => {
     expect((await cli('import-fleet', path.join(FIXTURES, 'fleet.csv'))).stdout).toBe(
-      'fleet.csv: read 20, created 20, updated 0, rejected 0\n',
+      'fleet.csv: read 20, created 20, updated 0, rejected 0 (fleet-csv)\n',
     );
     const r = await cli('ingest', path.join(FIXTURES, 'observations'));
     expect(r.code).toBe(0);

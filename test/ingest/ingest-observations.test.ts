@@ -75,10 +75,11 @@ describe('ingestObservations', () => {
     const r = await ingestObservations(t.current.db, sub);
     expect(r.files.map((f) => f.file)).toEqual(['a-no-header.csv', 'b-good.ndjson']);
     expect(r.files[0]!.error).toMatch(
-      /CSV header lacks column\(s\) observedAt, trainCode, emuCode, source/,
+      /^a-no-header\.csv: unknown format \(first line "when,train,unit"\)/,
     );
     expect(r.files[1]).toEqual({
       file: 'b-good.ndjson',
+      format: 'ndjson',
       read: 10,
       accepted: 10,
       duplicate: 0,

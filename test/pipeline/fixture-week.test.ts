@@ -206,9 +206,23 @@ describe('the fixture week, end to end', () => {
   it('ingests the observations: good lines kept, bad lines rejected with line numbers, duplicates counted', async () => {
     const r = await ingestObservations(t.current.db, path.join(FIXTURES, 'observations'));
     expect(r.files).toEqual([
-      { file: '2026-08-10_13.ndjson', read: 176, accepted: 170, duplicate: 2, rejected: 4 },
-      { file: '2026-08-14_16.ndjson', read: 131, accepted: 130, duplicate: 0, rejected: 1 },
-      { file: 'station-board.csv', read: 7, accepted: 2, duplicate: 3, rejected: 2 },
+      {
+        file: '2026-08-10_13.ndjson',
+        format: 'ndjson',
+        read: 176,
+        accepted: 170,
+        duplicate: 2,
+        rejected: 4,
+      },
+      {
+        file: '2026-08-14_16.ndjson',
+        format: 'ndjson',
+        read: 131,
+        accepted: 130,
+        duplicate: 0,
+        rejected: 1,
+      },
+      { file: 'station-board.csv', format: 'csv', read: 7, accepted: 2, duplicate: 3, rejected: 2 },
     ]);
     expect(r.serviceDays).toEqual([20675, 20676, 20677, 20678, 20679, 20680, 20681]);
     const rejects = await t.current.db.query<{

@@ -1,8 +1,7 @@
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { parse as parseCsv } from 'csv-parse';
 import type { Db } from '../../shared/db/db.js';
 import { recordRejects, type RejectedLine } from '../ingest/record-rejects.js';
+import { allocationJsonFormat } from './allocation-json-format.js';
 import { addAliases } from './emu-registry.js';
 import {
   FLEET_COLUMNS,
@@ -11,26 +10,34 @@ import {
   type FleetColumn,
   type FleetValue,
 } from './fleet-columns.js';
+import { fleetCsvFormat } from './fleet-csv-format.js';
+import { FleetFileError } from './fleet-file-error.js';
+import { readFileHead, type FleetFormat } from './fleet-format.js';
 import { MalformedEmuCodeError, parseEmuCode } from './normalize-emu-code.js';
-import { EmutrackError } from '../../shared/errors/emutrack-error.js';
+
+export { FleetFileError };
 
 export interface FleetImportResult {
   batchId: number;
   file: string;
+  /** The format found from the file's content. */
+  format: string;
   read: number;
   /** Units described by the file that were not registered before. */
   created: number;
   /** Units that were already registered (by a fleet import or a sighting) and were updated. */
   updated: number;
   rejected: number;
-  /** Header columns that are not fleet fields; their values were not stored. */
+  /** Header columns (or JSON fields) that are not fleet fields; their values were not stored. */
   ignoredColumns: string[];
 }
 
-export class FleetFileError extends EmutrackError {
-  constructor(file: string, reason: string) {
-    super('fleet_file_invalid', `${file}: ${reason}`);
-  }
+/** The formats of import-fleet, in the order detection asks them. */
+export const FLEET_FORMATS: readonly FleetFormat[] = [allocationJsonFormat, fleetCsvFormat];
+
+export interface FleetImportOptions {
+  /** The largest JSON file read (bounded-json.ts). */
+  maxJsonBytes?: number;
 }
 
 interface FleetRow {
@@ -44,88 +51,92 @@ interface FleetRow {
 }
 
 /**
- * Imports a fleet CSV (header row; `emu_code` required, the allocation fields optional; see
- * fleet-columns.ts). New units are registered, known ones updated; every written code and
- * `alias` entry becomes an alias. Bad lines go to ingest_rejects (batch kind "fleet").
+ * Imports a fleet file: a fleet CSV (header row; `emu_code` required, the allocation fields
+ * optional; see fleet-columns.ts) or the allocation export (a JSON array of units:
+ * allocation-json-format.ts), told apart by their content. New units are registered, known
+ * ones updated; every written code and `alias` entry becomes an alias. Bad rows go to
+ * ingest_rejects (batch kind "fleet").
  */
-export async function importFleet(db: Db, file: string): Promise<FleetImportResult> {
+export async function importFleet(
+  db: Db,
+  file: string,
+  options: FleetImportOptions = {},
+): Promise<FleetImportResult> {
   const name = path.basename(file);
-  let columns: FleetColumn[] = [];
-  let ignoredColumns: string[] = [];
+  const head = await readFileHead(file).catch((err: Error) => {
+    throw new FleetFileError(name, err.message);
+  });
+  const format = FLEET_FORMATS.find((f) => f.detect(head));
+  if (!format)
+    throw new FleetFileError(
+      name,
+      `unknown format (first line ${JSON.stringify(head.firstLine.slice(0, 60))}): expected a fleet CSV (a header with emu_code) or the allocation export (a JSON array of units)`,
+    );
+  const seen = new Set<string>();
+  const ignored = new Set<string>();
   const rows: FleetRow[] = [];
   const rejects: RejectedLine[] = [];
-  const parser = createReadStream(file).pipe(
-    parseCsv({
-      bom: true,
-      info: true,
-      raw: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      columns: (header: string[]) => {
-        const h = header.map((c) => c.trim());
-        if (!h.includes('emu_code'))
-          throw new FleetFileError(name, 'CSV header lacks the required column emu_code (line 1)');
-        columns = h.filter((c): c is FleetColumn => c in FLEET_COLUMNS);
-        ignoredColumns = h.filter(
-          (c) => c !== 'emu_code' && c !== 'alias' && !(c in FLEET_COLUMNS),
-        );
-        return h;
-      },
-    }),
-  );
   let read = 0;
+  const parsed: { line: number; raw: string; cells: Record<string, string> }[] = [];
   try {
-    for await (const rec of parser as AsyncIterable<{
-      record: Record<string, string>;
-      info: { lines: number };
-      raw: string;
-    }>) {
+    for await (const row of format.read(file, { name, maxJsonBytes: options.maxJsonBytes })) {
       read++;
-      const line = rec.info.lines;
-      const raw = rec.raw.replace(/\r?\n$/, '');
-      const cells = rec.record;
-      try {
-        const written = (cells.emu_code ?? '').trim();
-        if (written === '')
-          throw Object.assign(new Error('emu_code: missing'), { field: 'emu_code' });
-        let parsed;
-        try {
-          parsed = parseEmuCode(written);
-        } catch (err) {
-          if (err instanceof MalformedEmuCodeError)
-            throw Object.assign(new Error(`emu_code: ${err.message}`), { field: 'emu_code' });
-          throw err;
-        }
-        const values = new Map<FleetColumn, FleetValue>();
-        for (const c of columns) {
-          try {
-            values.set(c, parseFleetCell(FLEET_COLUMNS[c], cells[c] ?? ''));
-          } catch (err) {
-            throw Object.assign(new Error(`${c}: ${(err as Error).message}`), { field: c });
-          }
-        }
-        const aliases = (cells.alias ?? '')
-          .split('|')
-          .map((a) => a.trim())
-          .filter((a) => a !== '');
-        rows.push({
-          line,
-          written,
-          code: parsed.code,
-          model: parsed.model,
-          trainSetNo: parsed.trainSetNo,
-          aliases,
-          values,
-        });
-      } catch (err) {
-        const field = (err as { field?: string }).field ?? null;
-        rejects.push({ line, field, reason: (err as Error).message, raw });
+      if ('error' in row) {
+        rejects.push({ line: row.line, field: row.field, reason: row.error, raw: row.raw });
+        continue;
       }
+      for (const c of Object.keys(row.cells)) seen.add(c);
+      for (const c of row.ignored ?? []) ignored.add(c);
+      parsed.push(row);
     }
   } catch (err) {
     if (err instanceof FleetFileError) throw err;
     throw new FleetFileError(name, (err as Error).message);
   }
+  // The columns any row gives, in the fleet's order: the others are not touched.
+  const columns = (Object.keys(FLEET_COLUMNS) as FleetColumn[]).filter((c) => seen.has(c));
+  const ignoredColumns = [...ignored];
+  for (const { line, raw, cells } of parsed) {
+    try {
+      const written = (cells.emu_code ?? '').trim();
+      if (written === '')
+        throw Object.assign(new Error('emu_code: missing'), { field: 'emu_code' });
+      let parsed;
+      try {
+        parsed = parseEmuCode(written);
+      } catch (err) {
+        if (err instanceof MalformedEmuCodeError)
+          throw Object.assign(new Error(`emu_code: ${err.message}`), { field: 'emu_code' });
+        throw err;
+      }
+      const values = new Map<FleetColumn, FleetValue>();
+      for (const c of columns) {
+        try {
+          values.set(c, parseFleetCell(FLEET_COLUMNS[c], cells[c] ?? ''));
+        } catch (err) {
+          throw Object.assign(new Error(`${c}: ${(err as Error).message}`), { field: c });
+        }
+      }
+      const aliases = (cells.alias ?? '')
+        .split('|')
+        .map((a) => a.trim())
+        .filter((a) => a !== '');
+      rows.push({
+        line,
+        written,
+        code: parsed.code,
+        model: parsed.model,
+        trainSetNo: parsed.trainSetNo,
+        aliases,
+        values,
+      });
+    } catch (err) {
+      const field = (err as { field?: string }).field ?? null;
+      rejects.push({ line, field, reason: (err as Error).message, raw });
+    }
+  }
+  // Rejects in file order, whichever step refused them.
+  rejects.sort((a, b) => a.line - b.line);
 
   return db.transaction(async (tx) => {
     const batch = await tx.query<{ id: number }>(
@@ -181,6 +192,7 @@ export async function importFleet(db: Db, file: string): Promise<FleetImportResu
     return {
       batchId,
       file: name,
+      format: format.name,
       read,
       created: inserted.rowCount,
       updated: unique.length - inserted.rowCount,

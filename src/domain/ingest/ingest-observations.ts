@@ -6,11 +6,9 @@ import { BlockBuffers, readLineBlocks } from './ndjson-blocks.js';
 import { ChunkBuilder, type ParsedChunk } from './observation-copy-rows.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
 import { ParsePool } from './parse-pool.js';
-import {
-  detectFormat,
-  readObservationLines,
-  UnreadableFileError,
-} from './read-observation-lines.js';
+import { UnreadableFileError } from './read-observation-lines.js';
+import { detectObservationFormat } from './formats/formats.js';
+import type { FormatContext, ObservationFormat } from './formats/observation-format.js';
 import { writeObservationChunk } from './write-observation-chunk.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import { isFsError } from '../../shared/io/fs-error.js';
@@ -27,6 +25,8 @@ export interface IngestTotals {
 
 export interface IngestFileResult extends IngestTotals {
   file: string;
+  /** The format found from the file's content (formats/formats.ts), when one was. */
+  format?: string;
   /** Set when the file itself could not be read; its lines were not counted. */
   error?: string;
 }
@@ -61,6 +61,13 @@ export interface IngestOptions {
    * ALLOW_UNKNOWN_EMU_FORMS; emu-forms.ts). Default false: such lines are rejected.
    */
   allowUnknownEmuForms?: boolean;
+  /**
+   * The service day (YYYYMMDD) of files whose rows do not say it and whose name does not
+   * either (the daily export; --date). A file whose name says another day is refused.
+   */
+  serviceDate?: string;
+  /** The largest JSON array file read (bounded-json.ts). */
+  maxJsonBytes?: number;
   /** Called after every chunk with the running totals of the whole call. */
   onProgress?: (totals: IngestTotals & { file: string }) => void;
 }
@@ -122,12 +129,20 @@ export async function ingestObservations(
   const emuCache = new Map<string, number>();
   const emuForms = await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false);
 
-  const formats = await Promise.all(files.map((f) => detectFormat(f).catch(() => 'csv' as const)));
+  const nameOf = (f: string) => path.relative(root, f) || path.basename(f);
+  // A file whose format cannot be told is reported in its place (below) and the others go on.
+  const formats = await Promise.all(
+    files.map((f) =>
+      detectObservationFormat(f, nameOf(f)).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(String(err)),
+      ),
+    ),
+  );
+  const isNdjson = (i: number) => !(formats[i] instanceof Error) && formats[i]!.name === 'ndjson';
   const ndjsonBytes = (
-    await Promise.all(
-      files.map(async (f, i) => (formats[i] === 'ndjson' ? (await stat(f)).size : 0)),
-    )
+    await Promise.all(files.map(async (f, i) => (isNdjson(i) ? (await stat(f)).size : 0)))
   ).reduce((a, b) => a + b, 0);
+  const context = { serviceDate: options.serviceDate, maxJsonBytes: options.maxJsonBytes };
   const threads = options.parseThreads ?? Math.max(1, Math.min(4, os.availableParallelism() - 1));
   const pool =
     threads > 0 && ndjsonBytes > 0 && ndjsonBytes >= (options.parallelMinBytes ?? 4 << 20)
@@ -138,14 +153,27 @@ export async function ingestObservations(
   // across file boundaries (the next file's first blocks are parsed while the last file's
   // last chunks are written); each chunk is written in its own transaction.
   const items = readAhead(
-    fileChunks(files, formats, root, pool, batchId, chunkSize, threads, emuCache, emuForms),
+    fileChunks(
+      files,
+      formats,
+      context,
+      root,
+      pool,
+      batchId,
+      chunkSize,
+      threads,
+      emuCache,
+      emuForms,
+    ),
   )[Symbol.asyncIterator]();
   try {
     let item = await items.next();
     for (const [i, filePath] of files.entries()) {
-      const name = path.relative(root, filePath) || path.basename(filePath);
+      const name = nameOf(filePath);
+      const format = formats[i]!;
       const result: IngestFileResult = {
         file: name,
+        ...(format instanceof Error ? {} : { format: format.name }),
         read: 0,
         accepted: 0,
         duplicate: 0,
@@ -207,30 +235,37 @@ export async function ingestObservations(
 }
 
 /**
- * A file read line by line on this thread (NDJSON or CSV), in chunks of chunkSize lines. The
- * next chunk is parsed while the consumer writes the last (the generator runs ahead by one).
+ * A file read line by line on this thread by its format's reader, in chunks of chunkSize lines.
+ * Every format's lines are validated here alike. The next chunk is parsed while the consumer
+ * writes the last (the generator runs ahead by one).
  */
 async function* parsedLines(
   filePath: string,
+  format: ObservationFormat,
+  context: FormatContext,
   batchId: number,
-  name: string,
   chunkSize: number,
   emuIds: ReadonlyMap<string, number>,
   emuForms: EmuFormPolicy,
 ): AsyncGenerator<ParsedChunk> {
-  let chunk = new ChunkBuilder(batchId, name, emuIds);
-  for await (const input of readObservationLines(filePath)) {
+  let chunk = new ChunkBuilder(batchId, context.name, emuIds);
+  for await (const input of format.read(filePath, context)) {
     chunk.read++;
     if ('error' in input) {
-      chunk.reject(input.line, input.raw, null, input.error);
+      chunk.reject(input.line, input.raw, input.field ?? null, input.error);
     } else {
       const rec = toObservationRecord(input.value, emuForms);
-      if (isProblem(rec)) chunk.reject(input.line, input.raw, rec.field, rec.reason);
-      else chunk.add(input.line, rec);
+      if (isProblem(rec)) {
+        // Named as the file names the field (emu_no), not as the observation does (emuCode).
+        const field = rec.field === null ? null : (format.fieldNames?.[rec.field] ?? rec.field);
+        const reason =
+          field === rec.field ? rec.reason : rec.reason.replace(`${rec.field}:`, `${field}:`);
+        chunk.reject(input.line, input.raw, field, reason);
+      } else chunk.add(input.line, rec);
     }
     if (chunk.valid + chunk.rejects.length >= chunkSize) {
       yield chunk.finish();
-      chunk = new ChunkBuilder(batchId, name, emuIds);
+      chunk = new ChunkBuilder(batchId, context.name, emuIds);
     }
   }
   if (chunk.read > 0) yield chunk.finish();
@@ -243,14 +278,15 @@ type FileItem = { file: number; chunk: ParsedChunk } | { file: number; error: un
  * The chunks of every file, in file order. NDJSON files (when there is a pool) are cut into
  * blocks of chunkSize lines on this thread (a memchr per line) and parsed by the pool's
  * threads, up to `ahead` blocks at once, across file boundaries; other files are read line by
- * line on this thread. Each block takes the EMU ids known so far, so that its thread renders
+ * line on this thread by their format's reader. Each block takes the EMU ids known so far, so that its thread renders
  * whole COPY rows (the writer puts in the ids of units not registered yet). A file that fails
  * yields its error in its place, and the next files go on. Memory stays bounded: at most
  * `ahead` parsed blocks wait for the writer.
  */
 async function* fileChunks(
   files: readonly string[],
-  formats: readonly string[],
+  formats: readonly (ObservationFormat | Error)[],
+  context: Omit<FormatContext, 'name'>,
   root: string,
   pool: ParsePool | undefined,
   batchId: number,
@@ -265,7 +301,13 @@ async function* fileChunks(
   try {
     for (const [file, filePath] of files.entries()) {
       const name = path.relative(root, filePath) || path.basename(filePath);
-      if (pool && formats[file] === 'ndjson') {
+      const format = formats[file]!;
+      if (format instanceof Error) {
+        while (queue.length > 0) yield await queue.shift()!;
+        yield { file, error: format };
+        continue;
+      }
+      if (pool && format.name === 'ndjson') {
         try {
           for await (const block of readLineBlocks(filePath, chunkSize, buffers)) {
             queue.push(
@@ -286,8 +328,16 @@ async function* fileChunks(
       }
       while (queue.length > 0) yield await queue.shift()!;
       try {
-        for await (const chunk of parsedLines(filePath, batchId, name, chunkSize, emuIds, emuForms))
-          yield { file, chunk };
+        const chunks = parsedLines(
+          filePath,
+          format,
+          { ...context, name },
+          batchId,
+          chunkSize,
+          emuIds,
+          emuForms,
+        );
+        for await (const chunk of chunks) yield { file, chunk };
       } catch (error) {
         yield { file, error };
       }

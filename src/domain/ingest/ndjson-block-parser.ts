@@ -25,7 +25,7 @@ export interface NdjsonBlock {
 }
 
 /**
- * Parses a block of whole NDJSON lines exactly as the line reader does (read-observation-lines:
+ * Parses a block of whole NDJSON lines exactly as the line reader does (formats/ndjson-format.ts:
  * lines split at \r\n, \n or a lone \r; a byte-order mark dropped from line 1; blank lines
  * skipped and not counted; a line that is not JSON refused with JSON.parse's message), then
  * validates each value with toObservationRecord. Lines of the common shape are scanned from

@@ -49,6 +49,12 @@ import {
 } from '../../src/domain/records/record-changes.js';
 import { WebhookError } from '../../src/domain/webhooks/webhook-error.js';
 import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors.js';
+import { SourcePullError } from '../../src/domain/sources/pull-source.js';
+import { SourceSettingError } from '../../src/domain/sources/source-config.js';
+import { SourceExistsError, SourceNotFoundError } from '../../src/domain/sources/source-store.js';
+import { V2RequestError } from '../../src/domain/sources/v2-client.js';
+import { V2FormatError } from '../../src/domain/sources/v2-page.js';
+import { HttpGetFailure } from '../../src/shared/io/http-get.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -323,6 +329,48 @@ const cases: [string, EmutrackError, string, string][] = [
     new PageNotFoundError('no train G99999'),
     'web_not_found',
     'no train G99999',
+  ],
+  [
+    'SourcePullError',
+    new SourcePullError('live', '20260816: 500', undefined),
+    'source_pull_failed',
+    'source live: 20260816: 500',
+  ],
+  [
+    'SourceSettingError',
+    new SourceSettingError('--rate', 'expected a number > 0'),
+    'source_setting_invalid',
+    '--rate: expected a number > 0',
+  ],
+  [
+    'SourceNotFoundError',
+    new SourceNotFoundError('live'),
+    'source_not_found',
+    'no source named "live"',
+  ],
+  [
+    'SourceExistsError',
+    new SourceExistsError('live'),
+    'source_exists',
+    'a source named "live" exists already',
+  ],
+  [
+    'V2RequestError',
+    new V2RequestError('http://x/api/v2/records/daily', 'status 500'),
+    'source_request_failed',
+    'GET http://x/api/v2/records/daily: status 500',
+  ],
+  [
+    'V2FormatError',
+    new V2FormatError('data.items.0.emuId: expected a number'),
+    'source_answer_invalid',
+    'data.items.0.emuId: expected a number',
+  ],
+  [
+    'HttpGetFailure',
+    new HttpGetFailure('timed out after 30000 ms'),
+    'http_get_failed',
+    'timed out after 30000 ms',
   ],
 ];
 

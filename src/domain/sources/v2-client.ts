@@ -1,5 +1,6 @@
 import { HttpGetFailure, type HttpGet, type HttpGetResponse } from '../../shared/io/http-get.js';
 import { parseEnvelope, parsePage, V2FormatError, type V2Page } from './v2-page.js';
+import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 
 /** Time as a pull sees it: injected, so that tests wait without waiting. */
 export interface PullClock {
@@ -31,12 +32,12 @@ export interface V2ClientOptions {
 }
 
 /** A request that failed for good: `reason` is one line naming the status or the field. */
-export class V2RequestError extends Error {
+export class V2RequestError extends EmutrackError {
   constructor(
     readonly url: string,
     readonly reason: string,
   ) {
-    super(`GET ${url}: ${reason}`);
+    super('source_request_failed', `GET ${url}: ${reason}`);
   }
 }
 

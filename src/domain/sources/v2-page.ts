@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 
 /**
  * What a v2 server answers to GET /api/v2/records/daily (docs/api.md), as far as a puller reads
@@ -57,9 +58,9 @@ function firstIssue(error: z.ZodError, prefix: string): string {
 }
 
 /** A body that is not the envelope or page we expect: `reason` names the field. */
-export class V2FormatError extends Error {
+export class V2FormatError extends EmutrackError {
   constructor(readonly reason: string) {
-    super(reason);
+    super('source_answer_invalid', reason);
   }
 }
 

@@ -1,3 +1,5 @@
+import { EmutrackError } from '../errors/emutrack-error.js';
+
 /**
  * One GET as plain data: what a puller of another server needs of HTTP, with the defences it
  * always wants (a deadline over the whole exchange, no redirects followed, a bounded body).
@@ -21,13 +23,12 @@ export interface HttpGetResponse {
 export type HttpGet = (request: HttpGetRequest) => Promise<HttpGetResponse>;
 
 /** Why a GET got no answer: `reason` is one line, without the URL (the caller adds its own). */
-export class HttpGetFailure extends Error {
+export class HttpGetFailure extends EmutrackError {
   constructor(
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(reason, options);
-    this.name = 'HttpGetFailure';
+    super('http_get_failed', reason, options);
   }
 }
 

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.js';
 import { shanghaiTime } from '../shared/time/shanghai-time.js';
-import { checkSourceSettings } from '../domain/sources/source-config.js';
+import { checkSourceSettings, checkTrains } from '../domain/sources/source-config.js';
 import {
   addSource,
   listSources,
@@ -40,6 +40,7 @@ function sourceJson(s: Source): Record<string, unknown> {
     schedule: s.schedule,
     rate: s.rate,
     trust: s.trust,
+    trains: s.trains,
     lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,
     lastError: s.lastError,
     lastErrorAt: s.lastErrorAt?.toISOString() ?? null,
@@ -50,6 +51,12 @@ function sourceJson(s: Source): Record<string, unknown> {
 }
 
 function pullSummary(r: PullResult): string {
+  if (r.asked)
+    return (
+      `source ${r.source}: ${r.asked.items} train(s), ${r.asked.answered} of ${r.asked.planned} answer(s) read, ` +
+      `taken ${r.taken}, duplicate ${r.duplicate}, refused ${r.refused}; ` +
+      `${r.requests} request(s), ${r.refusals} refused by the server (429), waited ${Math.ceil(r.waitedMs / 1000)} s`
+    );
   const days = r.days.length;
   const pages = r.days.reduce((n, d) => n + d.pages, 0);
   const unchanged = r.days.filter((d) => d.unchanged).length;
@@ -70,12 +77,16 @@ export function registerSourcesCommands(program: Command): void {
     .command('add')
     .description('add a source: a server whose API is at BASE_URL/api/v2')
     .argument('<name>', 'its name (letters, digits, ".", "_", "-"); its sightings carry it')
-    .requiredOption('--kind <kind>', 'what it is: v2 (another emutrack server)')
+    .requiredOption(
+      '--kind <kind>',
+      "what it is: v2 (another emutrack server) or railre (rail.re's API)",
+    )
     .requiredOption('--url <base-url>', 'its base URL (http or https, no key in it)')
     .option('--api-key-env <var>', 'the NAME of the environment variable holding its API key')
     .option('--every <cron>', 'when to pull it (cron, Shanghai time), for the scheduler')
     .option('--rate <n>', 'requests per second at most (default 1)')
     .option('--trust <w>', 'weight of its sightings (default 1)')
+    .option('--trains <list>', 'railre: the trains to ask for, G1,D3125 (default: those in force)')
     .action(
       async (
         name: string,
@@ -86,6 +97,7 @@ export function registerSourcesCommands(program: Command): void {
           every?: string;
           rate?: string;
           trust?: string;
+          trains?: string;
         },
       ) => {
         try {
@@ -95,7 +107,8 @@ export function registerSourcesCommands(program: Command): void {
             `source ${s.name} added: ${s.kind} at ${s.baseUrl}, ` +
               (s.apiKeyEnv ? `key from $${s.apiKeyEnv}` : 'anonymous') +
               `, ${s.rate} request(s)/s, trust ${s.trust}` +
-              (s.schedule ? `, every ${JSON.stringify(s.schedule)}` : ', pulled by hand'),
+              (s.schedule ? `, every ${JSON.stringify(s.schedule)}` : ', pulled by hand') +
+              (s.trains ? `, trains ${s.trains.join(',')}` : ''),
           );
         } catch (err) {
           asCliError(err);
@@ -149,7 +162,8 @@ export function registerSourcesCommands(program: Command): void {
     .argument('<name>')
     .option('--from <YYYYMMDD>', 'first service day', ymdOption)
     .option('--to <YYYYMMDD>', 'last service day', ymdOption)
-    .action(async (name: string, opts: { from?: number; to?: number }) => {
+    .option('--trains <list>', 'railre: ask for these trains this time, G1,D3125')
+    .action(async (name: string, opts: { from?: number; to?: number; trains?: string }) => {
       if ((opts.from === undefined) !== (opts.to === undefined))
         throw new CliError('--from and --to go together', 2);
       if (opts.from !== undefined && opts.to! < opts.from)
@@ -158,9 +172,11 @@ export function registerSourcesCommands(program: Command): void {
         throw new CliError('a pull covers at most 366 days; split the range', 2);
       let result: PullResult;
       try {
+        const trains = opts.trains === undefined ? undefined : checkTrains(opts.trains);
         result = await withAppContext((ctx) =>
           pullSource(ctx.db, name, {
             ...(opts.from !== undefined ? { from: opts.from, to: opts.to! } : {}),
+            ...(trains ? { trains } : {}),
             allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
           }),
         );

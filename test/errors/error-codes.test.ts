@@ -52,7 +52,7 @@ import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors
 import { SourcePullError } from '../../src/domain/sources/pull-source.js';
 import { SourceSettingError } from '../../src/domain/sources/source-config.js';
 import { SourceExistsError, SourceNotFoundError } from '../../src/domain/sources/source-store.js';
-import { V2RequestError } from '../../src/domain/sources/v2-client.js';
+import { SourceRequestError } from '../../src/domain/sources/paced-http.js';
 import { V2FormatError } from '../../src/domain/sources/v2-page.js';
 import { HttpGetFailure } from '../../src/shared/io/http-get.js';
 
@@ -355,8 +355,8 @@ const cases: [string, EmutrackError, string, string][] = [
     'a source named "live" exists already',
   ],
   [
-    'V2RequestError',
-    new V2RequestError('http://x/api/v2/records/daily', 'status 500'),
+    'SourceRequestError',
+    new SourceRequestError('http://x/api/v2/records/daily', 'status 500'),
     'source_request_failed',
     'GET http://x/api/v2/records/daily: status 500',
   ],

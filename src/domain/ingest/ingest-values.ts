@@ -2,6 +2,7 @@ import type { Db } from '../../shared/db/db.js';
 import { STRICT_EMU_FORMS, type EmuFormPolicy } from '../emus/emu-forms.js';
 import { ChunkBuilder } from './observation-copy-rows.js';
 import { isProblem, toObservationRecord } from './observation-record.js';
+import type { RejectedLine } from './record-rejects.js';
 import { writeObservationChunk } from './write-observation-chunk.js';
 
 /** One observation given as a value (what an NDJSON line parses to), with where it came from. */
@@ -20,6 +21,8 @@ export interface ValuesResult {
   /** Valid values already stored (same source + ref, or same content), or repeated here. */
   duplicate: number;
   rejected: number;
+  /** The values refused, in order: their line, field and reason (as recorded in rejects). */
+  rejects: readonly RejectedLine[];
   /** Service days that received new observations, ascending. */
   serviceDays: number[];
 }
@@ -58,7 +61,12 @@ export async function ingestObservationValues(
   batchId: number,
   file: string,
   values: readonly ObservationValue[],
-  options: { emuForms?: EmuFormPolicy; emuCache?: Map<string, number> } = {},
+  options: {
+    emuForms?: EmuFormPolicy;
+    emuCache?: Map<string, number>;
+    /** The upstream's names of observation fields (emuCode -> emu_no), for rejects. */
+    fieldNames?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<ValuesResult> {
   const emuCache = options.emuCache ?? new Map<string, number>();
   const emuForms = options.emuForms ?? STRICT_EMU_FORMS;
@@ -70,8 +78,13 @@ export async function ingestObservationValues(
       continue;
     }
     const rec = toObservationRecord(v.value, emuForms);
-    if (isProblem(rec)) builder.reject(v.line, v.raw, rec.field, rec.reason);
-    else builder.add(v.line, rec);
+    if (isProblem(rec)) {
+      // Named as the upstream names the field, as a file's formats do (ingest-observations.ts).
+      const field = rec.field === null ? null : (options.fieldNames?.[rec.field] ?? rec.field);
+      const reason =
+        field === rec.field ? rec.reason : rec.reason.replace(`${rec.field}:`, `${field}:`);
+      builder.reject(v.line, v.raw, field, reason);
+    } else builder.add(v.line, rec);
   }
   const chunk = builder.finish();
   // The safe path (not the optimistic COPY): a pull repeats what it took before by design.
@@ -80,6 +93,7 @@ export async function ingestObservationValues(
     accepted: w.accepted,
     duplicate: chunk.valid - w.accepted,
     rejected: chunk.rejects.length,
+    rejects: chunk.rejects,
     serviceDays: [...w.days.keys()].sort((a, b) => a - b),
   };
 }

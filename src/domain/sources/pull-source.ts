@@ -13,7 +13,10 @@ import {
   openIngestBatch,
   type ObservationValue,
 } from '../ingest/ingest-values.js';
-import { checkBaseUrl } from './source-config.js';
+import { pullByRequests } from './pull-requests.js';
+import { railreKind } from './railre-kind.js';
+import { checkBaseUrl, type SourceKind } from './source-config.js';
+import type { SourceKindPuller } from './source-kind.js';
 import {
   getSource,
   readDayCursor,
@@ -22,7 +25,8 @@ import {
   recordPullSuccess,
   type Source,
 } from './source-store.js';
-import { realClock, V2Client, V2RequestError, type PullClock } from './v2-client.js';
+import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
+import { V2Client } from './v2-client.js';
 import type { V2Page } from './v2-page.js';
 
 export interface PullOptions {
@@ -44,6 +48,10 @@ export interface PullOptions {
   /** Accept EMU codes of no known model form (the setting ALLOW_UNKNOWN_EMU_FORMS). */
   allowUnknownEmuForms?: boolean;
   userAgent?: string;
+  /** The trains a railre source asks for in this pull, instead of its own list. */
+  trains?: readonly string[];
+  /** Trains per request of a railre source's comma form (default 10). */
+  batchSize?: number;
 }
 
 export interface DayPull {
@@ -73,6 +81,16 @@ export interface PullResult {
   refused: number;
   /** Service days that received new observations (stale now, rebuilt as late data is). */
   serviceDays: number[];
+  /** A kind asked by requests (railre): what they covered (trains), planned and answered. */
+  asked?: { items: number; planned: number; answered: number };
+}
+
+/** The kinds pulled by a list of requests (source-kind.ts): every kind but v2's paged days. */
+function kindPuller(kind: Exclude<SourceKind, 'v2'>, options: PullOptions): SourceKindPuller {
+  switch (kind) {
+    case 'railre':
+      return railreKind(options.batchSize);
+  }
 }
 
 /** A pull that stopped short: the message is one line naming the source (and the URL, no key). */
@@ -189,6 +207,44 @@ export async function pullSource(
     if (apiKey === undefined || apiKey === '')
       return fail(`environment variable ${source.apiKeyEnv} (its API key) is not set`, undefined);
   }
+  if (options.trains !== undefined && source.kind !== 'railre')
+    return fail('only a railre source asks for trains', undefined);
+  if (source.kind !== 'v2') {
+    const pulled = await pullByRequests(db, source, kindPuller(source.kind, options), {
+      from,
+      to,
+      ...(options.trains ? { trains: options.trains } : {}),
+      apiKey,
+      clock,
+      get: options.get ?? fetchGet,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxBytes: options.maxBytes ?? 16 << 20,
+      maxWaitSeconds: options.maxWaitSeconds ?? 900,
+      userAgent: options.userAgent ?? 'emutrack source pull',
+      emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    });
+    const result: PullResult = {
+      source: source.name,
+      batchId: pulled.batchId,
+      days: [],
+      requests: pulled.requests,
+      refusals: pulled.refusals,
+      waitedMs: pulled.waitedMs,
+      taken: pulled.taken,
+      duplicate: pulled.duplicate,
+      refused: pulled.refused,
+      serviceDays: pulled.serviceDays,
+      asked: { items: pulled.asked, planned: pulled.planned, answered: pulled.answered },
+    };
+    const [first, ...more] = pulled.problems;
+    if (first !== undefined)
+      return fail(
+        more.length > 0 ? `${first} (and ${more.length} more problem(s))` : first,
+        result,
+      );
+    await recordPullSuccess(db, source.id, new Date(clock.now()));
+    return result;
+  }
   const client = new V2Client({
     baseUrl: checkBaseUrl(source.baseUrl),
     apiKey,
@@ -248,9 +304,9 @@ export async function pullSource(
           const { page } = answer;
           const url = client.pageUrl(ymd, limit, cursor);
           if (page.serviceDay !== day)
-            throw new V2RequestError(url, `data.serviceDay: ${page.serviceDay}, not ${day}`);
+            throw new SourceRequestError(url, `data.serviceDay: ${page.serviceDay}, not ${day}`);
           const bad = checkNextCursor(day, cursor, page.nextCursor);
-          if (bad !== undefined) throw new V2RequestError(url, bad);
+          if (bad !== undefined) throw new SourceRequestError(url, bad);
           const values = page.items.map((_, i) => observationOf(source, day, page, i));
           const w = await ingestObservationValues(db, batchId, file, values, {
             emuCache,
@@ -270,11 +326,11 @@ export async function pullSource(
           dayPull.refused += w.rejected;
           if (page.nextCursor === '') break;
           if (dayPull.pages >= MAX_PAGES_PER_DAY)
-            throw new V2RequestError(url, `more than ${MAX_PAGES_PER_DAY} pages in one day`);
+            throw new SourceRequestError(url, `more than ${MAX_PAGES_PER_DAY} pages in one day`);
           cursor = page.nextCursor;
         }
       } catch (err) {
-        if (!(err instanceof V2RequestError)) {
+        if (!(err instanceof SourceRequestError)) {
           // Not the upstream's doing (the database, a bug): still said on the source, then thrown.
           await recordPullError(
             db,

@@ -1,9 +1,10 @@
 import { CronExpressionParser } from 'cron-parser';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';
+import { normalizeTrainCode } from '../trains/train-code.js';
 
-/** The kinds of source this server can pull from. */
-export const SOURCE_KINDS = ['v2'] as const;
+/** The kinds of source this server can pull from: another emutrack server, rail.re's API. */
+export const SOURCE_KINDS = ['v2', 'railre'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** A source as configured (what `emutrack source add` takes). */
@@ -20,6 +21,8 @@ export interface SourceSettings {
   rate: number;
   /** Weight of the source's sightings (kept for the build; 1 = as any other). */
   trust: number;
+  /** The trains a railre source asks for; null = those in force in the timetables. */
+  trains: string[] | null;
 }
 
 /** A setting refused: `option` names it (`--url`, `--rate`, ...). */
@@ -120,6 +123,33 @@ export function checkTrust(text: string | number): number {
   return positiveNumber('--trust', text, true);
 }
 
+/** The train numbers rail.re's API answers for: G, D or C and 1-4 digits. */
+export const RAILRE_TRAIN = /^[GDC][1-9]\d{0,3}$/;
+const MAX_TRAINS = 5000;
+
+/** A comma-separated list of train numbers rail.re knows (G1,D3125), normalised, deduplicated. */
+export function checkTrains(text: string): string[] {
+  const trains = new Set<string>();
+  for (const part of text.split(',')) {
+    const written = part.trim();
+    let code: string;
+    try {
+      code = normalizeTrainCode(written);
+    } catch {
+      code = '';
+    }
+    if (!RAILRE_TRAIN.test(code))
+      throw new SourceSettingError(
+        '--trains',
+        `expected train numbers G, D or C and 1-4 digits, separated by commas (got ${JSON.stringify(written.slice(0, 20))})`,
+      );
+    trains.add(code);
+  }
+  if (trains.size > MAX_TRAINS)
+    throw new SourceSettingError('--trains', `at most ${MAX_TRAINS} trains (got ${trains.size})`);
+  return [...trains];
+}
+
 /** Checks every setting of a new source; the first bad one is a SourceSettingError. */
 export function checkSourceSettings(input: {
   name: string;
@@ -129,14 +159,20 @@ export function checkSourceSettings(input: {
   every?: string | undefined;
   rate?: string | number | undefined;
   trust?: string | number | undefined;
+  trains?: string | undefined;
 }): SourceSettings {
+  const name = checkSourceName(input.name);
+  const kind = checkKind(input.kind);
+  if (input.trains !== undefined && kind !== 'railre')
+    throw new SourceSettingError('--trains', 'only a railre source asks for trains');
   return {
-    name: checkSourceName(input.name),
-    kind: checkKind(input.kind),
+    name,
+    kind,
     baseUrl: checkBaseUrl(input.url),
     apiKeyEnv: input.apiKeyEnv === undefined ? null : checkApiKeyEnv(input.apiKeyEnv),
     schedule: input.every === undefined ? null : checkSchedule(input.every),
     rate: input.rate === undefined ? 1 : checkRate(input.rate),
     trust: input.trust === undefined ? 1 : checkTrust(input.trust),
+    trains: input.trains === undefined ? null : checkTrains(input.trains),
   };
 }

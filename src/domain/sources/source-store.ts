@@ -3,7 +3,7 @@ import { toDate } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import type { SourceKind, SourceSettings } from './source-config.js';
 
-/** A source as stored (migration 032): its settings and how its pulls went. */
+/** A source as stored (migrations 032, 033): its settings and how its pulls went. */
 export interface Source extends SourceSettings {
   id: number;
   lastSuccessAt: Date | null;
@@ -49,6 +49,7 @@ interface SourceRow {
   schedule: string | null;
   rate: number;
   trust: number;
+  trains: string[] | null;
   last_success_at: Date | string | null;
   last_error: string | null;
   last_error_at: Date | string | null;
@@ -57,7 +58,7 @@ interface SourceRow {
   created_at: Date | string;
 }
 
-const COLUMNS = `id, name, kind, base_url, api_key_env, schedule, rate, trust, last_success_at,
+const COLUMNS = `id, name, kind, base_url, api_key_env, schedule, rate, trust, trains, last_success_at,
   last_error, last_error_at, lines_taken, lines_refused, created_at`;
 
 function sourceOf(r: SourceRow): Source {
@@ -70,6 +71,7 @@ function sourceOf(r: SourceRow): Source {
     schedule: r.schedule,
     rate: Number(r.rate),
     trust: Number(r.trust),
+    trains: r.trains,
     lastSuccessAt: r.last_success_at === null ? null : toDate(r.last_success_at),
     lastError: r.last_error,
     lastErrorAt: r.last_error_at === null ? null : toDate(r.last_error_at),
@@ -81,11 +83,11 @@ function sourceOf(r: SourceRow): Source {
 
 export async function addSource(db: Queryable, s: SourceSettings): Promise<Source> {
   const r = await db.query<SourceRow>(
-    `INSERT INTO sources (name, kind, base_url, api_key_env, schedule, rate, trust)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO sources (name, kind, base_url, api_key_env, schedule, rate, trust, trains)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (name) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [s.name, s.kind, s.baseUrl, s.apiKeyEnv, s.schedule, s.rate, s.trust],
+    [s.name, s.kind, s.baseUrl, s.apiKeyEnv, s.schedule, s.rate, s.trust, s.trains],
   );
   if (!r.rows[0]) throw new SourceExistsError(s.name);
   return sourceOf(r.rows[0]);
@@ -175,6 +177,20 @@ export async function recordPageTaken(
      UPDATE sources SET lines_taken = lines_taken + $6, lines_refused = lines_refused + $7
       WHERE id = $1 AND EXISTS (SELECT 1 FROM day)`,
     [sourceId, serviceDay, page.nextCursor, page.first, page.etag, page.taken, page.refused],
+  );
+}
+
+/** Lines taken and refused by a kind without day cursors, added to the source's counters. */
+export async function recordLinesTaken(
+  db: Queryable,
+  sourceId: number,
+  taken: number,
+  refused: number,
+): Promise<void> {
+  await db.query(
+    `UPDATE sources SET lines_taken = lines_taken + $2, lines_refused = lines_refused + $3
+      WHERE id = $1`,
+    [sourceId, taken, refused],
   );
 }
 

@@ -73,3 +73,20 @@ export async function timetablesInForceOn(
   );
   return new Map(r.rows.map((row) => [row.trainCode, row]));
 }
+
+/** Every train number with a timetable in force on some day of `from`..`to` (inclusive), sorted. */
+export async function trainsInForceBetween(
+  db: Queryable,
+  from: number,
+  to: number,
+): Promise<string[]> {
+  const r = await db.query<{ train_code: string }>(
+    `SELECT DISTINCT c.train_code
+       FROM timetable_coverage c
+      WHERE c.service_day_start <= $2::int
+        AND (c.service_day_end_exclusive IS NULL OR c.service_day_end_exclusive > $1::int)
+      ORDER BY 1`,
+    [from, to],
+  );
+  return r.rows.map((row) => row.train_code);
+}

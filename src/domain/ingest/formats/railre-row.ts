@@ -11,8 +11,17 @@ export const RAILRE_FIELD_NAMES = { trainCode: 'train_no', emuCode: 'emu_no' } a
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** One rail.re row (CSV cells or a JSON object) as an observation line, or why it is refused. */
-export function railreLine(line: number, raw: string, row: unknown): InputLine {
+/**
+ * One rail.re row (CSV cells, a JSON object of a file or of rail.re's API) as an observation
+ * line, or why it is refused. `source` is what the sighting is credited to: rail.re for a file,
+ * the source's name for a pull.
+ */
+export function railreLine(
+  line: number,
+  raw: string,
+  row: unknown,
+  source: string = RAILRE_SOURCE,
+): InputLine {
   if (typeof row !== 'object' || row === null || Array.isArray(row))
     return { line, raw, error: `expected an object with ${RAILRE_COLUMNS.join(', ')}` };
   const r = row as Record<string, unknown>;
@@ -42,7 +51,7 @@ export function railreLine(line: number, raw: string, row: unknown): InputLine {
     line,
     raw,
     value: dayObservation({
-      source: RAILRE_SOURCE,
+      source,
       serviceDate,
       trainCode: r.train_no as string,
       emuCode: r.emu_no as string,

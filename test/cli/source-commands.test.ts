@@ -132,7 +132,7 @@ describe('emutrack source add / list / remove', () => {
       ['--url', 'https://example.org/?key=1'],
       /^emutrack: --url: must not have a query or a fragment\n$/,
     ],
-    [['--kind', 'v1'], /^emutrack: --kind: unknown kind "v1" \(kinds: v2\)\n$/],
+    [['--kind', 'v1'], /^emutrack: --kind: unknown kind "v1" \(kinds: v2, railre\)\n$/],
     [
       ['--every', '61 * * * *'],
       /^emutrack: --every: not a cron pattern \(.+\) \(got "61 \* \* \* \*"\)\n$/,

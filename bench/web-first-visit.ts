@@ -24,7 +24,8 @@ const COUNTED_TYPES = new Set(['Document', 'Stylesheet', 'Script']);
  * counting through the DevTools protocol the bytes on the wire (encodedDataLength of each
  * finished request) of the page's document, stylesheets and scripts, and reading from the
  * page's performance entries whether the first contentful paint was rendered (its `paintTime`)
- * before the script's mark (`emutrack:script-start`, the first thing the deferred script does).
+ * before the script's mark (`emutrack:script-start`, the first statement of its features, which
+ * the deferred script starts only after the first frame: see client/main.ts).
  */
 async function visitOnce(
   browser: Awaited<ReturnType<typeof chromium.launch>>,

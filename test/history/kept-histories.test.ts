@@ -139,6 +139,30 @@ describe('KeptHistories', () => {
     expect(db.queries).toBe(4);
   });
 
+  it("reads a train's history whole once for several pages at once, and cuts them after", async () => {
+    const db = countedDb(t.current.db);
+    const histories = new KeptHistories(db, historyItemJson);
+    const pages: HistoryPageOptions[] = [
+      { limit: 4 },
+      { limit: 8, fromDay: D0 + 12, toDay: D0 + 12 },
+      { limit: 5, before: trainKeys[6]! },
+      { limit: 400, fromDay: D0 + 3, toDay: D0 + 17 },
+    ];
+    const expected = await Promise.all(pages.map((o) => trainHistoryPage(t.current.db, 'G5', o)));
+    const cut = await histories.trainPages('G5', 'histories:0@1', pages);
+    expect(cut.map((p) => ({ records: p.records, more: p.more }))).toEqual(
+      expected.map((p) => ({ records: p.records, more: p.more })),
+    );
+    expect(db.queries).toBe(1);
+    // Kept: the next pages, and GetTrainHistory's, are cut from memory.
+    await histories.trainPages('G5', 'histories:0@1', pages);
+    await histories.trainPage('G5', 'histories:0@1', { limit: 3 });
+    expect(db.queries).toBe(1);
+    // A new version: read whole again.
+    await histories.trainPages('G5', 'histories:0@2', pages);
+    expect(db.queries).toBe(2);
+  });
+
   it("cuts an EMU's pages from the unit it was merged into, read whole", async () => {
     const db = countedDb(t.current.db);
     const histories = new KeptHistories(db, historyItemJson);

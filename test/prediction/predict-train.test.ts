@@ -4,7 +4,11 @@ import {
   readRouteOfTrain,
   type StoredRoute,
 } from '../../src/domain/circulation/read-circulations.js';
-import { predictTrain } from '../../src/domain/prediction/predict-train.js';
+import {
+  noCirculation,
+  predictTrain,
+  predictTrainDays,
+} from '../../src/domain/prediction/predict-train.js';
 import {
   LOOP_DAYS,
   LOOP_UNITS,
@@ -12,6 +16,7 @@ import {
   TODAY,
 } from '../circulation/circulation-fixture.js';
 import { circulationRuns, DAY0, resetCirculationData, seedRuns } from '../circulation/support.js';
+import { countedDb } from '../helpers/counted-db.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const t = useTestDatabase();
@@ -141,6 +146,38 @@ describe('predictTrain', () => {
     expect(stale.reason!.message).toMatch(
       /no unit of G13's circulation was seen from \d{8} to \d{8}/,
     );
+  });
+
+  it('several days at once are each day predicted alone; a train in no route needs one query', async () => {
+    await seedNoisyLoop();
+    const days = [TODAY, TODAY + 1, TODAY + 2];
+    for (const trainCode of ['G13', 'G500']) {
+      const together = await predictTrainDays(t.current.db, {
+        trainCode,
+        serviceDays: days,
+        asOfDay: AS_OF,
+      });
+      const alone = await Promise.all(
+        days.map((serviceDay) =>
+          predictTrain(t.current.db, { trainCode, serviceDay, asOfDay: AS_OF }),
+        ),
+      );
+      expect(together).toEqual(alone);
+    }
+    const db = countedDb(t.current.db);
+    expect(
+      await predictTrainDays(db, { trainCode: 'G500', serviceDays: days, asOfDay: AS_OF }),
+    ).toEqual(noCirculation('g500', days, AS_OF));
+    expect(db.queries).toBe(1);
+    expect(
+      (
+        await predictTrainDays(t.current.db, {
+          trainCode: 'G13',
+          serviceDays: days,
+          asOfDay: AS_OF,
+        })
+      ).flatMap((p) => p.candidates).length,
+    ).toBeGreaterThan(0);
   });
 
   it('a chain that is not a loop: a unit only goes forward along it', async () => {

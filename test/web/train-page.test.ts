@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
 import type { ApiApp } from '../../src/http/api/app.js';
@@ -175,6 +176,21 @@ describe('the train page', () => {
     );
     expect(shown).toEqual(rest.items.map((i) => rest.emuCodeMappings[i.emuId]));
     expect(section(next.body, 'history-h')).toContain('href="/train/G7301#history-h"');
+  });
+
+  it('sends a kept page as kept (brotli) to a browser that takes it, and decoded to others', async () => {
+    const plain = await page('/train/G7301');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (let i = 0; i < 2; i++) {
+      const br = await page('/train/G7301', { 'accept-encoding': 'gzip, br' });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+      expect(br.headers.etag).toBe(plain.headers.etag);
+    }
+    const gz = await page('/train/G7301', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
   });
 
   it('redirects a non-canonical number to the canonical address for good', async () => {

@@ -26,6 +26,14 @@ export interface TrainCirculationProvider {
  * the checks of the official tables against them, may change.
  */
 export class CurrentCirculationProvider implements TrainCirculationProvider {
+  /**
+   * The next run as last worked out, and when: it stays the next one until the clock reaches it
+   * (or goes back before `from`, as an injected clock may), so the cron pattern (half a
+   * millisecond to parse in the zone, on every page and answer that shows a circulation) is
+   * parsed again only then.
+   */
+  private nextRun?: { from: number; at: number };
+
   constructor(
     private readonly db: Queryable,
     private readonly config: Pick<Config, 'CIRCULATION_CRON' | 'CIRCULATION_WINDOW_DAYS'>,
@@ -37,10 +45,19 @@ export class CurrentCirculationProvider implements TrainCirculationProvider {
 
   /** Unix seconds of the next inference run after now. */
   nextRefreshAt(): number {
+    const now = this.clock() / 1000;
+    const kept = this.nextRun;
+    if (kept && now >= kept.from && now < kept.at) return kept.at;
+    const at = this.parseNextRun(now * 1000);
+    this.nextRun = { from: now, at };
+    return at;
+  }
+
+  private parseNextRun(nowMs: number): number {
     try {
       const next = CronExpressionParser.parse(this.config.CIRCULATION_CRON, {
         tz: SERVICE_TIME_ZONE,
-        currentDate: new Date(this.clock()),
+        currentDate: new Date(nowMs),
       }).next();
       return Math.floor(next.getTime() / 1000);
     } catch (err) {

@@ -89,6 +89,34 @@ export class KeptHistories {
     return trainHistoryPage(this.db, trainCode, options);
   }
 
+  /**
+   * Several pages of the train number's records at `version` (a page that shows its newest
+   * records, a list page and a month at once): cut from its whole history, read whole now when
+   * it is not kept (one query for all of them instead of one each, and every later page cut
+   * from memory); a history found too large to keep is queried page by page.
+   */
+  async trainPages<const Pages extends readonly HistoryPageOptions[]>(
+    trainCode: string,
+    version: string,
+    pages: Pages,
+  ): Promise<{ [K in keyof Pages]: HistoryPageJson }> {
+    type Out = { [K in keyof Pages]: HistoryPageJson };
+    const key = `train:${trainCode}`;
+    if (this.histories.isTooLarge(key, version)) {
+      return (await Promise.all(
+        pages.map((options) => trainHistoryPage(this.db, trainCode, options)),
+      )) as Out;
+    }
+    const whole = await this.histories.read(key, version, async () =>
+      historyOf(
+        0,
+        (await trainHistoryPage(this.db, trainCode, 'whole')).records,
+        this.itemJson.train,
+      ),
+    );
+    return pages.map((options) => pageOf(whole, options)) as Out;
+  }
+
   /** One page of the records of the unit `emuId` names (itself or the unit it was merged into). */
   async emuPage(
     emuId: number,

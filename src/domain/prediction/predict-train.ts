@@ -102,22 +102,75 @@ export async function predictTrain(
   db: Queryable,
   options: PredictTrainOptions,
 ): Promise<TrainPrediction> {
+  const [prediction] = await predictTrainDays(db, {
+    ...options,
+    serviceDays: [options.serviceDay],
+  });
+  return prediction!;
+}
+
+/**
+ * predictTrain for several coming days of one train at one `asOfDay` (the train page's next
+ * days): the route and the units' last sightings do not depend on the day predicted, so they are
+ * read once for all of them (a train in no circulation: one query instead of one a day).
+ */
+export async function predictTrainDays(
+  db: Queryable,
+  options: Omit<PredictTrainOptions, 'serviceDay'> & { serviceDays: readonly number[] },
+): Promise<TrainPrediction[]> {
   const trainCode = normalizeTrainCode(options.trainCode);
-  const { serviceDay, asOfDay } = options;
+  const { asOfDay } = options;
   const lookback = options.lookbackDays ?? 14;
   const window = { firstDay: asOfDay - lookback + 1, lastDay: asOfDay };
-  const base = { trainCode, serviceDay, asOfDay };
   const route = await readRouteOfTrain(db, trainCode);
-  if (!route) {
-    return {
-      ...base,
-      candidates: [],
-      reason: {
-        code: 'no_circulation',
-        message: `${trainCode} is in no inferred circulation (no route of the current inference run holds it)`,
-      },
-    };
-  }
+  if (!route) return noCirculation(trainCode, options.serviceDays, asOfDay);
+  const nodeOf = new Map<string, number>();
+  route.nodes.forEach((node, i) => node.trainCodes.forEach((code) => nodeOf.set(code, i)));
+  const sightings = lastSightings(db, [...nodeOf.keys()], window);
+  return Promise.all(
+    options.serviceDays.map(async (serviceDay) =>
+      predictOn(db, { trainCode, serviceDay, asOfDay, window, route, nodeOf }, await sightings),
+    ),
+  );
+}
+
+/**
+ * What predictTrainDays answers for a train that no route of the current run holds (for a
+ * caller that already knows it has none).
+ */
+export function noCirculation(
+  trainCode: string,
+  serviceDays: readonly number[],
+  asOfDay: number,
+): TrainPrediction[] {
+  const code = normalizeTrainCode(trainCode);
+  return serviceDays.map((serviceDay) => ({
+    trainCode: code,
+    serviceDay,
+    asOfDay,
+    candidates: [],
+    reason: {
+      code: 'no_circulation',
+      message: `${code} is in no inferred circulation (no route of the current inference run holds it)`,
+    },
+  }));
+}
+
+/** One day's prediction on the route and the sightings read for it (see predictTrain). */
+async function predictOn(
+  db: Queryable,
+  input: {
+    trainCode: string;
+    serviceDay: number;
+    asOfDay: number;
+    window: { firstDay: number; lastDay: number };
+    route: StoredRoute;
+    nodeOf: ReadonlyMap<string, number>;
+  },
+  sightings: readonly LastSighting[],
+): Promise<TrainPrediction> {
+  const { trainCode, serviceDay, asOfDay, window, route, nodeOf } = input;
+  const base = { trainCode, serviceDay, asOfDay };
   const n = route.nodes.length;
   const k = route.nodes.findIndex((node) => node.trainCodes.includes(trainCode));
   const placed = await placeNodes(
@@ -145,9 +198,6 @@ export async function predictTrain(
     ...(cycleDays ? { cycleDays } : {}),
   };
 
-  const nodeOf = new Map<string, number>();
-  route.nodes.forEach((node, i) => node.trainCodes.forEach((code) => nodeOf.set(code, i)));
-  const sightings = await lastSightings(db, [...nodeOf.keys()], window);
   if (sightings.length === 0) {
     return {
       ...withRoute,

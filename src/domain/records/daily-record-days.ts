@@ -89,8 +89,8 @@ export class DailyRecordDays<Item extends DailyRecordItem> {
   }
 
   /** Reads the whole day and keeps it under `version` (see KeptReads.read). */
-  read(serviceDay: number, version: string): Promise<void> {
-    return this.days.read(serviceDay, version, () => this.readDay(serviceDay));
+  async read(serviceDay: number, version: string): Promise<void> {
+    await this.days.read(serviceDay, version, () => this.readDay(serviceDay));
   }
 
   private async readDay(serviceDay: number): Promise<Day<Item>> {

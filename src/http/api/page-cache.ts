@@ -1,3 +1,4 @@
+import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { BoundedKeySet } from '../../shared/cache/bounded-key-set.js';
 import { ByteCache, versionEtag } from '../../shared/cache/byte-cache.js';
 import {
@@ -27,6 +28,8 @@ export interface ServedPage {
   records: number;
   cached: boolean;
   etag: string;
+  /** 'br': `body` is the page's bytes compressed with brotli (PageOptions.encoding). */
+  encoding?: 'br';
 }
 
 export interface PageOptions {
@@ -38,6 +41,33 @@ export interface PageOptions {
    * for again and again, and cost no copy into bytes nor a place in the cache.
    */
   keep?: 'always' | 'when-asked-again';
+  /**
+   * 'br': a kept page is kept compressed with brotli (at BROTLI_QUALITY), compressed once when
+   * it is kept instead of on every request, and in a sixth to a tenth of the memory (an HTML
+   * page of 20 KB keeps in about 2.5 KB; uncompressed, a round of 1,800 train pages overran the
+   * cache's 32 MiB and every page served again was rendered again). For answers sent as they
+   * are kept to clients that take brotli (the web app's pages); the caller decodes for others.
+   */
+  encoding?: 'br';
+}
+
+/** Brotli's quality for kept pages: well under a millisecond for a page of a few tens of KB. */
+export const BROTLI_QUALITY = 5;
+
+/**
+ * A page's bytes compressed with brotli, in one call on this thread (the thread pool's round
+ * trip cost more than the compression of a page) and with a window just larger than the page
+ * (brotli's default 4 MiB window is set up for every call: a third of a 20 KB page's time).
+ */
+function brotli(bytes: Buffer): Buffer {
+  const window = Math.ceil(Math.log2(bytes.byteLength + 1));
+  return brotliCompressSync(bytes, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+      [zlib.BROTLI_PARAM_LGWIN]: Math.min(zlib.BROTLI_MAX_WINDOW_BITS, Math.max(16, window)),
+      [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+    },
+  });
 }
 
 /** Pages remembered as asked for once (PageOptions.keep); forgotten all at once past it. */
@@ -45,6 +75,7 @@ const ASKED_ONCE_LIMIT = 50_000;
 
 interface Rendered {
   body: Buffer | string | readonly string[];
+  encoding?: 'br';
   records: number;
   /** versionEtag of the key and version it is kept under: digested once, not per request. */
   etag: string;
@@ -92,11 +123,13 @@ export class PageCache {
     let rendering = this.rendering.get(renderKey);
     if (!rendering) {
       const keep = options.keep !== 'when-asked-again' || this.askedOnce.seenBefore(renderKey);
-      rendering = render(version).then((page) => ({
-        body: !keep ? page.body : bytesOf(page.body),
-        records: page.records,
-        etag: versionEtag(key, `${this.generation}/${version}`),
-      }));
+      const etag = versionEtag(key, `${this.generation}/${version}`);
+      rendering = render(version).then((page): Rendered => {
+        if (!keep) return { body: page.body, records: page.records, etag };
+        const bytes = bytesOf(page.body);
+        if (options.encoding !== 'br') return { body: bytes, records: page.records, etag };
+        return { body: brotli(bytes), encoding: 'br', records: page.records, etag };
+      });
       this.rendering.set(renderKey, rendering);
       rendering
         .then((entry) => {

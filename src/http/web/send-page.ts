@@ -1,9 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { brotliDecompressSync } from 'node:zlib';
 import { etagMatches } from '../api/http-caching.js';
+import { preferredEncoding } from './assets/web-assets.js';
 
 export interface SentPage {
   /** The page's HTML (bytes when it came from the page cache). */
   body: string | Buffer;
+  /** 'br': `body` is kept compressed (the page cache's PageOptions.encoding). */
+  encoding?: 'br' | undefined;
   /** The entity tag of what it shows (the page cache's, from the data version); none = no 304. */
   etag?: string;
   /** Default 200. */
@@ -14,7 +18,9 @@ export interface SentPage {
  * Sends a page of the web app. Every page is the same for every reader of one language and
  * colour scheme (nothing of a signed-in user is in it), so a shared cache may keep it, but must
  * ask again each time (`no-cache`: late data and corrections change any day) and keep one copy
- * per language and scheme (`Vary`). A matching If-None-Match is a 304.
+ * per language and scheme (`Vary`). A matching If-None-Match is a 304. A page kept compressed
+ * goes as it is kept to a client that takes brotli, decoded for any other (the web scope then
+ * compresses it as it does every other answer).
  */
 export function sendPage(
   request: FastifyRequest,
@@ -32,5 +38,9 @@ export function sendPage(
       return reply.code(304).send();
     }
   }
-  return reply.send(page.body);
+  if (page.encoding !== 'br' || !Buffer.isBuffer(page.body)) return reply.send(page.body);
+  if (preferredEncoding(request.headers['accept-encoding']) === 'br') {
+    return reply.header('content-encoding', 'br').send(page.body);
+  }
+  return reply.send(brotliDecompressSync(page.body));
 }

@@ -6,6 +6,7 @@ import { preferredEncoding, WEB_ASSET_PREFIX, WebAssets } from './assets/web-ass
 import { registerInstallRoutes } from './app-manifest.js';
 import { PageLimit } from './page-limit.js';
 import { sendPage } from './send-page.js';
+import { BROTLI_QUALITY } from '../api/page-cache.js';
 import {
   badRequestPage,
   errorPage,
@@ -90,13 +91,13 @@ export async function registerWebApp(
   registerInstallRoutes(app, assets);
 
   await app.register(async (web) => {
-    // Pages are compressed as sent (brotli at a quality that costs well under a millisecond
-    // for a page's few tens of kilobytes); the assets above come compressed already.
+    // Pages are compressed as sent, unless kept compressed already (send-page.ts); the assets
+    // above come compressed already.
     await web.register(fastifyCompress, {
       global: true,
       encodings: ['br', 'gzip'],
       threshold: 1024,
-      brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } },
+      brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
     });
     web.addHook('onRoute', (route) => {
       route.config = { ...route.config, webPage: true };

@@ -27,7 +27,7 @@ const REMEMBERED_LIMIT = 10_000;
 export class KeptReads<Key extends string | number, Value extends object> {
   private readonly values: Lru<Key, { version: string; value: Value }>;
   /** Reads in progress, by `version\0key`. */
-  private readonly reading = new Map<string, Promise<void>>();
+  private readonly reading = new Map<string, Promise<Value>>();
   private readonly missedOnce = new BoundedKeySet(REMEMBERED_LIMIT);
   private readonly tooLarge = new BoundedKeySet(REMEMBERED_LIMIT);
 
@@ -61,11 +61,13 @@ export class KeptReads<Key extends string | number, Value extends object> {
 
   /**
    * Reads `key` whole and keeps it under `version`, unless it is kept or being read at that
-   * version already (then it waits for that read). A failed read is not kept, and a later miss
-   * reads again.
+   * version already (then it waits for that read); resolves to the value read (also when it was
+   * too large to keep: the caller that waited for it can still use it once). A failed read is
+   * not kept, and a later miss reads again.
    */
-  read(key: Key, version: string, read: () => Promise<Value>): Promise<void> {
-    if (this.get(key, version)) return Promise.resolve();
+  read(key: Key, version: string, read: () => Promise<Value>): Promise<Value> {
+    const kept = this.get(key, version);
+    if (kept) return Promise.resolve(kept);
     const readKey = `${version}\u0000${key}`;
     let reading = this.reading.get(readKey);
     if (!reading) {
@@ -76,10 +78,16 @@ export class KeptReads<Key extends string | number, Value extends object> {
           const size = this.options.sizeOf(value);
           if (size > this.options.maxBytes) this.tooLarge.add(readKey);
           else this.values.set(key, { version, value }, size);
+          return value;
         })
         .finally(() => this.reading.delete(readKey));
       this.reading.set(readKey, reading);
     }
     return reading;
+  }
+
+  /** Whether `key` was found too large to keep at `version` (its pages are queried alone). */
+  isTooLarge(key: Key, version: string): boolean {
+    return this.tooLarge.has(`${version}\u0000${key}`);
   }
 }

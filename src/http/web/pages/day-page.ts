@@ -293,10 +293,14 @@ export function dayPage({ web, services, assets, view }: WebRoutes): void {
         };
       },
       // Filter texts are free: a combination asked for once is not kept (page-cache.ts).
-      { keep: filters.model || filters.bureau || filters.depot ? 'when-asked-again' : 'always' },
+      {
+        keep: filters.model || filters.bureau || filters.depot ? 'when-asked-again' : 'always',
+        encoding: 'br',
+      },
     );
     return sendPage(request, reply, {
       body: rendered.body as string | Buffer,
+      encoding: rendered.encoding,
       etag: rendered.etag,
       status: rendered.records === NOT_BUILT ? 404 : 200,
     });

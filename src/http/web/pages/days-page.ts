@@ -85,51 +85,63 @@ export function daysPage({ web, services, assets, view }: WebRoutes): void {
       throw new PageInputError('year', t.invalidYearMonth);
     }
     const key = `web-days:${viewKey(v)}:${year ?? ''}:${month ?? ''}`;
-    const rendered = await pages.page(key, { name: 'exports' }, async () => {
-      let index = await dailyExportIndex(db, year, month ?? (year === undefined ? undefined : 12));
-      if (year !== undefined && month === undefined && index.availableMonths.length > 0) {
-        index = await dailyExportIndex(db, year, index.availableMonths.at(-1));
-      }
-      const { selectedYear, selectedMonth, availableMonths, availableYears, serviceDays } = index;
-      const at = availableMonths.indexOf(selectedMonth);
-      const monthHref = (m: number | undefined) =>
-        m === undefined ? undefined : hrefWith('/exports/daily', { year: selectedYear, month: m });
-      const calendarDays = new Map(
-        serviceDays.map((day) => [
-          day, // The day's number is its visible text (marked as a day with an entry); the label would
-          // be the same word on every day, and the link's name must hold what it shows.
-          { label: '', href: dayHref(day), description: t.daysCalendarLabel },
-        ]),
-      );
-      const body =
-        availableYears.length === 0
-          ? html`<p>${t.daysNone}</p>`
-          : html`<p>${t.daysIntro}</p>
-              <section class="card" aria-labelledby="days-month">
-                <h2 id="days-month">
-                  ${t.daysMonthCaption(monthLabel(v, selectedYear, selectedMonth))}
-                </h2>
-                ${monthCalendar(v, {
-                  year: selectedYear,
-                  month: selectedMonth,
-                  days: calendarDays,
-                  prevHref: monthHref(at > 0 ? availableMonths[at - 1] : undefined),
-                  nextHref: monthHref(
-                    at >= 0 && at < availableMonths.length - 1
-                      ? availableMonths[at + 1]
-                      : undefined,
-                  ),
-                })}
-                ${serviceDays.length === 0 ? html`<p>${t.daysNone}</p>` : dayList(v, serviceDays)}
-              </section>
-              ${monthLinks(v, selectedYear, availableMonths, availableYears)}`;
-      return {
-        body: webPage(v, assets, { title: t.daysTitle, body, section: 'days' }),
-        records: serviceDays.length,
-      };
-    });
+    const rendered = await pages.page(
+      key,
+      { name: 'exports' },
+      async () => {
+        let index = await dailyExportIndex(
+          db,
+          year,
+          month ?? (year === undefined ? undefined : 12),
+        );
+        if (year !== undefined && month === undefined && index.availableMonths.length > 0) {
+          index = await dailyExportIndex(db, year, index.availableMonths.at(-1));
+        }
+        const { selectedYear, selectedMonth, availableMonths, availableYears, serviceDays } = index;
+        const at = availableMonths.indexOf(selectedMonth);
+        const monthHref = (m: number | undefined) =>
+          m === undefined
+            ? undefined
+            : hrefWith('/exports/daily', { year: selectedYear, month: m });
+        const calendarDays = new Map(
+          serviceDays.map((day) => [
+            day, // The day's number is its visible text (marked as a day with an entry); the label would
+            // be the same word on every day, and the link's name must hold what it shows.
+            { label: '', href: dayHref(day), description: t.daysCalendarLabel },
+          ]),
+        );
+        const body =
+          availableYears.length === 0
+            ? html`<p>${t.daysNone}</p>`
+            : html`<p>${t.daysIntro}</p>
+                <section class="card" aria-labelledby="days-month">
+                  <h2 id="days-month">
+                    ${t.daysMonthCaption(monthLabel(v, selectedYear, selectedMonth))}
+                  </h2>
+                  ${monthCalendar(v, {
+                    year: selectedYear,
+                    month: selectedMonth,
+                    days: calendarDays,
+                    prevHref: monthHref(at > 0 ? availableMonths[at - 1] : undefined),
+                    nextHref: monthHref(
+                      at >= 0 && at < availableMonths.length - 1
+                        ? availableMonths[at + 1]
+                        : undefined,
+                    ),
+                  })}
+                  ${serviceDays.length === 0 ? html`<p>${t.daysNone}</p>` : dayList(v, serviceDays)}
+                </section>
+                ${monthLinks(v, selectedYear, availableMonths, availableYears)}`;
+        return {
+          body: webPage(v, assets, { title: t.daysTitle, body, section: 'days' }),
+          records: serviceDays.length,
+        };
+      },
+      { encoding: 'br' },
+    );
     return sendPage(request, reply, {
       body: rendered.body as string | Buffer,
+      encoding: rendered.encoding,
       etag: rendered.etag,
     });
   });

@@ -154,29 +154,38 @@ export function fleetPage({ web, services, assets, view }: WebRoutes): void {
     const v = view(request);
     const day = await latest();
     const key = `web-fleet:${FIELDS.map((f) => chosen[f] ?? '').join('\u0000')}:${day ?? ''}:${viewKey(v)}`;
-    const page = await services.pages.page(key, dependsOn(day), async () => {
-      const data = await fleetData(services, day);
-      for (const field of FIELDS) {
-        const value = chosen[field];
-        if (value !== undefined && !data.units.some((u) => u[field] === value)) {
-          throw new PageInputError(field, `no unit has ${value}`);
+    const page = await services.pages.page(
+      key,
+      dependsOn(day),
+      async () => {
+        const data = await fleetData(services, day);
+        for (const field of FIELDS) {
+          const value = chosen[field];
+          if (value !== undefined && !data.units.some((u) => u[field] === value)) {
+            throw new PageInputError(field, `no unit has ${value}`);
+          }
         }
-      }
-      const units = data.units.filter((u) =>
-        FIELDS.every((f) => chosen[f] === undefined || u[f] === chosen[f]),
-      );
-      const body = html`${filterForm(v, data.units, chosen)}
-        <p>${v.t.fleetCount(units.length)}</p>
-        ${unitGroups(v, data, units)}`;
-      const text = webPage(v, assets, {
-        title: v.t.fleetTitle,
-        description: v.t.fleetDescription,
-        section: 'fleet',
-        body,
-      });
-      return { body: text, records: units.length };
+        const units = data.units.filter((u) =>
+          FIELDS.every((f) => chosen[f] === undefined || u[f] === chosen[f]),
+        );
+        const body = html`${filterForm(v, data.units, chosen)}
+          <p>${v.t.fleetCount(units.length)}</p>
+          ${unitGroups(v, data, units)}`;
+        const text = webPage(v, assets, {
+          title: v.t.fleetTitle,
+          description: v.t.fleetDescription,
+          section: 'fleet',
+          body,
+        });
+        return { body: text, records: units.length };
+      },
+      { encoding: 'br' },
+    );
+    return sendPage(request, reply, {
+      body: page.body as string | Buffer,
+      encoding: page.encoding,
+      etag: page.etag,
     });
-    return sendPage(request, reply, { body: page.body as string | Buffer, etag: page.etag });
   });
 
   web.get('/fleet/depot/:depot', async (request, reply) => {
@@ -184,33 +193,42 @@ export function fleetPage({ web, services, assets, view }: WebRoutes): void {
     const v = view(request);
     const day = await latest();
     const key = `web-depot:${depot}:${day ?? ''}:${viewKey(v)}`;
-    const page = await services.pages.page(key, dependsOn(day), async () => {
-      const data = await fleetData(services, day);
-      const units = data.units.filter((u) => u.depot === depot);
-      if (units.length === 0) {
-        const depots = fleetValues(data.units, 'depot').filter(
-          (d) => depot !== '' && (d.includes(depot) || depot.includes(d)),
-        );
-        const suggestions =
-          depots.length > 0
-            ? depots.map((d) => ({ label: d, href: depotHref(d) }))
-            : await didYouMean(services.search, depot);
-        throw new PageNotFoundError(`no depot ${depot}`, suggestions);
-      }
-      const bureaus = fleetValues(units, 'bureau').join(', ');
-      const body = html`<p>
-          ${bureaus === '' ? '' : html`${v.t.bureau}: ${bureaus} · `}${v.t.fleetCount(units.length)}
-        </p>
-        ${unitGroups(v, data, units)}
-        <p><a href="/fleet">${v.t.depotAll}</a></p>`;
-      const text = webPage(v, assets, {
-        title: v.t.depotTitle(depot),
-        description: v.t.depotDescription(depot),
-        section: 'fleet',
-        body,
-      });
-      return { body: text, records: units.length };
+    const page = await services.pages.page(
+      key,
+      dependsOn(day),
+      async () => {
+        const data = await fleetData(services, day);
+        const units = data.units.filter((u) => u.depot === depot);
+        if (units.length === 0) {
+          const depots = fleetValues(data.units, 'depot').filter(
+            (d) => depot !== '' && (d.includes(depot) || depot.includes(d)),
+          );
+          const suggestions =
+            depots.length > 0
+              ? depots.map((d) => ({ label: d, href: depotHref(d) }))
+              : await didYouMean(services.search, depot);
+          throw new PageNotFoundError(`no depot ${depot}`, suggestions);
+        }
+        const bureaus = fleetValues(units, 'bureau').join(', ');
+        const body = html`<p>
+            ${bureaus === '' ? '' : html`${v.t.bureau}: ${bureaus} · `}${v.t.fleetCount(units.length)}
+          </p>
+          ${unitGroups(v, data, units)}
+          <p><a href="/fleet">${v.t.depotAll}</a></p>`;
+        const text = webPage(v, assets, {
+          title: v.t.depotTitle(depot),
+          description: v.t.depotDescription(depot),
+          section: 'fleet',
+          body,
+        });
+        return { body: text, records: units.length };
+      },
+      { encoding: 'br' },
+    );
+    return sendPage(request, reply, {
+      body: page.body as string | Buffer,
+      encoding: page.encoding,
+      etag: page.etag,
     });
-    return sendPage(request, reply, { body: page.body as string | Buffer, etag: page.etag });
   });
 }

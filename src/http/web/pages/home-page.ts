@@ -101,25 +101,34 @@ export function homePage({ web, services, assets, view }: WebRoutes): void {
     // The page is the same whatever its query says: the switches' links are the plain `/`.
     const v: WebView = { ...view(request), here: '/' };
     const { t } = v;
-    const page = await pages.page(`web-home:${viewKey(v)}`, HOME_DEPENDS, async () => {
-      const [day, changes] = await Promise.all([
-        readLatestBuiltDay(db),
-        readNewestRecordChanges(db, LATEST_CHANGES),
-      ]);
-      await emuCodes.load(changes.map((c) => c.emuId));
-      const body = html`<p>${t.homeIntro}</p>
-        ${searchForm(v, { large: true })} ${latestDay(v, day)}
-        ${latestChanges(v, changes, (id) => emuCodes.code(id))}`;
-      return {
-        body: webPage(v, assets, {
-          title: t.homeTitle,
-          body,
-          section: 'search',
-          headerSearch: false,
-        }),
-        records: 0,
-      };
+    const page = await pages.page(
+      `web-home:${viewKey(v)}`,
+      HOME_DEPENDS,
+      async () => {
+        const [day, changes] = await Promise.all([
+          readLatestBuiltDay(db),
+          readNewestRecordChanges(db, LATEST_CHANGES),
+        ]);
+        await emuCodes.load(changes.map((c) => c.emuId));
+        const body = html`<p>${t.homeIntro}</p>
+          ${searchForm(v, { large: true })} ${latestDay(v, day)}
+          ${latestChanges(v, changes, (id) => emuCodes.code(id))}`;
+        return {
+          body: webPage(v, assets, {
+            title: t.homeTitle,
+            body,
+            section: 'search',
+            headerSearch: false,
+          }),
+          records: 0,
+        };
+      },
+      { encoding: 'br' },
+    );
+    return sendPage(request, reply, {
+      body: page.body as string | Buffer,
+      encoding: page.encoding,
+      etag: page.etag,
     });
-    return sendPage(request, reply, { body: page.body as string | Buffer, etag: page.etag });
   });
 }

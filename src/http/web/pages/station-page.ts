@@ -200,10 +200,11 @@ export function stationPage({ web, services, assets, view }: WebRoutes): void {
         };
       },
       // Any name and any date make a page: one asked for once is not kept (page-cache.ts).
-      { keep: 'when-asked-again' },
+      { keep: 'when-asked-again', encoding: 'br' },
     );
     return sendPage(request, reply, {
       body: rendered.body as string | Buffer,
+      encoding: rendered.encoding,
       etag: rendered.etag,
     });
   });

@@ -1,7 +1,11 @@
 import type { TrainCirculation } from '../../../domain/circulation/train-circulation.js';
 import { readEmuModels, type EmuModel } from '../../../domain/emus/emu-models.js';
 import type { HistoryRecord } from '../../../domain/history/read-history.js';
-import { predictTrain, type TrainPrediction } from '../../../domain/prediction/predict-train.js';
+import {
+  noCirculation,
+  predictTrainDays,
+  type TrainPrediction,
+} from '../../../domain/prediction/predict-train.js';
 import {
   readReferenceModels,
   referenceModelsOfTrain,
@@ -82,18 +86,17 @@ export async function readTrainPage(
   const { db, histories, config } = services;
   const { trainCode, today, month, cursor } = input;
   const hv = historiesVersionOf(input.version);
-  const [newest, todays, page, monthPage, inForce] = await Promise.all([
-    histories.trainPage(trainCode, hv, { limit: 4 }),
-    histories.trainPage(trainCode, hv, { limit: 8, fromDay: today, toDay: today }),
-    histories.trainPage(trainCode, hv, {
-      limit: HISTORY_PAGE_SIZE,
-      ...(cursor ? { before: { serviceDay: cursor.serviceDay, id: cursor.id } } : {}),
-    }),
-    histories.trainPage(trainCode, hv, {
-      limit: MONTH_LIMIT,
-      fromDay: month.firstDay,
-      toDay: month.lastDay,
-    }),
+  // Four cuts of one history: read whole once (KeptHistories.trainPages), not four queries.
+  const [[newest, todays, page, monthPage], inForce] = await Promise.all([
+    histories.trainPages(trainCode, hv, [
+      { limit: 4 },
+      { limit: 8, fromDay: today, toDay: today },
+      {
+        limit: HISTORY_PAGE_SIZE,
+        ...(cursor ? { before: { serviceDay: cursor.serviceDay, id: cursor.id } } : {}),
+      },
+      { limit: MONTH_LIMIT, fromDay: month.firstDay, toDay: month.lastDay },
+    ]),
     timetableInForce(db, trainCode, today),
   ]);
   const latestDay = newest.records[0]?.serviceDay;
@@ -104,7 +107,14 @@ export async function readTrainPage(
           serviceDay: latestDay,
           records: newest.records.filter((r) => r.serviceDay === latestDay),
         };
-  const [timetables, models, circulation, predictions] = await Promise.all([
+  const records = [
+    ...todays.records,
+    ...(latest?.records ?? []),
+    ...page.records,
+    ...monthPage.records,
+  ];
+  const codes = inForce ? inForce.allCodes : [trainCode];
+  const [timetables, models, circulation, recordEmus] = await Promise.all([
     inForce ? readTimetables(db, [inForce.timetableId]) : undefined,
     readReferenceModels(db, inForce ? [inForce.timetableTrainCode, trainCode] : [trainCode]),
     inForce
@@ -118,27 +128,31 @@ export async function readTrainPage(
           allCodes: [trainCode],
           serviceDay: today,
         }),
-    Promise.all(
-      Array.from({ length: PREDICTED_DAYS }, (_, i) =>
-        predictTrain(db, {
-          trainCode,
-          serviceDay: today + 1 + i,
-          asOfDay: today,
-          lookbackDays: config.CIRCULATION_WINDOW_DAYS,
-        }),
-      ),
+    // The records' units beside the rest; a predicted unit they do not name is read after.
+    readEmuModels(
+      db,
+      records.map((r) => r.emuId),
     ),
   ]);
   const timetable = inForce ? timetables?.get(inForce.timetableId) : undefined;
-  const records = [
-    ...todays.records,
-    ...(latest?.records ?? []),
-    ...page.records,
-    ...monthPage.records,
-  ];
-  const emuIds = new Set(records.map((r) => r.emuId));
-  for (const p of predictions) for (const c of p.candidates) emuIds.add(c.emuId);
-  const emus = await readEmuModels(db, emuIds);
+  const days = Array.from({ length: PREDICTED_DAYS }, (_, i) => today + 1 + i);
+  // No circulation for codes that include the train: no route of the current run holds it
+  // (circulationOf looked), so the predictions are known without reading the route again.
+  const predictions =
+    services.circulations && !circulation && codes.includes(trainCode)
+      ? noCirculation(trainCode, days, today)
+      : await predictTrainDays(db, {
+          trainCode,
+          serviceDays: days,
+          asOfDay: today,
+          lookbackDays: config.CIRCULATION_WINDOW_DAYS,
+        });
+  const predictedIds = predictions.flatMap((p) => p.candidates.map((c) => c.emuId));
+  const missing = predictedIds.filter((id) => !recordEmus.has(id));
+  const emus =
+    missing.length === 0
+      ? recordEmus
+      : new Map([...recordEmus, ...(await readEmuModels(db, missing))]);
   return {
     trainCode,
     today,

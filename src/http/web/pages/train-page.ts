@@ -179,7 +179,7 @@ export function trainPage(routes: WebRoutes): void {
       },
       // The plain page is asked for again and again; a page of the history or a month (any
       // cursor, any month) is kept once asked for twice.
-      { keep: cursor || query.month !== undefined ? 'when-asked-again' : 'always' },
+      { keep: cursor || query.month !== undefined ? 'when-asked-again' : 'always', encoding: 'br' },
     );
     // As GetTrainHistory: whether a number is known is asked each time, never kept.
     if (page.records === 0 && !(await isKnownTrain(services.db, trainCode))) {
@@ -190,6 +190,7 @@ export function trainPage(routes: WebRoutes): void {
     }
     return sendPage(request, reply, {
       body: page.body as string | Buffer,
+      encoding: page.encoding,
       etag: page.etag,
     });
   });

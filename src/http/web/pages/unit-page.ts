@@ -92,67 +92,76 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
     const v = view(request);
     const { t } = v;
     const key = `web-emu:${unit.emuId}:${today}:${monthText(month)}:${cursor?.text ?? ''}:${viewKey(v)}`;
-    const page = await services.pages.page(key, UNIT_DEPENDS, async (version) => {
-      const firstOfMonth = serviceDayFromYmd(`${month.year}${pad(month.month)}01`);
-      const [allocation, history, monthRecords, todayRecords] = await Promise.all([
-        allocationOf(services, unit.emuId),
-        historyPage(services, unit.emuId, version, cursor ? { before: cursor } : {}),
-        recordsBetween(services, unit.emuId, version, firstOfMonth, lastDayOf(month), 'month'),
-        recordsBetween(services, unit.emuId, version, today, today, 'month'),
-      ]);
-      const here = emuHref(unit.code);
-      const monthHref = (m: { year: number; month: number }) => `${here}?month=${monthText(m)}`;
-      const next = shiftMonth(month, 1);
-      const isCurrent = next.year * 12 + next.month > thisMonth.year * 12 + thisMonth.month;
-      const body = html`<p>
-          <span class="chip">${allocation.model || t.unknown}</span>
-          <span class="muted">${allocation.bureau} ${allocation.depot}</span>
-        </p>
-        <section class="card" aria-labelledby="unit-today">
-          <h2 id="unit-today">${t.unitToday(longDate(v, today))}</h2>
-          ${todayList(v, inRunningOrder(todayRecords))}
-        </section>
-        <section class="card" aria-labelledby="unit-allocation">
-          <h2 id="unit-allocation">${t.unitAllocation}</h2>
-          ${allocationFacts(v, allocation)}
-        </section>
-        <section class="card" aria-labelledby="unit-coaches">
-          <h2 id="unit-coaches">${t.unitCoaches}</h2>
-          ${coachTable(v, allocation)}
-        </section>
-        <section class="card" aria-labelledby="unit-calendar">
-          <h2 id="unit-calendar">${t.unitCalendar}</h2>
-          ${unitCalendar(v, {
-            model: allocation.model,
-            year: month.year,
-            month: month.month,
-            records: monthRecords,
-            prevHref: monthHref(shiftMonth(month, -1)),
-            ...(isCurrent ? {} : { nextHref: monthHref(next) }),
-          })}
-        </section>
-        <section class="card" aria-labelledby="unit-history">
-          <h2 id="unit-history">${t.unitHistory}</h2>
-          ${historyTable(v, history.records, {
-            ...(cursor ? { newestHref: here } : {}),
-            ...(history.nextCursor
-              ? { olderHref: `${here}?cursor=${encodeURIComponent(history.nextCursor)}` }
-              : {}),
-          })}
-        </section>
-        <section class="card" aria-labelledby="unit-csv">
-          <h2 id="unit-csv">${t.unitCsv}</h2>
-          ${csvForm(v, unit.code, today)}
-        </section>`;
-      const text = webPage(v, assets, {
-        title: t.unitTitle(unit.code),
-        description: t.unitDescription(unit.code),
-        section: 'fleet',
-        body,
-      });
-      return { body: text, records: history.records.length };
+    const page = await services.pages.page(
+      key,
+      UNIT_DEPENDS,
+      async (version) => {
+        const firstOfMonth = serviceDayFromYmd(`${month.year}${pad(month.month)}01`);
+        const [allocation, history, monthRecords, todayRecords] = await Promise.all([
+          allocationOf(services, unit.emuId),
+          historyPage(services, unit.emuId, version, cursor ? { before: cursor } : {}),
+          recordsBetween(services, unit.emuId, version, firstOfMonth, lastDayOf(month), 'month'),
+          recordsBetween(services, unit.emuId, version, today, today, 'month'),
+        ]);
+        const here = emuHref(unit.code);
+        const monthHref = (m: { year: number; month: number }) => `${here}?month=${monthText(m)}`;
+        const next = shiftMonth(month, 1);
+        const isCurrent = next.year * 12 + next.month > thisMonth.year * 12 + thisMonth.month;
+        const body = html`<p>
+            <span class="chip">${allocation.model || t.unknown}</span>
+            <span class="muted">${allocation.bureau} ${allocation.depot}</span>
+          </p>
+          <section class="card" aria-labelledby="unit-today">
+            <h2 id="unit-today">${t.unitToday(longDate(v, today))}</h2>
+            ${todayList(v, inRunningOrder(todayRecords))}
+          </section>
+          <section class="card" aria-labelledby="unit-allocation">
+            <h2 id="unit-allocation">${t.unitAllocation}</h2>
+            ${allocationFacts(v, allocation)}
+          </section>
+          <section class="card" aria-labelledby="unit-coaches">
+            <h2 id="unit-coaches">${t.unitCoaches}</h2>
+            ${coachTable(v, allocation)}
+          </section>
+          <section class="card" aria-labelledby="unit-calendar">
+            <h2 id="unit-calendar">${t.unitCalendar}</h2>
+            ${unitCalendar(v, {
+              model: allocation.model,
+              year: month.year,
+              month: month.month,
+              records: monthRecords,
+              prevHref: monthHref(shiftMonth(month, -1)),
+              ...(isCurrent ? {} : { nextHref: monthHref(next) }),
+            })}
+          </section>
+          <section class="card" aria-labelledby="unit-history">
+            <h2 id="unit-history">${t.unitHistory}</h2>
+            ${historyTable(v, history.records, {
+              ...(cursor ? { newestHref: here } : {}),
+              ...(history.nextCursor
+                ? { olderHref: `${here}?cursor=${encodeURIComponent(history.nextCursor)}` }
+                : {}),
+            })}
+          </section>
+          <section class="card" aria-labelledby="unit-csv">
+            <h2 id="unit-csv">${t.unitCsv}</h2>
+            ${csvForm(v, unit.code, today)}
+          </section>`;
+        const text = webPage(v, assets, {
+          title: t.unitTitle(unit.code),
+          description: t.unitDescription(unit.code),
+          section: 'fleet',
+          body,
+        });
+        return { body: text, records: history.records.length };
+      },
+      { encoding: 'br' },
+    );
+    return sendPage(request, reply, {
+      body: page.body as string | Buffer,
+      encoding: page.encoding,
+      etag: page.etag,
     });
-    return sendPage(request, reply, { body: page.body as string | Buffer, etag: page.etag });
   });
 
   web.get('/emu/:code/history.csv', async (request, reply) => {

@@ -5,12 +5,46 @@ import { shanghaiTime } from '../shared/time/shanghai-time.js';
 import { checkSourceSettings } from '../domain/sources/source-config.js';
 import {
   addSource,
+  getSource,
   listSources,
   removeSource,
   type Source,
 } from '../domain/sources/source-store.js';
 import { pullSource, type PullResult } from '../domain/sources/pull-source.js';
+import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
+import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
+import type { AppContext } from '../shared/app/app-context.js';
+import { pullThroughQueue, QueuedPullError } from '../worker/source-pulls.js';
 import { CliError, out, withAppContext } from './cli-context.js';
+
+/** How long `source pull` waits for the worker by default (seconds). */
+const DEFAULT_PULL_WAIT_S = 3600;
+
+/** A pull handed to the worker through the source's BullMQ queue, waited for. */
+async function pullViaWorker(
+  ctx: AppContext,
+  redisUrl: string,
+  payload: { source: string; from?: number; to?: number },
+  waitSeconds: number,
+): Promise<PullResult> {
+  // Refused here, before anything is queued, as in-process.
+  await getSource(ctx.db, payload.source);
+  const connection = createRedisConnection(redisUrl, 'command');
+  try {
+    return await pullThroughQueue(
+      connection,
+      ctx.config.QUEUE_PREFIX,
+      jobRetentionFromConfig(ctx.config),
+      payload,
+      waitSeconds * 1000,
+    );
+  } catch (err) {
+    if (err instanceof QueuedPullError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await closeRedisConnection(connection);
+  }
+}
 
 function ymdOption(value: string): number {
   if (!/^\d{8}$/.test(value)) throw new InvalidArgumentError('expected YYYYMMDD');
@@ -144,12 +178,22 @@ export function registerSourcesCommands(program: Command): void {
   source
     .command('pull')
     .description(
-      "pull a source's records of each day of a range, in this process (default: yesterday and today)",
+      "pull a source's records of each day of a range (default: yesterday and today): by the worker through BullMQ with REDIS_URL, else in this process",
     )
     .argument('<name>')
     .option('--from <YYYYMMDD>', 'first service day', ymdOption)
     .option('--to <YYYYMMDD>', 'last service day', ymdOption)
-    .action(async (name: string, opts: { from?: number; to?: number }) => {
+    .option(
+      '--wait <seconds>',
+      `with REDIS_URL: how long to wait for the worker (default ${DEFAULT_PULL_WAIT_S})`,
+    )
+    .action(async (name: string, opts: { from?: number; to?: number; wait?: string }) => {
+      const wait = opts.wait === undefined ? DEFAULT_PULL_WAIT_S : Number(opts.wait);
+      if (!Number.isFinite(wait) || wait <= 0)
+        throw new CliError(
+          `--wait: expected a number of seconds > 0 (got ${JSON.stringify(opts.wait)})`,
+          2,
+        );
       if ((opts.from === undefined) !== (opts.to === undefined))
         throw new CliError('--from and --to go together', 2);
       if (opts.from !== undefined && opts.to! < opts.from)
@@ -158,11 +202,14 @@ export function registerSourcesCommands(program: Command): void {
         throw new CliError('a pull covers at most 366 days; split the range', 2);
       let result: PullResult;
       try {
+        const range = opts.from !== undefined ? { from: opts.from, to: opts.to! } : {};
         result = await withAppContext((ctx) =>
-          pullSource(ctx.db, name, {
-            ...(opts.from !== undefined ? { from: opts.from, to: opts.to! } : {}),
-            allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
-          }),
+          ctx.config.REDIS_URL
+            ? pullViaWorker(ctx, ctx.config.REDIS_URL, { source: name, ...range }, wait)
+            : pullSource(ctx.db, name, {
+                ...range,
+                allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+              }),
         );
       } catch (err) {
         if (isEmutrackError(err, 'source_pull_failed')) {

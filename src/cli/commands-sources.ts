@@ -14,7 +14,7 @@ import { pullSource, type PullResult } from '../domain/sources/pull-source.js';
 import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
 import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 import type { AppContext } from '../shared/app/app-context.js';
-import { pullThroughQueue, QueuedPullError } from '../worker/source-pulls.js';
+import { pullThroughQueue } from '../worker/source-pulls.js';
 import { CliError, out, withAppContext } from './cli-context.js';
 
 /** How long `source pull` waits for the worker by default (seconds). */
@@ -31,6 +31,7 @@ async function pullViaWorker(
   await getSource(ctx.db, payload.source);
   const connection = createRedisConnection(redisUrl, 'command');
   try {
+    // A failure or a timeout is a source_pull_failed, one line naming the source.
     return await pullThroughQueue(
       connection,
       ctx.config.QUEUE_PREFIX,
@@ -38,9 +39,6 @@ async function pullViaWorker(
       payload,
       waitSeconds * 1000,
     );
-  } catch (err) {
-    if (err instanceof QueuedPullError) throw new CliError(err.message);
-    throw err;
   } finally {
     await closeRedisConnection(connection);
   }

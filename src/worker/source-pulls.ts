@@ -6,7 +6,7 @@ import type { AppContext } from '../shared/app/app-context.js';
 import { defaultJobOptions, type JobRetentionOptions } from '../shared/queues/job-options.js';
 import { IntervalTask } from '../shared/time/interval-task.js';
 import { SERVICE_TIME_ZONE } from '../shared/time/service-day.js';
-import { isEmutrackError } from '../shared/errors/emutrack-error.js';
+import { EmutrackError, isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { listSources, type Source } from '../domain/sources/source-store.js';
 import type { PullResult } from '../domain/sources/pull-source.js';
 import { pullSourceJob } from '../../jobs/index.js';
@@ -270,8 +270,15 @@ export class SourcePulls {
   }
 }
 
-/** A pull the worker did not finish well: `reason` is one line naming the source. */
-export class QueuedPullError extends Error {}
+/**
+ * A queued pull the worker did not finish well (or not in time): one line naming the source, the
+ * same code as a pull failed in this process.
+ */
+export class QueuedPullError extends EmutrackError {
+  constructor(message: string) {
+    super('source_pull_failed', message);
+  }
+}
 
 /**
  * Adds one pull of `source` to its queue (one attempt: whoever asked is waiting for it) and
@@ -302,7 +309,7 @@ export async function pullThroughQueue(
       const message = (err as Error).message;
       if (/timed out before finishing/.test(message))
         throw new QueuedPullError(
-          `source ${data.source}: job ${job.id} not finished after ${Math.round(timeoutMs / 1000)} s (is the worker running?); it stays queued`,
+          `source ${data.source}: job ${job.id} not finished after ${timeoutMs / 1000} s (is the worker running?); it stays queued`,
         );
       throw new QueuedPullError(
         message.startsWith(`source ${data.source}:`)

@@ -222,6 +222,14 @@ describe('sources on BullMQ', () => {
       // One attempt: the operator waiting at the terminal gets the error at once.
       expect(seen.filter((s) => s.source === 'broken-cli')).toHaveLength(1);
 
+      // No worker serves a source added after its last read of the table: the wait runs out.
+      await add('late', { rate: '50' });
+      const late = await cli('source', 'pull', 'late', '--wait', '0.5');
+      expect(late.code).toBe(1);
+      expect(late.stderr).toMatch(
+        /^emutrack: source late: job pull-source-late-\S+ not finished after 0\.5 s \(is the worker running\?\); it stays queued\n$/,
+      );
+
       const unknown = await cli('source', 'pull', 'nobody');
       expect(unknown).toMatchObject({ code: 1, stderr: 'emutrack: no source named "nobody"\n' });
     } finally {

@@ -107,6 +107,7 @@ export class SourcePulls {
   private readonly jobOptions: JobsOptions;
   private readonly workerName = `${hostname()}-${process.pid}`;
   private closing: Promise<void> | undefined;
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: AppContext,
@@ -132,8 +133,17 @@ export class SourcePulls {
     return this.lanes.get(source)?.queue;
   }
 
-  /** Applies the sources table to the queues, workers and schedulers. */
-  async syncNow(): Promise<void> {
+  /**
+   * Applies the sources table to the queues, workers and schedulers. One sync at a time: two at
+   * once could both open a lane for a new source.
+   */
+  syncNow(): Promise<void> {
+    const run = this.syncing.then(() => this.syncOnce());
+    this.syncing = run.catch(() => {});
+    return run;
+  }
+
+  private async syncOnce(): Promise<void> {
     if (this.closing) return;
     const sources = await listSources(this.ctx.db);
     const names = new Set(sources.map((s) => s.name));
@@ -261,6 +271,7 @@ export class SourcePulls {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.sync.stop();
+      await this.syncing;
       const lanes = [...this.lanes.values()];
       await Promise.allSettled(lanes.map((l) => l.worker.close()));
       await Promise.allSettled(lanes.map((l) => l.queue.close()));

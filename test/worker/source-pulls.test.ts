@@ -15,6 +15,7 @@ import {
   sourceQueueName,
   sourceSchedulerId,
 } from '../../src/worker/source-pulls.js';
+import { startWorkerRuntime } from '../../src/worker/worker-runtime.js';
 import { cli } from '../helpers/run-cli.js';
 import { TEST_REDIS_URL } from '../helpers/test-env.js';
 import { useQueueEnv } from './support/queue-env.js';
@@ -109,10 +110,12 @@ async function runsOf(jobId: string) {
 }
 
 describe('sources on BullMQ', () => {
-  it('pulls a scheduled source on its schedule, and drops the scheduler once it is removed', async () => {
+  it('pulls a source scheduled while the worker runs, and drops its scheduler once it is removed', async () => {
+    const runtime = await startWorkerRuntime(env.ctx(), { webhooks: false, sourceSyncMs: 100 });
+    env.defer(() => runtime.close());
+    const pulls = runtime.sources!;
+    // Added after the worker started: its next read of the table schedules it.
     await add('sched', { every: '* * * * * *', rate: '50' });
-    const pulls = startPulls(env.ctx());
-    await pulls.start();
     const source = await waitFor('a scheduled pull to complete', async () => {
       const s = await getSource(env.database.db, 'sched');
       return s.lastSuccessAt !== null && s;

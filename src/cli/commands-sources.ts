@@ -5,12 +5,44 @@ import { shanghaiTime } from '../shared/time/shanghai-time.js';
 import { checkSourceSettings, checkTrains } from '../domain/sources/source-config.js';
 import {
   addSource,
+  getSource,
   listSources,
   removeSource,
   type Source,
 } from '../domain/sources/source-store.js';
 import { pullSource, type PullResult } from '../domain/sources/pull-source.js';
+import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
+import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
+import type { AppContext } from '../shared/app/app-context.js';
+import { pullThroughQueue } from '../worker/source-pulls.js';
 import { CliError, out, withAppContext } from './cli-context.js';
+
+/** How long `source pull` waits for the worker by default (seconds). */
+const DEFAULT_PULL_WAIT_S = 3600;
+
+/** A pull handed to the worker through the source's BullMQ queue, waited for. */
+async function pullViaWorker(
+  ctx: AppContext,
+  redisUrl: string,
+  payload: { source: string; from?: number; to?: number },
+  waitSeconds: number,
+): Promise<PullResult> {
+  // Refused here, before anything is queued, as in-process.
+  await getSource(ctx.db, payload.source);
+  const connection = createRedisConnection(redisUrl, 'command');
+  try {
+    // A failure or a timeout is a source_pull_failed, one line naming the source.
+    return await pullThroughQueue(
+      connection,
+      ctx.config.QUEUE_PREFIX,
+      jobRetentionFromConfig(ctx.config),
+      payload,
+      waitSeconds * 1000,
+    );
+  } finally {
+    await closeRedisConnection(connection);
+  }
+}
 
 function ymdOption(value: string): number {
   if (!/^\d{8}$/.test(value)) throw new InvalidArgumentError('expected YYYYMMDD');
@@ -157,40 +189,59 @@ export function registerSourcesCommands(program: Command): void {
   source
     .command('pull')
     .description(
-      "pull a source's records of each day of a range, in this process (default: yesterday and today)",
+      "pull a source's records of each day of a range (default: yesterday and today): by the worker through BullMQ with REDIS_URL, else in this process",
     )
     .argument('<name>')
     .option('--from <YYYYMMDD>', 'first service day', ymdOption)
     .option('--to <YYYYMMDD>', 'last service day', ymdOption)
-    .option('--trains <list>', 'railre: ask for these trains this time, G1,D3125')
-    .action(async (name: string, opts: { from?: number; to?: number; trains?: string }) => {
-      if ((opts.from === undefined) !== (opts.to === undefined))
-        throw new CliError('--from and --to go together', 2);
-      if (opts.from !== undefined && opts.to! < opts.from)
-        throw new CliError('--to is before --from', 2);
-      if (opts.from !== undefined && opts.to! - opts.from >= 366)
-        throw new CliError('a pull covers at most 366 days; split the range', 2);
-      let result: PullResult;
-      try {
-        const trains = opts.trains === undefined ? undefined : checkTrains(opts.trains);
-        result = await withAppContext((ctx) =>
-          pullSource(ctx.db, name, {
-            ...(opts.from !== undefined ? { from: opts.from, to: opts.to! } : {}),
-            ...(trains ? { trains } : {}),
-            allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
-          }),
-        );
-      } catch (err) {
-        if (isEmutrackError(err, 'source_pull_failed')) {
-          const partial = (err as { partial?: PullResult }).partial;
-          if (partial) process.stderr.write(`${pullSummary(partial)} (stopped short)\n`);
+    .option('--trains <list>', 'railre: ask for these trains this time, G1,D3125 (in this process)')
+    .option(
+      '--wait <seconds>',
+      `with REDIS_URL: how long to wait for the worker (default ${DEFAULT_PULL_WAIT_S})`,
+    )
+    .action(
+      async (
+        name: string,
+        opts: { from?: number; to?: number; trains?: string; wait?: string },
+      ) => {
+        const wait = opts.wait === undefined ? DEFAULT_PULL_WAIT_S : Number(opts.wait);
+        if (!Number.isFinite(wait) || wait <= 0)
+          throw new CliError(
+            `--wait: expected a number of seconds > 0 (got ${JSON.stringify(opts.wait)})`,
+            2,
+          );
+        if ((opts.from === undefined) !== (opts.to === undefined))
+          throw new CliError('--from and --to go together', 2);
+        if (opts.from !== undefined && opts.to! < opts.from)
+          throw new CliError('--to is before --from', 2);
+        if (opts.from !== undefined && opts.to! - opts.from >= 366)
+          throw new CliError('a pull covers at most 366 days; split the range', 2);
+        let result: PullResult;
+        try {
+          const trains = opts.trains === undefined ? undefined : checkTrains(opts.trains);
+          const range = opts.from !== undefined ? { from: opts.from, to: opts.to! } : {};
+          // A one-off list of trains is this pull's own: it runs here, not as the worker's job.
+          result = await withAppContext((ctx) =>
+            ctx.config.REDIS_URL && !trains
+              ? pullViaWorker(ctx, ctx.config.REDIS_URL, { source: name, ...range }, wait)
+              : pullSource(ctx.db, name, {
+                  ...range,
+                  ...(trains ? { trains } : {}),
+                  allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
+                }),
+          );
+        } catch (err) {
+          if (isEmutrackError(err, 'source_pull_failed')) {
+            const partial = (err as { partial?: PullResult }).partial;
+            if (partial) process.stderr.write(`${pullSummary(partial)} (stopped short)\n`);
+          }
+          asCliError(err);
         }
-        asCliError(err);
-      }
-      out(pullSummary(result));
-      if (result.serviceDays.length > 0)
-        out(
-          `new sightings on ${result.serviceDays.map(ymdOfServiceDay).join(', ')}: the worker rebuilds these days (or emutrack replay --from ${ymdOfServiceDay(result.serviceDays[0]!)} --to ${ymdOfServiceDay(result.serviceDays.at(-1)!)})`,
-        );
-    });
+        out(pullSummary(result));
+        if (result.serviceDays.length > 0)
+          out(
+            `new sightings on ${result.serviceDays.map(ymdOfServiceDay).join(', ')}: the worker rebuilds these days (or emutrack replay --from ${ymdOfServiceDay(result.serviceDays[0]!)} --to ${ymdOfServiceDay(result.serviceDays.at(-1)!)})`,
+          );
+      },
+    );
 }

@@ -17,6 +17,7 @@ import {
 import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 import type { StaleRebuildTiming } from '../domain/records/stale-days.js';
 import { withWebhooks } from './webhook-runtime.js';
+import { SourcePulls } from './source-pulls.js';
 
 /** How often the inbox (INBOX_DIR) is swept for new observation files. */
 export const DEFAULT_INBOX_SWEEP_MS = 30_000;
@@ -37,6 +38,8 @@ export interface WorkerRuntimeOptions {
   stalePollMs?: number;
   /** Run the webhook dispatcher and deliveries (webhook-runtime.ts). Default true. */
   webhooks?: boolean;
+  /** How often the sources table is re-read (BullMQ mode). Default DEFAULT_SOURCE_SYNC_MS. */
+  sourceSyncMs?: number;
 }
 
 /** One sweep: the ingest job only when the inbox holds a file (see inboxHasFiles). */
@@ -58,6 +61,8 @@ export interface WorkerRuntime {
   /** BullMQ mode: the queues (to enqueue on, in tests and tools). */
   readonly queues?: JobQueues;
   readonly workers?: JobWorkers;
+  /** BullMQ mode: the sources' queues, workers and schedulers (source-pulls.ts). */
+  readonly sources?: SourcePulls;
   /** Rebuilds and re-exports stale days once they are due (stale-rebuilds.ts). */
   readonly staleRebuilds: StaleRebuilds;
   /**
@@ -69,7 +74,8 @@ export interface WorkerRuntime {
 
 /**
  * What `npm run worker` runs. With REDIS_URL: one BullMQ worker per job, the nightly and the
- * circulation Job Schedulers upserted, and inbox sweeps enqueued. Without: the nightly flow, the
+ * circulation Job Schedulers upserted, a queue and scheduler per source (source-pulls.ts), and
+ * inbox sweeps enqueued. Without: the nightly flow, the
  * daily circulation inference and inbox sweeps run in this process, one job at a time, through
  * the same job code (in-process runner).
  */
@@ -100,6 +106,14 @@ async function startBullmqRuntime(
   });
   let workers: JobWorkers | undefined;
   let sweeper: IntervalTask | undefined;
+  const sources = new SourcePulls(ctx, {
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    retention: jobRetentionFromConfig(config),
+    lockDuration: config.JOB_LOCK_MS,
+    stalledInterval: config.JOB_STALLED_INTERVAL_MS,
+    ...(options.sourceSyncMs !== undefined ? { syncMs: options.sourceSyncMs } : {}),
+  });
   // A due stale day gets its day flow (build, then export), deduplicated under build-<day>.
   const staleRebuilds = new StaleRebuilds({
     db: ctx.db,
@@ -111,6 +125,7 @@ async function startBullmqRuntime(
   const close = async () => {
     await staleRebuilds.stop();
     await sweeper?.stop();
+    await sources.close();
     await workers?.close();
     await queues.close();
     if (ownsConnection) await closeRedisConnection(connection);
@@ -141,6 +156,8 @@ async function startBullmqRuntime(
       },
     });
     await workers.waitUntilReady();
+    // Each source: a queue, its limiter and its scheduler, kept in step with the table.
+    await sources.start();
     const inbox = config.INBOX_DIR;
     if (inbox) {
       // The inbox job is deduplicated under one id (inbox-<dir>), so sweeps from several
@@ -167,7 +184,7 @@ async function startBullmqRuntime(
     },
     'workers started (BullMQ)',
   );
-  return { mode: 'bullmq', queues, workers, staleRebuilds, close };
+  return { mode: 'bullmq', queues, workers, sources, staleRebuilds, close };
 }
 
 function startInProcessRuntime(ctx: AppContext, options: WorkerRuntimeOptions): WorkerRuntime {

@@ -5,8 +5,6 @@ import { shanghaiClock } from '../api/helpers/fixture-week.js';
 import { CALLBACK, makeClient, makeUser } from '../oauth/oauth-fixtures.js';
 import {
   axeViolations,
-  checkPhonePage,
-  onPhone,
   PHONE_LOOKS,
   scrollsSideways,
   useWebBrowserTest,
@@ -51,10 +49,10 @@ const SIGNED_IN = () => ['/account', '/account?tab=development', consentUrl];
 describe('the sign-in, register, account and consent pages in a phone browser', () => {
   for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fit 360 px and have no axe violation (${colorScheme}, ${locale})`, async () => {
-      await onPhone(web, { colorScheme, locale }, async (page, context) => {
+      await web.onPhone({ colorScheme, locale }, async (page, context) => {
         const { server } = web;
         const check = async (url: string) => {
-          const res = await checkPhonePage(page, server.base, url, locale);
+          const res = await web.checkPage(page, url, locale);
           expect(res?.status(), url).toBe(200);
           // The page itself, not the sign-in page it would send a signed-out browser to.
           expect(new URL(page.url()).pathname, url).toBe(url.split('?')[0]);
@@ -72,7 +70,7 @@ describe('the sign-in, register, account and consent pages in a phone browser', 
   it('creates a key and shows it once, with JavaScript off (no copy button) and on (copies)', async () => {
     const { server } = web;
     for (const javaScript of [false, true]) {
-      await onPhone(web, { javaScript, locale: 'en-US' }, async (page, context) => {
+      await web.onPhone({ javaScript, locale: 'en-US' }, async (page, context) => {
         await context.addCookies([{ name: 'token', value: session, url: server.base }]);
         await page.goto(`${server.base}/account?tab=development`);
         await page.fill('#key-name', `key with script ${javaScript ? 'on' : 'off'}`);

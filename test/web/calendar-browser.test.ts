@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesOf } from '../../src/http/web/i18n/language.js';
 import { monthCalendar } from '../../src/http/web/views/month-calendar.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { onPhone, useWebBrowserTest } from './helpers/web-harness.js';
+import { useWebBrowserTest } from './helpers/web-harness.js';
 
 const web = useWebBrowserTest({ load: false });
 
@@ -18,7 +18,7 @@ describe('the month calendar with the page script', () => {
       { language: 'en', t: messagesOf('en'), theme: 'auto', here: '/' },
       { year: 2026, month: 8, days },
     ).text;
-    await onPhone(web, { watch: false }, async (page) => {
+    await web.onPhone({ watch: false }, async (page) => {
       // Any page of the app loads its script; the calendar is added to it afterwards.
       await page.goto(`${web.server.base}/`);
       await page.evaluate((html: string) => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkPhonePage,
-  onPhone,
-  PHONE_LOOKS,
-  scrollsSideways,
-  useWebBrowserTest,
-} from './helpers/web-harness.js';
+import { PHONE_LOOKS, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
 import { loadDaysFixture } from './helpers/days-fixture.js';
 
 const web = useWebBrowserTest({ load: false, prepare: loadDaysFixture });
@@ -16,8 +10,8 @@ const PAGES = [HONGQIAO, '/day/20260812', '/exports/daily'];
 describe('the station, day and days pages in a phone browser', () => {
   for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fit 360 px, the tables reflowed, with no axe violation (${colorScheme}, ${locale})`, async () => {
-      await onPhone(web, { colorScheme, locale }, async (page) => {
-        for (const path of PAGES) await checkPhonePage(page, web.server.base, path, locale);
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        for (const path of PAGES) await web.checkPage(page, path, locale);
         // Reflowed: a row's cells stack (each on its own line, led by its header).
         await page.goto(`${web.server.base}/day/20260812`);
         const display = await page.evaluate(
@@ -29,7 +23,7 @@ describe('the station, day and days pages in a phone browser', () => {
   }
 
   it('are complete with JavaScript off: the date switch and the filters are plain GET forms', async () => {
-    await onPhone(web, { javaScript: false, locale: 'en-US' }, async (page) => {
+    await web.onPhone({ javaScript: false, locale: 'en-US' }, async (page) => {
       const { server } = web;
       await page.goto(`${server.base}${HONGQIAO}`);
       expect(await page.locator('table.reflow tbody tr').count()).toBeGreaterThan(3);

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  axeViolations,
-  checkPhonePage,
-  onPhone,
-  useWebBrowserTest,
-} from './helpers/web-harness.js';
+import { axeViolations, useWebBrowserTest } from './helpers/web-harness.js';
 
 const web = useWebBrowserTest();
 
@@ -20,8 +15,8 @@ describe('the home page in a phone browser', () => {
   ] as const;
   for (const { javaScript, colorScheme, locale } of cases) {
     it(`fits 360 px and has no axe violation (JavaScript ${javaScript ? 'on' : 'off'}, ${colorScheme}, ${locale})`, async () => {
-      await onPhone(web, { javaScript, colorScheme, locale }, async (page) => {
-        await checkPhonePage(page, web.server.base, '/', locale, { axe: javaScript });
+      await web.onPhone({ javaScript, colorScheme, locale }, async (page) => {
+        await web.checkPage(page, '/', locale, { axe: javaScript });
       });
     });
   }
@@ -29,7 +24,7 @@ describe('the home page in a phone browser', () => {
 
 describe('the page checks themselves', () => {
   it('axe reports a page that breaks the rules, and the watch sees a CSP refusal', async () => {
-    await onPhone(web, { watch: false }, async (page, _context, watch) => {
+    await web.onPhone({ watch: false }, async (page, _context, watch) => {
       // A 404 page of this app (its CSP), then markup with an unlabelled field, an image
       // without text and an inline script the policy must refuse.
       await page.goto(`${web.server.base}/no/such/page`);

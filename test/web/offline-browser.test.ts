@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { onPhone, useWebBrowserTest } from './helpers/web-harness.js';
+import { useWebBrowserTest } from './helpers/web-harness.js';
 
 /** What the worker's caches hold: "cache-name /path?query", sorted. */
 async function keptEntries(page: Page): Promise<string[]> {
@@ -21,7 +21,7 @@ const web = useWebBrowserTest();
 
 describe('pages already read open offline', () => {
   it('keeps the pages read and their assets, shows them offline marked as possibly stale, and nothing else', async () => {
-    await onPhone(web, {}, async (page, context) => {
+    await web.onPhone({}, async (page, context) => {
       const { server } = web;
       const first = `${server.base}/`;
       const second = `${server.base}/?from=offline-test`;

@@ -2,8 +2,6 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
   axeViolations,
-  checkPhonePage,
-  onPhone,
   PHONE_LOOKS,
   scrollsSideways,
   useWebBrowserTest,
@@ -73,7 +71,7 @@ async function expectShowsWhatTheApiSays(page: Page): Promise<void> {
 
 describe('searching from the home page', () => {
   it('suggests while typing (combobox): arrows and Enter go to the page, Enter alone submits, Escape closes', async () => {
-    await onPhone(web, {}, async (page) => {
+    await web.onPhone({}, async (page) => {
       // A train number: the first suggestion, by arrow and Enter.
       await typeAndWait(page, 'G1', 'G1');
       expect(await page.locator('#q').getAttribute('role')).toBe('combobox');
@@ -130,7 +128,7 @@ describe('searching from the home page', () => {
   });
 
   it('works with JavaScript off: Enter submits the form, to the page or the results', async () => {
-    await onPhone(web, { javaScript: false }, async (page) => {
+    await web.onPhone({ javaScript: false }, async (page) => {
       const cases: [string, string][] = [
         ['G1', '/train/G1'],
         ['cr400af2001', '/emu/CR400AF-2001'],
@@ -152,12 +150,12 @@ describe('searching from the home page', () => {
 
   for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`home (suggestions open) and results fit 360 px with no axe violation (${colorScheme}, ${locale})`, async () => {
-      await onPhone(web, { colorScheme, locale }, async (page) => {
+      await web.onPhone({ colorScheme, locale }, async (page) => {
         await typeAndWait(page, 'sh', '上海虹桥');
         await page.keyboard.press('ArrowDown');
         expect(await scrollsSideways(page)).toBe(false);
         expect(await axeViolations(page)).toEqual([]);
-        await checkPhonePage(page, web.server.base, '/search?q=CR', locale);
+        await web.checkPage(page, '/search?q=CR', locale);
         expect(await page.locator('[data-results="emu"] li').count()).toBeGreaterThan(5);
       });
     });

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
 import {
-  checkPhonePage,
   LAST_DAY,
-  onPhone,
   PHONE_LOOKS,
   scrollsSideways,
   useWebBrowserTest,
@@ -27,14 +25,14 @@ const SECTIONS = [
 describe('the train page in a phone browser', () => {
   for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fits 360 px and has no axe violation (${colorScheme}, ${locale})`, async () => {
-      await onPhone(web, { colorScheme, locale }, async (page) => {
-        await checkPhonePage(page, web.server.base, '/train/G7301', locale);
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        await web.checkPage(page, '/train/G7301', locale);
       });
     });
   }
 
   it('is complete with JavaScript off, and its CSV form downloads the range', async () => {
-    await onPhone(web, { javaScript: false }, async (page) => {
+    await web.onPhone({ javaScript: false }, async (page) => {
       await page.goto(`${web.server.base}/train/G7301`);
       for (const id of SECTIONS) expect(await page.locator(`#${id}`).count(), id).toBe(1);
       expect(await page.locator('table.timetable tbody tr').count()).toBeGreaterThan(1);

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadFixtureWeek } from '../api/helpers/fixture-week.js';
 import { importHostileUnit } from './helpers/hostile-fleet.js';
-import {
-  checkPhonePage,
-  onPhone,
-  PHONE_LOOKS,
-  scrollsSideways,
-  useWebBrowserTest,
-} from './helpers/web-harness.js';
+import { PHONE_LOOKS, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
 
 const web = useWebBrowserTest({
   load: false,
@@ -27,8 +21,8 @@ const PAGES = [
 describe('the unit and fleet pages in a phone browser', () => {
   for (const { locale, colorScheme } of PHONE_LOOKS) {
     it(`fit 360 px and have no axe violation (${locale}, ${colorScheme})`, async () => {
-      await onPhone(web, { colorScheme, locale }, async (page) => {
-        for (const path of PAGES) await checkPhonePage(page, web.server.base, path, locale);
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        for (const path of PAGES) await web.checkPage(page, path, locale);
         // A hostile alias from the fleet ran nothing.
         expect(await page.evaluate(() => document.querySelectorAll('img[src="x"]').length)).toBe(0);
       });
@@ -36,7 +30,7 @@ describe('the unit and fleet pages in a phone browser', () => {
   }
 
   it('are complete with JavaScript off: history, calendar months, the CSV form, the fleet filters', async () => {
-    await onPhone(web, { javaScript: false }, async (page) => {
+    await web.onPhone({ javaScript: false }, async (page) => {
       const { server } = web;
       await page.goto(`${server.base}/emu/CR400AF-2001`);
       expect(await page.locator('table.history tbody tr').count()).toBeGreaterThan(0);

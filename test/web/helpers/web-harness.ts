@@ -136,6 +136,18 @@ export interface WebBrowserTest {
   /** The server, started before the file's tests. */
   readonly server: WebServer;
   browser(): Promise<Browser>;
+  /** onPhone on this file's browser and server. */
+  onPhone(
+    options: PhoneOptions & { watch?: boolean },
+    body: (page: Page, context: BrowserContext, watch: PageWatch) => Promise<void>,
+  ): Promise<void>;
+  /** checkPhonePage on this file's server. */
+  checkPage(
+    page: Page,
+    path: string,
+    locale: string,
+    options?: { axe?: boolean },
+  ): ReturnType<typeof checkPhonePage>;
 }
 
 /**
@@ -166,6 +178,12 @@ export function useWebBrowserTest(
       return server;
     },
     browser: () => chromium.browser(),
+    onPhone(options, body) {
+      return onPhone(this, options, body);
+    },
+    checkPage(page, path, locale, checks) {
+      return checkPhonePage(page, this.server.base, path, locale, checks);
+    },
   };
 }
 

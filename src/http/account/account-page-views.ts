@@ -204,13 +204,18 @@ export function developmentTab(
   const panels = options.panels.map(
     (p) => html`<section class="card" id="${p.id}"><h2>${p.title}</h2>${new Html(p.html)}</section>`,
   );
+  const keys = reflowTable({
+    className: 'keys',
+    columns: [t.keyName, t.keyColumn, t.keyKind, t.keyExpires, t.scopes, t.actions],
+    rows: options.credentials.map((c) => keyRow(t, c, options.currentRevokeId, options.csrfToken)),
+  });
   return html`<section class="card" id="api-keys">
       <h2>${t.apiKeys}</h2>
       ${messages(options)}${newKey}
       <p class="muted">
         ${t.keyUsageBefore} <code>Authorization: Bearer &lt;key&gt;</code>. ${t.keyUsageAfter}
       </p>
-      ${reflowTable({ className: 'keys', columns: [t.keyName, t.keyColumn, t.keyKind, t.keyExpires, t.scopes, t.actions], rows: options.credentials.map((c) => keyRow(t, c, options.currentRevokeId, options.csrfToken)) })}
+      ${keys}
     </section>
     <section class="card" id="create-key">
       <h2>${t.createKey}</h2>

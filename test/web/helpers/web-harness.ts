@@ -129,6 +129,33 @@ export function expectCleanWatch(watch: PageWatch): void {
   expect(watch.consoleErrors).toEqual([]);
 }
 
+/**
+ * A page test file's database and app (no port: tests call app.inject), the clock on the fixture
+ * week's last day and limits and quotas a test never meets. `prepare` fills the database first.
+ */
+export function useWebApp(prepare: (db: Db) => Promise<unknown>): {
+  readonly t: { readonly current: TestDatabase };
+  readonly app: ApiApp;
+} {
+  const t = useTestDatabase();
+  let app: ApiApp | undefined;
+  beforeAll(async () => {
+    await prepare(t.current.db);
+    app = await makeApp(t.current.db, {
+      clock: shanghaiClock(WEB_TODAY),
+      env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '1000000' },
+    });
+  });
+  afterAll(async () => app?.close());
+  return {
+    t,
+    get app() {
+      if (!app) throw new Error('the app is not made yet');
+      return app;
+    },
+  };
+}
+
 /** A browser test file's database, Chromium and web server, made once for the file's tests. */
 export interface WebBrowserTest {
   /** The file's database (valid inside tests and hooks). */

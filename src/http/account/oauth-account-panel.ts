@@ -60,15 +60,12 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
           ${t.oauthClientsIntro} ${t.oauthDiscovery}
           <code>${edge.issuer}/.well-known/openid-configuration</code>.
         </p>
-        ${
-          own.length === 0
-            ? html`<p>${t.noOAuthClients}</p>`
-            : reflowTable({
-                className: 'oauth-clients',
-                columns: [t.clientColumn, t.redirectUris, t.scopes, t.actions],
-                rows,
-              })
-        }
+        ${reflowTable({
+          className: 'oauth-clients',
+          columns: [t.clientColumn, t.redirectUris, t.scopes, t.actions],
+          rows,
+          empty: t.noOAuthClients,
+        })}
         <form method="post" action="/account/oauth/clients" class="stacked oauth-client-form">
           ${hiddenCsrf(csrfToken)}
           <label for="client-name">${t.clientName}</label>

@@ -98,15 +98,12 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
       }
       return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
         <p>${t.webhooksIntro}</p>
-        ${
-          endpoints.length === 0
-            ? html`<p>${t.noWebhooks}</p>`
-            : reflowTable({
-                className: 'webhooks',
-                columns: [t.endpoint, t.events, t.health, t.actions],
-                rows,
-              })
-        }
+        ${reflowTable({
+          className: 'webhooks',
+          columns: [t.endpoint, t.events, t.health, t.actions],
+          rows,
+          empty: t.noWebhooks,
+        })}
         <form method="post" action="/account/webhooks" class="stacked webhook-form">
           ${hiddenCsrf(token)}
           <label for="webhook-url">${t.webhookUrl}</label>

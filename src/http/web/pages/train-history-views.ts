@@ -63,7 +63,12 @@ export function historySection(view: WebView, data: TrainPageData): Html {
     : '';
   return html`<section class="card" aria-labelledby="history-h">
     <h2 id="history-h">${t.trainHistoryHeading}</h2>
-    ${reflowTable({ className: 'history', caption: t.historyCaption, columns: [t.serviceDay, t.unit, t.position], rows: rows })}
+    ${reflowTable({
+      className: 'history',
+      caption: t.historyCaption,
+      columns: [t.serviceDay, t.unit, t.position],
+      rows: rows,
+    })}
     <nav class="pager" aria-label="${t.trainHistoryHeading}">${newest} ${older}</nav>
   </section>`;
 }

@@ -159,7 +159,20 @@ export function timetableSection(view: WebView, data: TrainPageData): Html {
       <dd>${tt.trainDepartment}</dd>
     </dl>
     ${run} ${models}
-    ${reflowTable({ className: 'timetable', caption: t.trainTimetableCaption(tt.startStation, tt.endStation), columns: [t.stopNo, t.stopStation, t.stopArrive, t.stopDepart, t.stopPlatform, t.stopDistance, t.stopWicket], rows: tt.stops.map((s) => stopRow(t, s)) })}
+    ${reflowTable({
+      className: 'timetable',
+      caption: t.trainTimetableCaption(tt.startStation, tt.endStation),
+      columns: [
+        t.stopNo,
+        t.stopStation,
+        t.stopArrive,
+        t.stopDepart,
+        t.stopPlatform,
+        t.stopDistance,
+        t.stopWicket,
+      ],
+      rows: tt.stops.map((s) => stopRow(t, s)),
+    })}
   </section>`;
 }
 
@@ -224,7 +237,12 @@ export function circulationSection(view: WebView, data: TrainPageData): Html {
         }
       </dd>
     </dl>
-    ${reflowTable({ className: 'circulation', caption: t.circulationCaption, columns: [t.circulationTrain, t.circulationFrom, t.circulationTo], rows: rows })}
+    ${reflowTable({
+      className: 'circulation',
+      caption: t.circulationCaption,
+      columns: [t.circulationTrain, t.circulationFrom, t.circulationTo],
+      rows: rows,
+    })}
     <p class="no-print">
       ${t.circulationPicture}
       <a href="${circulationImageHref(data.trainCode, 'png')}" type="image/png"
@@ -277,6 +295,11 @@ export function predictionSection(view: WebView, data: TrainPageData): Html {
   });
   return html`<section class="card" aria-labelledby="prediction-h">
     <h2 id="prediction-h">${t.trainPredictionHeading}</h2>
-    ${reflowTable({ className: 'prediction', caption: t.predictionCaption, columns: [t.predictionDay, t.unit, t.predictionConfidence, t.predictionLastSeen], rows: rows })}
+    ${reflowTable({
+      className: 'prediction',
+      caption: t.predictionCaption,
+      columns: [t.predictionDay, t.unit, t.predictionConfidence, t.predictionLastSeen],
+      rows: rows,
+    })}
   </section>`;
 }

@@ -189,7 +189,11 @@ export function historyTable(
           ${pager.olderHref ? html`<a class="button secondary" href="${pager.olderHref}" rel="next">${t.unitHistoryOlder}</a>` : ''}
         </nav>`
       : '';
-  return html`${reflowTable({ className: 'history', columns: [t.serviceDay, t.train, t.unitRoute, t.unitTimes], rows: rows })}
+  return html`${reflowTable({
+    className: 'history',
+    columns: [t.serviceDay, t.train, t.unitRoute, t.unitTimes],
+    rows: rows,
+  })}
   ${pagerLinks}`;
 }
 

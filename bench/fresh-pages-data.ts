@@ -1,4 +1,5 @@
 import type { Db } from '../src/shared/db/db.js';
+import { insertGeneratedTimetables, insertGeneratedUnits } from './generated-rows.js';
 
 /**
  * The data of the never-served-pages benchmark (bench/suites/fresh-pages.ts), generated in SQL:
@@ -25,20 +26,8 @@ export async function loadFreshPagesDataset(
   db: Db,
   serviceDay: number,
 ): Promise<FreshPagesDataset> {
-  await db.query(
-    `INSERT INTO emus (code, model, train_set_no, registered_by)
-     SELECT 'CR400AF-' || (2000 + g), 'CR400AF', (2000 + g)::text, 'fleet'
-       FROM generate_series(1, $1::int) g`,
-    [EMUS],
-  );
-  await db.query(
-    `INSERT INTO timetables (content_hash, train_code, all_codes, start_station, end_station,
-                             start_offset, end_offset)
-     SELECT sha256(('fresh:' || g)::bytea), 'G' || (1000 + g), ARRAY['G' || (1000 + g)],
-            'S' || (g % 700), 'S' || ((g * 7) % 700), 21600 + (g % 900) * 60, 32400 + (g % 900) * 60
-       FROM generate_series(1, $1::int) g ORDER BY g`,
-    [DAY_RECORDS],
-  );
+  await insertGeneratedUnits(db, EMUS);
+  await insertGeneratedTimetables(db, 'fresh', DAY_RECORDS);
   await db.query(
     `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
                                 first_observed_at, last_observed_at, status, timetable_id)

@@ -1,4 +1,5 @@
 import type { Db } from '../src/shared/db/db.js';
+import { insertGeneratedTimetables, insertGeneratedUnits } from './generated-rows.js';
 
 /**
  * The web benchmark's data (bench/suites/web.ts), generated in SQL: TRAINS numbers (G1001..),
@@ -19,20 +20,8 @@ export function emuCode(k: number): string {
 }
 
 export async function loadWebDataset(db: Db, lastDay: number): Promise<{ records: number }> {
-  await db.query(
-    `INSERT INTO emus (code, model, train_set_no, registered_by)
-     SELECT 'CR400AF-' || (2000 + g), 'CR400AF', (2000 + g)::text, 'fleet'
-       FROM generate_series(1, $1::int) g`,
-    [EMUS],
-  );
-  await db.query(
-    `INSERT INTO timetables (content_hash, train_code, all_codes, start_station, end_station,
-                             start_offset, end_offset)
-     SELECT sha256(('web:' || g)::bytea), 'G' || (1000 + g), ARRAY['G' || (1000 + g)],
-            'S' || (g % 700), 'S' || ((g * 7) % 700), 21600 + (g % 900) * 60, 32400 + (g % 900) * 60
-       FROM generate_series(1, $1::int) g ORDER BY g`,
-    [TRAINS],
-  );
+  await insertGeneratedUnits(db, EMUS);
+  await insertGeneratedTimetables(db, 'web', TRAINS);
   const inserted = await db.query(
     `INSERT INTO daily_records (service_day, train_code, emu_id, support, sources,
                                 first_observed_at, last_observed_at, status, timetable_id)

@@ -1,29 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { shanghaiClock } from '../api/helpers/fixture-week.js';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
 import { CALLBACK, makeClient, makeUser } from '../oauth/oauth-fixtures.js';
 import {
   axeViolations,
-  expectCleanWatch,
-  phoneContext,
+  PHONE_LOOKS,
   scrollsSideways,
-  startWebServer,
+  useWebBrowserTest,
   WEB_TODAY,
-  type WebServer,
 } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
+const web = useWebBrowserTest({ load: false });
 let session: string;
 let consentUrl: string;
 
 beforeAll(async () => {
-  server = await startWebServer(t.current.db, { load: false });
-  const { db } = t.current;
+  const { db } = web.t.current;
   const user = await makeUser(db);
   session = (
     await issueCredential(db, {
@@ -49,62 +42,36 @@ beforeAll(async () => {
   });
   consentUrl = `/oauth/authorize?${query}`;
 });
-afterAll(async () => server?.close());
 
 const SIGNED_OUT = ['/login', '/register'];
 const SIGNED_IN = () => ['/account', '/account?tab=development', consentUrl];
 
 describe('the sign-in, register, account and consent pages in a phone browser', () => {
-  for (const [colorScheme, locale] of [
-    ['light', 'zh-CN'],
-    ['dark', 'en-US'],
-  ] as const) {
+  for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fit 360 px and have no axe violation (${colorScheme}, ${locale})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          colorScheme,
-          locale,
-        },
-      );
-      try {
-        const page = await newPage();
+      await web.onPhone({ colorScheme, locale }, async (page, context) => {
+        const { server } = web;
         const check = async (url: string) => {
-          const res = await page.goto(`${server.base}${url}`);
+          const res = await web.checkPage(page, url, locale);
           expect(res?.status(), url).toBe(200);
           // The page itself, not the sign-in page it would send a signed-out browser to.
           expect(new URL(page.url()).pathname, url).toBe(url.split('?')[0]);
           expect(res?.headers()['cache-control'], url).toBe('no-store');
-          expect(await page.getAttribute('html', 'lang')).toBe(locale === 'en-US' ? 'en' : 'zh-CN');
           expect(await page.locator('h1').count(), url).toBe(1);
-          expect(await scrollsSideways(page), url).toBe(false);
-          expect(await axeViolations(page), url).toEqual([]);
         };
         for (const url of SIGNED_OUT) await check(url);
         await context.addCookies([{ name: 'token', value: session, url: server.base }]);
         for (const url of SIGNED_IN()) await check(url);
         expect(await page.locator('h1 em').innerText()).toBe('<script>alert(1)</script> Viewer');
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      });
     }, 120_000);
   }
 
   it('creates a key and shows it once, with JavaScript off (no copy button) and on (copies)', async () => {
+    const { server } = web;
     for (const javaScript of [false, true]) {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          javaScript,
-          locale: 'en-US',
-        },
-      );
-      try {
+      await web.onPhone({ javaScript, locale: 'en-US' }, async (page, context) => {
         await context.addCookies([{ name: 'token', value: session, url: server.base }]);
-        const page = await newPage();
         await page.goto(`${server.base}/account?tab=development`);
         await page.fill('#key-name', `key with script ${javaScript ? 'on' : 'off'}`);
         await page.click('#create-key button[type=submit]');
@@ -120,10 +87,7 @@ describe('the sign-in, register, account and consent pages in a phone browser', 
           await expect.poll(() => copy.innerText()).toBe('Copied');
           expect(await axeViolations(page)).toEqual([]);
         }
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      });
     }
   }, 120_000);
 });

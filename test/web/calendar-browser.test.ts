@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messagesOf } from '../../src/http/web/i18n/language.js';
 import { monthCalendar } from '../../src/http/web/views/month-calendar.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import { phoneContext, startWebServer, type WebServer } from './helpers/web-harness.js';
+import { useWebBrowserTest } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  server = await startWebServer(t.current.db, { load: false });
-});
-afterAll(async () => server?.close());
+const web = useWebBrowserTest({ load: false });
 
 describe('the month calendar with the page script', () => {
   it('moves between the linked days with the arrow keys, Home and End', async () => {
@@ -27,11 +18,9 @@ describe('the month calendar with the page script', () => {
       { language: 'en', t: messagesOf('en'), theme: 'auto', here: '/' },
       { year: 2026, month: 8, days },
     ).text;
-    const { context, newPage } = await phoneContext(await chromium.browser(), server.base);
-    try {
-      const page = await newPage();
+    await web.onPhone({ watch: false }, async (page) => {
       // Any page of the app loads its script; the calendar is added to it afterwards.
-      await page.goto(`${server.base}/`);
+      await page.goto(`${web.server.base}/`);
       await page.evaluate((html: string) => {
         document.querySelector('main').insertAdjacentHTML('beforeend', html);
       }, markup);
@@ -57,8 +46,6 @@ describe('the month calendar with the page script', () => {
       // Past the month's first linked day, ArrowLeft has nowhere to go.
       await page.keyboard.press('ArrowLeft');
       expect(await focused()).toBe('/day/20260803');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,73 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import {
-  axeViolations,
-  expectCleanWatch,
-  phoneContext,
-  scrollsSideways,
-  startWebServer,
-  type WebServer,
-} from './helpers/web-harness.js';
+import { describe, expect, it } from 'vitest';
+import { PHONE_LOOKS, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
 import { loadDaysFixture } from './helpers/days-fixture.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  await loadDaysFixture(t.current.db);
-  server = await startWebServer(t.current.db, { load: false });
-});
-afterAll(async () => server?.close());
+const web = useWebBrowserTest({ load: false, prepare: loadDaysFixture });
 
 const HONGQIAO = `/station/${encodeURIComponent('上海虹桥')}`;
 const PAGES = [HONGQIAO, '/day/20260812', '/exports/daily'];
 
 describe('the station, day and days pages in a phone browser', () => {
-  for (const [colorScheme, locale] of [
-    ['light', 'zh-CN'],
-    ['dark', 'en-US'],
-  ] as const) {
+  for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fit 360 px, the tables reflowed, with no axe violation (${colorScheme}, ${locale})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          colorScheme,
-          locale,
-        },
-      );
-      try {
-        const page = await newPage();
-        for (const path of PAGES) {
-          await page.goto(`${server.base}${path}`);
-          expect(await page.getAttribute('html', 'lang'), path).toBe(
-            locale === 'en-US' ? 'en' : 'zh-CN',
-          );
-          expect(await scrollsSideways(page), path).toBe(false);
-          expect(await axeViolations(page), path).toEqual([]);
-        }
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        for (const path of PAGES) await web.checkPage(page, path, locale);
         // Reflowed: a row's cells stack (each on its own line, led by its header).
-        await page.goto(`${server.base}/day/20260812`);
+        await page.goto(`${web.server.base}/day/20260812`);
         const display = await page.evaluate(
           () => window.getComputedStyle(document.querySelector('table.reflow tbody td')).display,
         );
         expect(display).toBe('grid');
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      });
     });
   }
 
   it('are complete with JavaScript off: the date switch and the filters are plain GET forms', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base, {
-      javaScript: false,
-      locale: 'en-US',
-    });
-    try {
-      const page = await newPage();
+    await web.onPhone({ javaScript: false, locale: 'en-US' }, async (page) => {
+      const { server } = web;
       await page.goto(`${server.base}${HONGQIAO}`);
       expect(await page.locator('table.reflow tbody tr').count()).toBeGreaterThan(3);
       await page.getByLabel('Service day').fill('2026-08-14');
@@ -88,9 +45,6 @@ describe('the station, day and days pages in a phone browser', () => {
       expect(trains.length).toBeLessThan(all);
       expect(trains.every((code) => code.trim().startsWith('G'))).toBe(true);
       expect(await scrollsSideways(page)).toBe(false);
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/http/api/app.js';
+import { describe, expect, it } from 'vitest';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import { makeApp } from '../api/helpers/api-harness.js';
-import { shanghaiClock } from '../api/helpers/fixture-week.js';
-import { GENEROUS_LIMITS, WEB_TODAY } from './helpers/web-harness.js';
+import { useWebApp } from './helpers/web-harness.js';
 import { loadDaysFixture, tableRows, unsafeIn } from './helpers/days-fixture.js';
-
-const t = useTestDatabase();
-let app: ApiApp;
 
 /** A built day of 150 trains (more than a page), and a built day with none. */
 const BIG_DAY = serviceDayFromYmd('20260809');
 const EMPTY_DAY = serviceDayFromYmd('20260808');
 const BIG_TRAINS = 150;
 
-beforeAll(async () => {
-  const { db } = t.current;
+const web = useWebApp(async (db) => {
   await loadDaysFixture(db);
   // Written as a build writes them (the builds' rows mark the days built and move their
   // versions): days shaped for paging and for "built, nothing seen".
@@ -31,15 +23,11 @@ beforeAll(async () => {
     `INSERT INTO daily_record_builds (service_day, version, inputs) VALUES ($1, 1, ''), ($2, 1, '')`,
     [BIG_DAY, EMPTY_DAY],
   );
-  app = await makeApp(db, {
-    clock: shanghaiClock(WEB_TODAY),
-    env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '100000' },
-  });
 });
-afterAll(async () => app?.close());
 
 const en = { accept: 'text/html', 'accept-language': 'en' };
-const page = (url: string, headers: Record<string, string> = en) => app.inject({ url, headers });
+const page = (url: string, headers: Record<string, string> = en) =>
+  web.app.inject({ url, headers });
 
 interface ApiRecords {
   nextCursor: string;
@@ -52,7 +40,7 @@ async function apiPairs(ymd: string): Promise<string[]> {
   const pairs: string[] = [];
   let cursor = '';
   do {
-    const res = await app.inject({
+    const res = await web.app.inject({
       url: `/api/v2/records/daily?date=${ymd}&limit=200&cursor=${cursor}`,
     });
     expect(res.statusCode).toBe(200);
@@ -94,7 +82,7 @@ describe('the days page /exports/daily', () => {
   });
 
   it("serves a day's CSV with the API's bytes and tag, and a 304 for the tag", async () => {
-    const api = await app.inject({ url: '/api/v2/exports/daily/20260812?binary=true' });
+    const api = await web.app.inject({ url: '/api/v2/exports/daily/20260812?binary=true' });
     expect(api.statusCode).toBe(200);
     const res = await page('/exports/daily/20260812.csv');
     expect(res.statusCode).toBe(200);

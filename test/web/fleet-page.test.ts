@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApiApp } from '../../src/http/api/app.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import { makeApp } from '../api/helpers/api-harness.js';
-import { loadFixtureWeek, shanghaiClock } from '../api/helpers/fixture-week.js';
-import { GENEROUS_LIMITS, LAST_DAY, WEB_TODAY } from './helpers/web-harness.js';
+import { loadFixtureWeek } from '../api/helpers/fixture-week.js';
+import { LAST_DAY, useWebApp } from './helpers/web-harness.js';
 import {
   HOSTILE_ALIAS,
   HOSTILE_DEPOT,
@@ -15,26 +12,18 @@ import {
 } from './helpers/hostile-fleet.js';
 import { ymdOfServiceDay } from '../../src/shared/time/service-day.js';
 
-const t = useTestDatabase();
-let app: ApiApp;
-
 const FLEET = parse(
   readFileSync(path.resolve(import.meta.dirname, '../../fixtures/fleet.csv'), 'utf8'),
   { columns: true },
 ) as { emu_code: string; model: string; bureau: string; depot: string }[];
 
-beforeAll(async () => {
-  await loadFixtureWeek(t.current.db);
-  await importHostileUnit(t.current.db);
-  app = await makeApp(t.current.db, {
-    clock: shanghaiClock(WEB_TODAY),
-    env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '100000' },
-  });
+const web = useWebApp(async (db) => {
+  await loadFixtureWeek(db);
+  await importHostileUnit(db);
 });
-afterAll(async () => app?.close());
 
 const page = (url: string, headers: Record<string, string> = {}) =>
-  app.inject({ url, headers: { accept: 'text/html', ...headers } });
+  web.app.inject({ url, headers: { accept: 'text/html', ...headers } });
 
 /** Each model section of a fleet page: its model and, per table, caption text and unit codes. */
 function groups(body: string) {
@@ -57,7 +46,7 @@ const units = (body: string) => groups(body).flatMap((g) => g.tables.flatMap((tb
 
 /** The records of a day by unit code, from GetDailyRecords (every page). */
 async function dayTrains(serviceDay: number): Promise<Map<string, string[]>> {
-  const res = await app.inject({
+  const res = await web.app.inject({
     url: `/api/v2/records/daily?date=${ymdOfServiceDay(serviceDay)}&limit=1000`,
   });
   expect(res.statusCode).toBe(200);

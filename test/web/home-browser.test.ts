@@ -1,23 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import {
-  axeViolations,
-  expectCleanWatch,
-  phoneContext,
-  scrollsSideways,
-  startWebServer,
-  type WebServer,
-} from './helpers/web-harness.js';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, useWebBrowserTest } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  server = await startWebServer(t.current.db);
-});
-afterAll(async () => server?.close());
+const web = useWebBrowserTest();
 
 describe('the home page in a phone browser', () => {
   // Each language in each scheme once, with and without script (axe needs script to run).
@@ -31,37 +15,19 @@ describe('the home page in a phone browser', () => {
   ] as const;
   for (const { javaScript, colorScheme, locale } of cases) {
     it(`fits 360 px and has no axe violation (JavaScript ${javaScript ? 'on' : 'off'}, ${colorScheme}, ${locale})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          javaScript,
-          colorScheme,
-          locale,
-        },
-      );
-      try {
-        const page = await newPage();
-        await page.goto(`${server.base}/`);
-        expect(await page.getAttribute('html', 'lang')).toBe(locale === 'en-US' ? 'en' : 'zh-CN');
-        expect(await scrollsSideways(page)).toBe(false);
-        if (javaScript) expect(await axeViolations(page)).toEqual([]);
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      await web.onPhone({ javaScript, colorScheme, locale }, async (page) => {
+        await web.checkPage(page, '/', locale, { axe: javaScript });
+      });
     });
   }
 });
 
 describe('the page checks themselves', () => {
   it('axe reports a page that breaks the rules, and the watch sees a CSP refusal', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base);
-    try {
-      const page = await newPage();
+    await web.onPhone({ watch: false }, async (page, _context, watch) => {
       // A 404 page of this app (its CSP), then markup with an unlabelled field, an image
       // without text and an inline script the policy must refuse.
-      await page.goto(`${server.base}/no/such/page`);
+      await page.goto(`${web.server.base}/no/such/page`);
       await page.evaluate(() => {
         document.body.insertAdjacentHTML(
           'beforeend',
@@ -78,8 +44,6 @@ describe('the page checks themselves', () => {
       expect(
         await page.evaluate(() => (window as unknown as { ran?: boolean }).ran),
       ).toBeUndefined();
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,13 +1,6 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import {
-  expectCleanWatch,
-  phoneContext,
-  startWebServer,
-  type WebServer,
-} from './helpers/web-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useWebBrowserTest } from './helpers/web-harness.js';
 
 /** What the worker's caches hold: "cache-name /path?query", sorted. */
 async function keptEntries(page: Page): Promise<string[]> {
@@ -24,20 +17,12 @@ async function keptEntries(page: Page): Promise<string[]> {
   });
 }
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  server = await startWebServer(t.current.db);
-});
-afterAll(async () => server?.close());
+const web = useWebBrowserTest();
 
 describe('pages already read open offline', () => {
   it('keeps the pages read and their assets, shows them offline marked as possibly stale, and nothing else', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base);
-    try {
-      const page = await newPage();
+    await web.onPhone({}, async (page, context) => {
+      const { server } = web;
       const first = `${server.base}/`;
       const second = `${server.base}/?from=offline-test`;
       await page.goto(first);
@@ -83,9 +68,6 @@ describe('pages already read open offline', () => {
       expect(await page.getAttribute('html', 'lang')).toBe('en');
       expect(await notice.isHidden()).toBe(true);
       expect(await keptEntries(page)).not.toContain('emutrack-pages /?lang=en');
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,24 +1,13 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
+import { describe, expect, it } from 'vitest';
 import {
   axeViolations,
-  expectCleanWatch,
-  phoneContext,
+  PHONE_LOOKS,
   scrollsSideways,
-  startWebServer,
-  type WebServer,
+  useWebBrowserTest,
 } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  server = await startWebServer(t.current.db);
-});
-afterAll(async () => server?.close());
+const web = useWebBrowserTest();
 
 /** The path a page ended on, decoded (the station's name readable). */
 function pathOf(page: Page): string {
@@ -27,7 +16,7 @@ function pathOf(page: Page): string {
 
 /** Types `text` into the home page's box and waits for a suggestion containing `expected`. */
 async function typeAndWait(page: Page, text: string, expected: string): Promise<void> {
-  await page.goto(`${server.base}/`);
+  await page.goto(`${web.server.base}/`);
   const box = page.locator('#q');
   await box.click();
   await box.pressSequentially(text);
@@ -50,7 +39,7 @@ async function arrowTo(page: Page, code: string): Promise<number> {
 
 /** The `data` of an /api/v2 answer for the same data at the same moment (no HTTP to the app). */
 async function apiData(url: string): Promise<Record<string, unknown>> {
-  const res = await server.app.inject({ url, remoteAddress: '192.0.2.10' });
+  const res = await web.server.app.inject({ url, remoteAddress: '192.0.2.10' });
   expect(res.statusCode, url).toBe(200);
   return (res.json() as { data: Record<string, unknown> }).data;
 }
@@ -82,10 +71,7 @@ async function expectShowsWhatTheApiSays(page: Page): Promise<void> {
 
 describe('searching from the home page', () => {
   it('suggests while typing (combobox): arrows and Enter go to the page, Enter alone submits, Escape closes', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base);
-    try {
-      const page = await newPage();
-
+    await web.onPhone({}, async (page) => {
       // A train number: the first suggestion, by arrow and Enter.
       await typeAndWait(page, 'G1', 'G1');
       expect(await page.locator('#q').getAttribute('role')).toBe('combobox');
@@ -138,18 +124,11 @@ describe('searching from the home page', () => {
       await page.locator('h1').click();
       await page.keyboard.press('/');
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('header-q');
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('works with JavaScript off: Enter submits the form, to the page or the results', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base, {
-      javaScript: false,
-    });
-    try {
-      const page = await newPage();
+    await web.onPhone({ javaScript: false }, async (page) => {
       const cases: [string, string][] = [
         ['G1', '/train/G1'],
         ['cr400af2001', '/emu/CR400AF-2001'],
@@ -158,7 +137,7 @@ describe('searching from the home page', () => {
         ['d', '/search'],
       ];
       for (const [text, path] of cases) {
-        await page.goto(`${server.base}/`);
+        await page.goto(`${web.server.base}/`);
         await page.locator('#q').fill(text);
         await page.keyboard.press('Enter');
         await page.waitForURL((url) => decodeURIComponent(url.pathname) === path);
@@ -166,36 +145,19 @@ describe('searching from the home page', () => {
       }
       expect(await page.locator('[data-results="train"] a').first().textContent()).toBe('D3125');
       expect(await page.locator('#header-q').getAttribute('role')).toBeNull();
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
-  for (const [colorScheme, locale] of [
-    ['light', 'zh-CN'],
-    ['dark', 'en-US'],
-  ] as const) {
+  for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`home (suggestions open) and results fit 360 px with no axe violation (${colorScheme}, ${locale})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        { colorScheme, locale },
-      );
-      try {
-        const page = await newPage();
+      await web.onPhone({ colorScheme, locale }, async (page) => {
         await typeAndWait(page, 'sh', '上海虹桥');
         await page.keyboard.press('ArrowDown');
         expect(await scrollsSideways(page)).toBe(false);
         expect(await axeViolations(page)).toEqual([]);
-        await page.goto(`${server.base}/search?q=CR`);
+        await web.checkPage(page, '/search?q=CR', locale);
         expect(await page.locator('[data-results="emu"] li').count()).toBeGreaterThan(5);
-        expect(await scrollsSideways(page)).toBe(false);
-        expect(await axeViolations(page)).toEqual([]);
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      });
     });
   }
 });

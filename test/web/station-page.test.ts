@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiApp } from '../../src/http/api/app.js';
+import { describe, expect, it } from 'vitest';
 import { clockTimeOfOffset } from '../../src/domain/timetables/timetable-time.js';
 import { midnightOfServiceDay, serviceDayFromYmd } from '../../src/shared/time/service-day.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import { makeApp } from '../api/helpers/api-harness.js';
-import { shanghaiClock } from '../api/helpers/fixture-week.js';
-import { GENEROUS_LIMITS, WEB_TODAY } from './helpers/web-harness.js';
+import { useWebApp, WEB_TODAY } from './helpers/web-harness.js';
 import {
   BUSY,
   BUSY_TRAINS,
@@ -15,17 +11,7 @@ import {
   unsafeIn,
 } from './helpers/days-fixture.js';
 
-const t = useTestDatabase();
-let app: ApiApp;
-
-beforeAll(async () => {
-  await loadDaysFixture(t.current.db);
-  app = await makeApp(t.current.db, {
-    clock: shanghaiClock(WEB_TODAY),
-    env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '100000' },
-  });
-});
-afterAll(async () => app?.close());
+const web = useWebApp(loadDaysFixture);
 
 const zh = { accept: 'text/html' };
 const en = { accept: 'text/html', 'accept-language': 'en' };
@@ -34,7 +20,7 @@ const HONGQIAO = '上海虹桥';
 const TODAY = serviceDayFromYmd(WEB_TODAY);
 
 async function page(url: string, headers: Record<string, string> = en) {
-  return app.inject({ url, headers });
+  return web.app.inject({ url, headers });
 }
 
 interface ApiItem {
@@ -54,7 +40,7 @@ function boardTime(day: number, at: number | undefined, none: string): string {
 
 describe('the station page /station/{name}', () => {
   it("lists today's trains in the API's order with the API's times and platforms", async () => {
-    const api = await app.inject({
+    const api = await web.app.inject({
       url: `/api/v2/timetable/station/${encodeURIComponent(HONGQIAO)}?limit=200`,
     });
     expect(api.statusCode).toBe(200);
@@ -80,7 +66,7 @@ describe('the station page /station/{name}', () => {
   });
 
   it("shows the units the day's records name, as GetDailyRecords does", async () => {
-    const api = await app.inject({ url: `/api/v2/records/daily?date=${WEB_TODAY}&limit=200` });
+    const api = await web.app.inject({ url: `/api/v2/records/daily?date=${WEB_TODAY}&limit=200` });
     const data = (
       api.json() as {
         data: {
@@ -168,7 +154,7 @@ describe('the station page /station/{name}', () => {
     const a = await page(station(HONGQIAO));
     const etag = a.headers.etag as string;
     expect(etag).toMatch(/^"/);
-    const again = await app.inject({
+    const again = await web.app.inject({
       url: station(HONGQIAO),
       headers: { ...en, 'if-none-match': etag },
     });
@@ -176,7 +162,7 @@ describe('the station page /station/{name}', () => {
     const other = await page(station(HONGQIAO), zh);
     expect(other.headers.etag).not.toBe(etag);
     expect(other.body).toMatch(/<html\s+lang="zh-CN"/);
-    const dark = await app.inject({
+    const dark = await web.app.inject({
       url: station(HONGQIAO),
       headers: { ...en, cookie: 'theme=dark' },
     });

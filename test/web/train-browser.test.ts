@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
 import {
-  axeViolations,
-  expectCleanWatch,
   LAST_DAY,
-  phoneContext,
+  PHONE_LOOKS,
   scrollsSideways,
-  startWebServer,
-  type WebServer,
+  useWebBrowserTest,
 } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  server = await startWebServer(t.current.db);
+const web = useWebBrowserTest({
   // A circulation and a prediction to show (the fixture week's coupled loop G7301/G7302).
-  await inferCirculations(t.current.db, { asOf: LAST_DAY });
+  ready: (db) => inferCirculations(db, { asOf: LAST_DAY }),
 });
-afterAll(async () => server?.close());
 
 const SECTIONS = [
   'units-h',
@@ -34,39 +23,17 @@ const SECTIONS = [
 ];
 
 describe('the train page in a phone browser', () => {
-  for (const [colorScheme, locale] of [
-    ['light', 'zh-CN'],
-    ['dark', 'en-US'],
-  ] as const) {
+  for (const { colorScheme, locale } of PHONE_LOOKS) {
     it(`fits 360 px and has no axe violation (${colorScheme}, ${locale})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          colorScheme,
-          locale,
-        },
-      );
-      try {
-        const page = await newPage();
-        await page.goto(`${server.base}/train/G7301`);
-        expect(await page.getAttribute('html', 'lang')).toBe(locale === 'en-US' ? 'en' : 'zh-CN');
-        expect(await scrollsSideways(page)).toBe(false);
-        expect(await axeViolations(page)).toEqual([]);
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        await web.checkPage(page, '/train/G7301', locale);
+      });
     });
   }
 
   it('is complete with JavaScript off, and its CSV form downloads the range', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base, {
-      javaScript: false,
-    });
-    try {
-      const page = await newPage();
-      await page.goto(`${server.base}/train/G7301`);
+    await web.onPhone({ javaScript: false }, async (page) => {
+      await page.goto(`${web.server.base}/train/G7301`);
       for (const id of SECTIONS) expect(await page.locator(`#${id}`).count(), id).toBe(1);
       expect(await page.locator('table.timetable tbody tr').count()).toBeGreaterThan(1);
       expect(await page.locator('table.circulation tbody tr').count()).toBeGreaterThan(1);
@@ -77,9 +44,6 @@ describe('the train page in a phone browser', () => {
       await page.click('#csv-h ~ form button[type="submit"]');
       const file = await download;
       expect(file.suggestedFilename()).toBe('G7301-20260815-20260816.csv');
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

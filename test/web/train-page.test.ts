@@ -1,23 +1,16 @@
 import { parse } from 'csv-parse/sync';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inferCirculations } from '../../src/domain/circulation/infer-circulations.js';
-import type { ApiApp } from '../../src/http/api/app.js';
 import { midnightOfServiceDay, ymdOfServiceDay } from '../../src/shared/time/service-day.js';
-import { makeApp } from '../api/helpers/api-harness.js';
-import { LAST_DAY, loadFixtureWeek, shanghaiClock } from '../api/helpers/fixture-week.js';
-import { useTestDatabase } from '../helpers/test-db.js';
+import { LAST_DAY, loadFixtureWeek } from '../api/helpers/fixture-week.js';
 import { ingestTimetableLines, timetable } from '../helpers/timetables.js';
-import { GENEROUS_LIMITS, WEB_TODAY } from './helpers/web-harness.js';
-
-const t = useTestDatabase();
-let app: ApiApp;
+import { useWebApp } from './helpers/web-harness.js';
 
 const HOSTILE = '<script>alert(1)</script>';
 const HOSTILE_ATTR = '"><img src=x onerror=alert(1)>';
 
-beforeAll(async () => {
-  const db = t.current.db;
+const web = useWebApp(async (db) => {
   await loadFixtureWeek(db);
   await inferCirculations(db, { asOf: LAST_DAY });
   await ingestTimetableLines(db, [
@@ -26,22 +19,16 @@ beforeAll(async () => {
       [HOSTILE_ATTR, '09:00'],
     ]),
   ]);
-  app = await makeApp(db, {
-    clock: shanghaiClock(WEB_TODAY),
-    // The test reads the API as much as the pages: an anonymous quota it never meets.
-    env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '1000000' },
-  });
 });
-afterAll(async () => app?.close());
 
 const browser = { accept: 'text/html' };
 
 async function page(url: string, headers: Record<string, string> = {}) {
-  return app.inject({ url, headers: { ...browser, ...headers } });
+  return web.app.inject({ url, headers: { ...browser, ...headers } });
 }
 
 async function apiData<T>(url: string): Promise<T> {
-  const res = await app.inject({ url });
+  const res = await web.app.inject({ url });
   expect(res.statusCode, url).toBe(200);
   return (res.json() as { data: T }).data;
 }
@@ -117,7 +104,7 @@ describe('the train page', () => {
     // The picture's links are the API's, and answer a caller without a credential.
     const png = circulation.match(/href="([^"]+format=png[^"]*)"/)![1]!.replaceAll('&amp;', '&');
     expect(circulation).toMatch(/href="[^"]+format=pdf&amp;binary=true"/);
-    const picture = await app.inject({ url: png });
+    const picture = await web.app.inject({ url: png });
     expect(picture.statusCode).toBe(200);
     expect(picture.headers['content-type']).toBe('image/png');
     // The prediction of each coming day: the API's units and confidences.
@@ -274,7 +261,7 @@ describe('caching', () => {
     expect(en.headers.etag).not.toBe(etag);
     const csv = await page('/train/G1/history.csv?from=2026-08-10&to=2026-08-16');
     // A new inference run moves the circulations' version: the page's ETag moves with it.
-    await inferCirculations(t.current.db, { asOf: LAST_DAY });
+    await inferCirculations(web.t.current.db, { asOf: LAST_DAY });
     const moved = await page('/train/G1', { 'if-none-match': etag });
     expect(moved.statusCode).toBe(200);
     expect(moved.headers.etag).not.toBe(etag);

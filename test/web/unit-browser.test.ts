@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useChromium } from '../helpers/browser.js';
-import { useTestDatabase } from '../helpers/test-db.js';
+import { describe, expect, it } from 'vitest';
 import { loadFixtureWeek } from '../api/helpers/fixture-week.js';
 import { importHostileUnit } from './helpers/hostile-fleet.js';
-import {
-  axeViolations,
-  expectCleanWatch,
-  phoneContext,
-  scrollsSideways,
-  startWebServer,
-  type WebServer,
-} from './helpers/web-harness.js';
+import { PHONE_LOOKS, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
 
-const t = useTestDatabase();
-const chromium = useChromium();
-let server: WebServer;
-
-beforeAll(async () => {
-  await loadFixtureWeek(t.current.db);
-  await importHostileUnit(t.current.db);
-  server = await startWebServer(t.current.db, { load: false });
+const web = useWebBrowserTest({
+  load: false,
+  prepare: async (db) => {
+    await loadFixtureWeek(db);
+    await importHostileUnit(db);
+  },
 });
-afterAll(async () => server?.close());
 
 const PAGES = [
   '/emu/CR400AF-2001',
@@ -31,44 +19,19 @@ const PAGES = [
 ];
 
 describe('the unit and fleet pages in a phone browser', () => {
-  for (const [locale, colorScheme] of [
-    ['zh-CN', 'light'],
-    ['en-US', 'dark'],
-  ] as const) {
+  for (const { locale, colorScheme } of PHONE_LOOKS) {
     it(`fit 360 px and have no axe violation (${locale}, ${colorScheme})`, async () => {
-      const { context, watch, newPage } = await phoneContext(
-        await chromium.browser(),
-        server.base,
-        {
-          colorScheme,
-          locale,
-        },
-      );
-      try {
-        const page = await newPage();
-        for (const path of PAGES) {
-          await page.goto(`${server.base}${path}`);
-          expect(await page.getAttribute('html', 'lang'), path).toBe(
-            locale === 'en-US' ? 'en' : 'zh-CN',
-          );
-          expect(await scrollsSideways(page), path).toBe(false);
-          expect(await axeViolations(page), path).toEqual([]);
-        }
+      await web.onPhone({ colorScheme, locale }, async (page) => {
+        for (const path of PAGES) await web.checkPage(page, path, locale);
         // A hostile alias from the fleet ran nothing.
         expect(await page.evaluate(() => document.querySelectorAll('img[src="x"]').length)).toBe(0);
-        expectCleanWatch(watch);
-      } finally {
-        await context.close();
-      }
+      });
     });
   }
 
   it('are complete with JavaScript off: history, calendar months, the CSV form, the fleet filters', async () => {
-    const { context, watch, newPage } = await phoneContext(await chromium.browser(), server.base, {
-      javaScript: false,
-    });
-    try {
-      const page = await newPage();
+    await web.onPhone({ javaScript: false }, async (page) => {
+      const { server } = web;
       await page.goto(`${server.base}/emu/CR400AF-2001`);
       expect(await page.locator('table.history tbody tr').count()).toBeGreaterThan(0);
       expect(await page.locator('ol.circulation li').count()).toBe(2);
@@ -93,9 +56,6 @@ describe('the unit and fleet pages in a phone browser', () => {
       const codes = await page.locator('table.fleet-units tbody th a').allTextContents();
       expect(codes.sort()).toEqual(['CRH2A-2010', 'CRH2A-2011']);
       expect(await scrollsSideways(page)).toBe(false);
-      expectCleanWatch(watch);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import type { ApiApp } from '../../src/http/api/app.js';
-import { useTestDatabase } from '../helpers/test-db.js';
-import { makeApp } from '../api/helpers/api-harness.js';
-import { loadFixtureWeek, shanghaiClock } from '../api/helpers/fixture-week.js';
-import { GENEROUS_LIMITS, WEB_TODAY } from './helpers/web-harness.js';
+import { loadFixtureWeek } from '../api/helpers/fixture-week.js';
+import { useWebApp, WEB_TODAY } from './helpers/web-harness.js';
 import {
   HOSTILE_ALIAS,
   HOSTILE_DEPOT,
@@ -17,22 +14,14 @@ import {
   ymdOfServiceDay,
 } from '../../src/shared/time/service-day.js';
 
-const t = useTestDatabase();
-let app: ApiApp;
-
-beforeAll(async () => {
-  await loadFixtureWeek(t.current.db);
-  await importHostileUnit(t.current.db);
-  app = await makeApp(t.current.db, {
-    clock: shanghaiClock(WEB_TODAY),
-    env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '100000' },
-  });
+const web = useWebApp(async (db) => {
+  await loadFixtureWeek(db);
+  await importHostileUnit(db);
 });
-afterAll(async () => app?.close());
 
 const browser = { accept: 'text/html' };
 const page = (url: string, headers: Record<string, string> = {}) =>
-  app.inject({ url, headers: { ...browser, ...headers } });
+  web.app.inject({ url, headers: { ...browser, ...headers } });
 
 interface ApiHistoryItem {
   id: number;
@@ -50,7 +39,7 @@ interface ApiHistory {
 }
 
 async function api<T>(url: string): Promise<T> {
-  const res = await app.inject({ url });
+  const res = await web.app.inject({ url });
   expect(res.statusCode, url).toBe(200);
   return (res.json() as { data: T }).data;
 }
@@ -215,7 +204,7 @@ describe('the unit page /emu/{code}', () => {
     expect(en.headers.etag).not.toBe(etag);
     expect(en.body).toContain('<h1>Unit CR400AF-2001</h1>');
     // A change to the register (a new alias) moves the version, and so the tag.
-    await t.current.db.query(
+    await web.t.current.db.query(
       `INSERT INTO emu_aliases (alias, emu_id) SELECT 'CR400AF-2001-X', id FROM emus WHERE code = 'CR400AF-2001'`,
     );
     const moved = await page('/emu/CR400AF-2001', { 'if-none-match': etag });

@@ -3,6 +3,7 @@ import { SCOPE_CATALOGUE } from '../../domain/accounts/scopes.js';
 import type { User } from '../../domain/accounts/users.js';
 import { hiddenCsrf, html, Html } from '../html/html.js';
 import type { Messages } from '../web/i18n/messages-en.js';
+import { reflowTable } from '../html/reflow-table.js';
 
 /** The bodies of the account pages (personal-page.ts puts them in the web app's layout). */
 
@@ -203,27 +204,18 @@ export function developmentTab(
   const panels = options.panels.map(
     (p) => html`<section class="card" id="${p.id}"><h2>${p.title}</h2>${new Html(p.html)}</section>`,
   );
+  const keys = reflowTable({
+    className: 'keys',
+    columns: [t.keyName, t.keyColumn, t.keyKind, t.keyExpires, t.scopes, t.actions],
+    rows: options.credentials.map((c) => keyRow(t, c, options.currentRevokeId, options.csrfToken)),
+  });
   return html`<section class="card" id="api-keys">
       <h2>${t.apiKeys}</h2>
       ${messages(options)}${newKey}
       <p class="muted">
         ${t.keyUsageBefore} <code>Authorization: Bearer &lt;key&gt;</code>. ${t.keyUsageAfter}
       </p>
-      <table class="reflow keys">
-        <thead>
-          <tr>
-            <th scope="col">${t.keyName}</th>
-            <th scope="col">${t.keyColumn}</th>
-            <th scope="col">${t.keyKind}</th>
-            <th scope="col">${t.keyExpires}</th>
-            <th scope="col">${t.scopes}</th>
-            <th scope="col">${t.actions}</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${options.credentials.map((c) => keyRow(t, c, options.currentRevokeId, options.csrfToken))}
-        </tbody>
-      </table>
+      ${keys}
     </section>
     <section class="card" id="create-key">
       <h2>${t.createKey}</h2>

@@ -9,6 +9,7 @@ import { createClient, deleteOwnClient, listOwnClients } from '../../domain/oaut
 import { hiddenCsrf, html } from '../html/html.js';
 import type { OAuthEdge } from '../oauth/oauth-edge.js';
 import { formBody } from '../html/form-body.js';
+import { reflowTable } from '../html/reflow-table.js';
 
 /** Where the account page shows this panel. */
 const PANEL_ID = 'oauth-clients';
@@ -59,23 +60,12 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
           ${t.oauthClientsIntro} ${t.oauthDiscovery}
           <code>${edge.issuer}/.well-known/openid-configuration</code>.
         </p>
-        ${
-          own.length === 0
-            ? html`<p>${t.noOAuthClients}</p>`
-            : html`<table class="reflow oauth-clients">
-                <thead>
-                  <tr>
-                    <th scope="col">${t.clientColumn}</th>
-                    <th scope="col">${t.redirectUris}</th>
-                    <th scope="col">${t.scopes}</th>
-                    <th scope="col">${t.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-        }
+        ${reflowTable({
+          className: 'oauth-clients',
+          columns: [t.clientColumn, t.redirectUris, t.scopes, t.actions],
+          rows,
+          empty: t.noOAuthClients,
+        })}
         <form method="post" action="/account/oauth/clients" class="stacked oauth-client-form">
           ${hiddenCsrf(csrfToken)}
           <label for="client-name">${t.clientName}</label>
@@ -106,41 +96,31 @@ export function oauthAccountPanels(edge: OAuthEdge): AccountPanel[] {
     async render({ signedIn, csrfToken, t }) {
       const apps = await listAuthorizations(edge.db, signedIn.user.userId, edge.now());
       if (apps.length === 0) return html`<p>${t.noAuthorizedApps}</p>`.text;
-      return html`<table class="reflow oauth-authorizations">
-        <thead>
-          <tr>
-            <th scope="col">${t.appColumn}</th>
-            <th scope="col">${t.scopes}</th>
-            <th scope="col">${t.authorizedColumn}</th>
-            <th scope="col">${t.actions}</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${apps.map(
-            (a) =>
-              html`<tr>
-                <th scope="row" data-label="${t.appColumn}">
-                  <strong>${a.name}</strong>
-                  <span class="muted">${t.byOwner(a.ownerUsername)}</span>
-                </th>
-                <td data-label="${t.scopes}">
-                  ${a.scopes.map((s) => html`<div><code>${s}</code></div>`)}
-                </td>
-                <td data-label="${t.authorizedColumn}">${when(a.authorizedAt)}</td>
-                <td data-label="${t.actions}">
-                  <form
-                    method="post"
-                    action="/account/oauth/authorizations/${encodeURIComponent(a.clientId)}/revoke"
-                  >
-                    ${hiddenCsrf(csrfToken)}<button type="submit" class="danger">
-                      ${t.revoke}
-                    </button>
-                  </form>
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>`.text;
+      return reflowTable({
+        className: 'oauth-authorizations',
+        columns: [t.appColumn, t.scopes, t.authorizedColumn, t.actions],
+        rows: apps.map(
+          (a) =>
+            html`<tr>
+              <th scope="row" data-label="${t.appColumn}">
+                <strong>${a.name}</strong>
+                <span class="muted">${t.byOwner(a.ownerUsername)}</span>
+              </th>
+              <td data-label="${t.scopes}">
+                ${a.scopes.map((s) => html`<div><code>${s}</code></div>`)}
+              </td>
+              <td data-label="${t.authorizedColumn}">${when(a.authorizedAt)}</td>
+              <td data-label="${t.actions}">
+                <form
+                  method="post"
+                  action="/account/oauth/authorizations/${encodeURIComponent(a.clientId)}/revoke"
+                >
+                  ${hiddenCsrf(csrfToken)}<button type="submit" class="danger">${t.revoke}</button>
+                </form>
+              </td>
+            </tr>`,
+        ),
+      }).text;
     },
   };
   return [clients, authorized];

@@ -20,6 +20,7 @@ import type { ApiApp } from '../app-context.js';
 import { csrfToken } from '../session/web-session.js';
 import { answerSwitches, personalView, sendPersonalPage } from '../web/personal-page.js';
 import { formBody } from '../html/form-body.js';
+import { reflowTable } from '../html/reflow-table.js';
 
 const PANEL_ID = 'webhooks';
 const BACK = `${DEVELOPMENT_TAB}#${PANEL_ID}`;
@@ -97,23 +98,12 @@ export function webhooksAccountPanel(db: Db): AccountPanel {
       }
       return html`${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
         <p>${t.webhooksIntro}</p>
-        ${
-          endpoints.length === 0
-            ? html`<p>${t.noWebhooks}</p>`
-            : html`<table class="reflow webhooks">
-                <thead>
-                  <tr>
-                    <th scope="col">${t.endpoint}</th>
-                    <th scope="col">${t.events}</th>
-                    <th scope="col">${t.health}</th>
-                    <th scope="col">${t.actions}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-        }
+        ${reflowTable({
+          className: 'webhooks',
+          columns: [t.endpoint, t.events, t.health, t.actions],
+          rows,
+          empty: t.noWebhooks,
+        })}
         <form method="post" action="/account/webhooks" class="stacked webhook-form">
           ${hiddenCsrf(token)}
           <label for="webhook-url">${t.webhookUrl}</label>

@@ -11,6 +11,9 @@ export class Html {
 
 type Value = Html | string | number | undefined | null | false | readonly Value[];
 
+/** What a template may interpolate. */
+export type HtmlValue = Value;
+
 function render(value: Value): string {
   if (value === undefined || value === null || value === false) return '';
   if (value instanceof Html) return value.text;

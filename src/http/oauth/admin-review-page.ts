@@ -20,6 +20,7 @@ import type { Messages } from '../web/i18n/messages-en.js';
 import { answerSwitches, personalView, sendPersonalPage } from '../web/personal-page.js';
 import type { OAuthEdge } from './oauth-edge.js';
 import { formBody } from '../html/form-body.js';
+import { reflowTable } from '../html/reflow-table.js';
 
 export const ADMIN_REVIEW_PATH = '/admin/oauth/clients';
 
@@ -69,15 +70,9 @@ function clientSection(t: Messages, client: OAuthClient, csrf: string) {
     <p>${t.redirectUris}: ${client.redirectUris.map((u) => html`<code>${u}</code> `)}</p>
     <form method="post" action="${base}/review">
       ${token}
-      <table class="reflow">
-        <thead>
-          <tr>
-            <th scope="col">${t.scope}</th>
-            <th scope="col">${t.status}</th>
-            <th scope="col">${t.decision}</th>
-          </tr>
-        </thead>
-        ${client.scopes.map(
+      ${reflowTable({
+        columns: [t.scope, t.status, t.decision],
+        rows: client.scopes.map(
           (s) =>
             html`<tr>
               <th scope="row" data-label="${t.scope}">
@@ -99,8 +94,8 @@ function clientSection(t: Messages, client: OAuthClient, csrf: string) {
                 >
               </td>
             </tr>`,
-        )}
-      </table>
+        ),
+      })}
       <div class="buttons"><button type="submit">${t.saveDecisions}</button></div>
     </form>
     <div class="buttons">

@@ -44,3 +44,23 @@ export function sendPage(
   }
   return reply.send(brotliDecompressSync(page.body));
 }
+
+/**
+ * Sends a CSV download made from the page cache (`file`: its body and entity tag) as the file
+ * `name`: like a page, a shared cache may keep it but must ask again; a matching If-None-Match
+ * is a 304.
+ */
+export function sendCsvFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  file: { body: unknown; etag: string },
+): FastifyReply {
+  void reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}"`)
+    .header('cache-control', 'public, no-cache')
+    .header('etag', file.etag);
+  if (etagMatches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  return reply.send(file.body as string | Buffer);
+}

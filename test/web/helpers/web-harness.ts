@@ -1,9 +1,11 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { ApiApp } from '../../../src/http/api/app.js';
 import type { Db } from '../../../src/shared/db/db.js';
+import { useChromium } from '../../helpers/browser.js';
+import { useTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { makeApp } from '../../api/helpers/api-harness.js';
 import { LAST_DAY, loadFixtureWeek, shanghaiClock } from '../../api/helpers/fixture-week.js';
 
@@ -125,4 +127,141 @@ export function expectCleanWatch(watch: PageWatch): void {
   expect(watch.cspViolations).toEqual([]);
   expect(watch.foreignRequests).toEqual([]);
   expect(watch.consoleErrors).toEqual([]);
+}
+
+/**
+ * A page test file's database and app (no port: tests call app.inject), the clock on the fixture
+ * week's last day and limits and quotas a test never meets. `prepare` fills the database first.
+ */
+export function useWebApp(prepare: (db: Db) => Promise<unknown>): {
+  readonly t: { readonly current: TestDatabase };
+  readonly app: ApiApp;
+} {
+  const t = useTestDatabase();
+  let app: ApiApp | undefined;
+  beforeAll(async () => {
+    await prepare(t.current.db);
+    app = await makeApp(t.current.db, {
+      clock: shanghaiClock(WEB_TODAY),
+      env: { ...GENEROUS_LIMITS, QUOTA_ANONYMOUS_CAPACITY: '1000000' },
+    });
+  });
+  afterAll(async () => app?.close());
+  return {
+    t,
+    get app() {
+      if (!app) throw new Error('the app is not made yet');
+      return app;
+    },
+  };
+}
+
+/** A browser test file's database, Chromium and web server, made once for the file's tests. */
+export interface WebBrowserTest {
+  /** The file's database (valid inside tests and hooks). */
+  readonly t: { readonly current: TestDatabase };
+  /** The server, started before the file's tests. */
+  readonly server: WebServer;
+  browser(): Promise<Browser>;
+  /** onPhone on this file's browser and server. */
+  onPhone(
+    options: PhoneOptions & { watch?: boolean },
+    body: (page: Page, context: BrowserContext, watch: PageWatch) => Promise<void>,
+  ): Promise<void>;
+  /** checkPhonePage on this file's server. */
+  checkPage(
+    page: Page,
+    path: string,
+    locale: string,
+    options?: { axe?: boolean },
+  ): ReturnType<typeof checkPhonePage>;
+}
+
+/**
+ * The preamble of every browser test file: its own database, Chromium, and the web server on it
+ * (closed after the tests). `prepare` runs on the database before the server starts (a fixture
+ * of the file's own, with `load: false` in place of the fixture week); `ready` after it.
+ */
+export function useWebBrowserTest(
+  options: {
+    load?: boolean;
+    prepare?: (db: Db) => Promise<unknown>;
+    ready?: (db: Db, server: WebServer) => Promise<unknown>;
+  } = {},
+): WebBrowserTest {
+  const t = useTestDatabase();
+  const chromium = useChromium();
+  let server: WebServer | undefined;
+  beforeAll(async () => {
+    await options.prepare?.(t.current.db);
+    server = await startWebServer(t.current.db, { load: options.load ?? true });
+    await options.ready?.(t.current.db, server);
+  });
+  afterAll(async () => server?.close());
+  return {
+    t,
+    get server() {
+      if (!server) throw new Error('the web server is not started yet');
+      return server;
+    },
+    browser: () => chromium.browser(),
+    onPhone(options, body) {
+      return onPhone(this, options, body);
+    },
+    checkPage(page, path, locale, checks) {
+      return checkPhonePage(page, this.server.base, path, locale, checks);
+    },
+  };
+}
+
+/** The scheme and language pairs each page is checked in: both languages, both schemes. */
+export const PHONE_LOOKS = [
+  { colorScheme: 'light', locale: 'zh-CN' },
+  { colorScheme: 'dark', locale: 'en-US' },
+] as const;
+
+export type PhoneOptions = {
+  javaScript?: boolean;
+  colorScheme?: 'light' | 'dark';
+  locale?: string;
+};
+
+/**
+ * Runs `body` on a page in a phone context (see phoneContext), then expects the watch clean
+ * (unless `watch: false`) and closes the context whatever happened.
+ */
+export async function onPhone(
+  web: WebBrowserTest,
+  options: PhoneOptions & { watch?: boolean },
+  body: (page: Page, context: BrowserContext, watch: PageWatch) => Promise<void>,
+): Promise<void> {
+  const { context, watch, newPage } = await phoneContext(
+    await web.browser(),
+    web.server.base,
+    options,
+  );
+  try {
+    await body(await newPage(), context, watch);
+    if (options.watch !== false) expectCleanWatch(watch);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Opens `path` on the page and expects it in the language `locale` asks for (zh-CN unless
+ * en-US), no sideways scroll and no axe violation; returns the navigation's answer.
+ */
+export async function checkPhonePage(
+  page: Page,
+  base: string,
+  path: string,
+  locale: string,
+  options: { axe?: boolean } = {},
+): Promise<Awaited<ReturnType<Page['goto']>>> {
+  const answer = await page.goto(`${base}${path}`);
+  expect(await page.getAttribute('html', 'lang'), path).toBe(locale === 'en-US' ? 'en' : 'zh-CN');
+  expect(await scrollsSideways(page), path).toBe(false);
+  if (options.axe !== false) expect(await axeViolations(page), path).toEqual([]);
+  return answer;
 }

@@ -21,6 +21,7 @@ import {
   queryValue,
   serviceDayParam,
 } from './page-params.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 /** Trains per page of a day (a day runs several thousand). */
 export const DAY_PAGE_SIZE = 100;
@@ -168,49 +169,34 @@ function filterForm(view: WebView, serviceDay: number, trains: DayTrain[], f: Da
 function dayTable(view: WebView, serviceDay: number, trains: readonly DayTrain[]): Html {
   const { t } = view;
   const joined = (values: (string | undefined)[]) => distinct(values).join(' / ');
-  return html`<table class="reflow day-records">
-    <caption>
-      ${t.dayTableCaption(dayLabel(view, serviceDay))}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">${t.train}</th>
-        <th scope="col">${t.units}</th>
-        <th scope="col">${t.model}</th>
-        <th scope="col">${t.bureau}</th>
-        <th scope="col">${t.depot}</th>
-        <th scope="col">${t.dayRoute}</th>
-        <th scope="col">${t.dayStatus}</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${trains.map((train) => {
-        const facts = train.records.map((r) => r.facts);
-        return html`<tr>
-          <th scope="row" data-label="${t.train}">
-            <a href="${trainHref(train.trainCode)}">${train.trainCode}</a>
-          </th>
-          <td data-label="${t.units}">
-            ${train.records.map(
-              ({ record }, i) =>
-                html`${i > 0 ? ' + ' : ''}<a href="${emuHref(record.emuCode)}"
-                    >${record.emuCode}</a
-                  >`,
-            )}
-          </td>
-          <td data-label="${t.model}">${joined(facts.map((x) => x?.model))}</td>
-          <td data-label="${t.bureau}">${joined(facts.map((x) => x?.bureau))}</td>
-          <td data-label="${t.depot}">${joined(facts.map((x) => x?.depot))}</td>
-          <td data-label="${t.dayRoute}">
-            ${train.route ? t.route(train.route.startStation, train.route.endStation) : ''}
-          </td>
-          <td data-label="${t.dayStatus}">
-            ${train.records.map((r) => statusText(view, r.record.status)).join(' / ')}
-          </td>
-        </tr>`;
-      })}
-    </tbody>
-  </table>`;
+  return reflowTable({
+    className: 'day-records',
+    caption: t.dayTableCaption(dayLabel(view, serviceDay)),
+    columns: [t.train, t.units, t.model, t.bureau, t.depot, t.dayRoute, t.dayStatus],
+    rows: trains.map((train) => {
+      const facts = train.records.map((r) => r.facts);
+      return html`<tr>
+        <th scope="row" data-label="${t.train}">
+          <a href="${trainHref(train.trainCode)}">${train.trainCode}</a>
+        </th>
+        <td data-label="${t.units}">
+          ${train.records.map(
+            ({ record }, i) =>
+              html`${i > 0 ? ' + ' : ''}<a href="${emuHref(record.emuCode)}">${record.emuCode}</a>`,
+          )}
+        </td>
+        <td data-label="${t.model}">${joined(facts.map((x) => x?.model))}</td>
+        <td data-label="${t.bureau}">${joined(facts.map((x) => x?.bureau))}</td>
+        <td data-label="${t.depot}">${joined(facts.map((x) => x?.depot))}</td>
+        <td data-label="${t.dayRoute}">
+          ${train.route ? t.route(train.route.startStation, train.route.endStation) : ''}
+        </td>
+        <td data-label="${t.dayStatus}">
+          ${train.records.map((r) => statusText(view, r.record.status)).join(' / ')}
+        </td>
+      </tr>`;
+    }),
+  });
 }
 
 /**

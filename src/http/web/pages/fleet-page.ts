@@ -17,6 +17,7 @@ import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
 import { textParam } from './page-inputs.js';
 import { longDate } from './unit-view.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 type Field = 'model' | 'bureau' | 'depot';
 const FIELDS: readonly Field[] = ['model', 'bureau', 'depot'];
@@ -67,40 +68,32 @@ function unitGroups(view: WebView, data: FleetData, units: readonly FleetUnit[])
         const { bureau, depot } = list[0]!;
         const depotText =
           depot === '' ? t.unknown : html`<a href="${depotHref(depot)}">${depot}</a>`;
-        return html`<table class="reflow fleet-units">
-          <caption>
-            ${bureau || t.unknown} · ${depotText}
-            <span class="muted">(${t.fleetCount(list.length)})</span>
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${t.unit}</th>
-              <th scope="col">${ranOn}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${list.map((unit) => {
-              const trains = data.trains.get(unit.emuId) ?? [];
-              return html`<tr>
-                <th scope="row" data-label="${t.unit}">
-                  <a href="${emuHref(unit.code)}">${unit.code}</a>
-                </th>
-                <td data-label="${ranOn}">
-                  ${
-                    trains.length === 0
-                      ? html`<span class="muted">${t.fleetRanNothing}</span>`
-                      : html`<span class="trains"
-                          >${trains.map(
-                            (train) =>
-                              html`<a href="${trainHref(train.trainCode)}">${train.trainCode}</a> `,
-                          )}</span
-                        >`
-                  }
-                </td>
-              </tr>`;
-            })}
-          </tbody>
-        </table>`;
+        return reflowTable({
+          className: 'fleet-units',
+          caption: html`${bureau || t.unknown} · ${depotText}
+            <span class="muted">(${t.fleetCount(list.length)})</span>`,
+          columns: [t.unit, ranOn],
+          rows: list.map((unit) => {
+            const trains = data.trains.get(unit.emuId) ?? [];
+            return html`<tr>
+              <th scope="row" data-label="${t.unit}">
+                <a href="${emuHref(unit.code)}">${unit.code}</a>
+              </th>
+              <td data-label="${ranOn}">
+                ${
+                  trains.length === 0
+                    ? html`<span class="muted">${t.fleetRanNothing}</span>`
+                    : html`<span class="trains"
+                        >${trains.map(
+                          (train) =>
+                            html`<a href="${trainHref(train.trainCode)}">${train.trainCode}</a> `,
+                        )}</span
+                      >`
+                }
+              </td>
+            </tr>`;
+          }),
+        });
       })}
     </section>`;
   })}`;

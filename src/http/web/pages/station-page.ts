@@ -22,6 +22,7 @@ import {
   queryValue,
   serviceDayParam,
 } from './page-params.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 /** Trains per page of a board (a large station has a few hundred a day). */
 export const STATION_PAGE_SIZE = 50;
@@ -46,52 +47,46 @@ interface BoardRow {
 function boardTable(view: WebView, serviceDay: number, rows: readonly BoardRow[]): Html {
   const { t } = view;
   const date = dayLabel(view, serviceDay);
-  return html`<table class="reflow station-board">
-    <caption>
-      ${t.stationBoardCaption(date)}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">${t.train}</th>
-        <th scope="col">${t.stationArrive}</th>
-        <th scope="col">${t.stationDepart}</th>
-        <th scope="col">${t.stationPlatform}</th>
-        <th scope="col">${t.stationRoute}</th>
-        <th scope="col">${t.stationReferenceModel}</th>
-        <th scope="col">${t.stationUnitsRan}</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        ({ entry, code, models, units }) =>
-          html`<tr>
-            <th scope="row" data-label="${t.train}"><a href="${trainHref(code)}">${code}</a></th>
-            <td data-label="${t.stationArrive}">
-              ${timeAt(view, entry.arriveOffset, t.stationStartsHere)}
-            </td>
-            <td data-label="${t.stationDepart}">
-              ${timeAt(view, entry.departOffset, t.stationEndsHere)}
-            </td>
-            <td data-label="${t.stationPlatform}">${entry.platformNo ?? ''}</td>
-            <td data-label="${t.stationRoute}">
-              <a href="${stationHref(entry.startStation)}">${entry.startStation}</a> →
-              <a href="${stationHref(entry.endStation)}">${entry.endStation}</a>
-            </td>
-            <td data-label="${t.stationReferenceModel}">${models.join(' / ')}</td>
-            <td data-label="${t.stationUnitsRan}">
-              ${
-                units.length === 0
-                  ? html`<span class="muted">${t.stationNotSeen}</span>`
-                  : units.map(
-                      (unit, i) =>
-                        html`${i > 0 ? ' + ' : ''}<a href="${emuHref(unit)}">${unit}</a>`,
-                    )
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return reflowTable({
+    className: 'station-board',
+    caption: t.stationBoardCaption(date),
+    columns: [
+      t.train,
+      t.stationArrive,
+      t.stationDepart,
+      t.stationPlatform,
+      t.stationRoute,
+      t.stationReferenceModel,
+      t.stationUnitsRan,
+    ],
+    rows: rows.map(
+      ({ entry, code, models, units }) =>
+        html`<tr>
+          <th scope="row" data-label="${t.train}"><a href="${trainHref(code)}">${code}</a></th>
+          <td data-label="${t.stationArrive}">
+            ${timeAt(view, entry.arriveOffset, t.stationStartsHere)}
+          </td>
+          <td data-label="${t.stationDepart}">
+            ${timeAt(view, entry.departOffset, t.stationEndsHere)}
+          </td>
+          <td data-label="${t.stationPlatform}">${entry.platformNo ?? ''}</td>
+          <td data-label="${t.stationRoute}">
+            <a href="${stationHref(entry.startStation)}">${entry.startStation}</a> →
+            <a href="${stationHref(entry.endStation)}">${entry.endStation}</a>
+          </td>
+          <td data-label="${t.stationReferenceModel}">${models.join(' / ')}</td>
+          <td data-label="${t.stationUnitsRan}">
+            ${
+              units.length === 0
+                ? html`<span class="muted">${t.stationNotSeen}</span>`
+                : units.map(
+                    (unit, i) => html`${i > 0 ? ' + ' : ''}<a href="${emuHref(unit)}">${unit}</a>`,
+                  )
+            }
+          </td>
+        </tr>`,
+    ),
+  });
 }
 
 function dateSwitch(view: WebView, stationName: string, serviceDay: number): Html {

@@ -5,6 +5,7 @@ import { monthCalendar, modelTone, type CalendarDay } from '../views/month-calen
 import type { WebView } from '../web-request.js';
 import type { MonthRange, TrainPageData } from './train-data.js';
 import { dateText, positionText, unitLink } from './train-views.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 /** The longest range one CSV download covers, in days. */
 export const CSV_MAX_DAYS = 366;
@@ -62,21 +63,12 @@ export function historySection(view: WebView, data: TrainPageData): Html {
     : '';
   return html`<section class="card" aria-labelledby="history-h">
     <h2 id="history-h">${t.trainHistoryHeading}</h2>
-    <table class="reflow history">
-      <caption>
-        ${t.historyCaption}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">${t.serviceDay}</th>
-          <th scope="col">${t.unit}</th>
-          <th scope="col">${t.position}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
+    ${reflowTable({
+      className: 'history',
+      caption: t.historyCaption,
+      columns: [t.serviceDay, t.unit, t.position],
+      rows: rows,
+    })}
     <nav class="pager" aria-label="${t.trainHistoryHeading}">${newest} ${older}</nav>
   </section>`;
 }

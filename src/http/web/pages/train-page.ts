@@ -16,7 +16,7 @@ import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { trainHref } from '../page-links.js';
-import { sendPage } from '../send-page.js';
+import { sendCsvFile, sendPage } from '../send-page.js';
 import { PageInputError, PageNotFoundError } from '../web-errors.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -35,7 +35,6 @@ import {
   timetableSection,
   unitsSection,
 } from './train-views.js';
-import { etagMatches } from '../../api/http-caching.js';
 
 /**
  * What the train page shows moves with: the histories first (the kept histories' version, see
@@ -225,12 +224,6 @@ export function trainPage(routes: WebRoutes): void {
       { keep: 'when-asked-again' },
     );
     const name = `${trainCode}-${ymdOfServiceDay(from)}-${ymdOfServiceDay(to)}.csv`;
-    void reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .header('cache-control', 'public, no-cache')
-      .header('etag', file.etag);
-    if (etagMatches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-    return reply.send(file.body as string | Buffer);
+    return sendCsvFile(request, reply, name, file);
   });
 }

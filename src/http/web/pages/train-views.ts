@@ -24,6 +24,7 @@ import { emuHref, stationHref, trainHref } from '../page-links.js';
 import { modelTone } from '../views/month-calendar.js';
 import type { WebView } from '../web-request.js';
 import type { TrainPageData } from './train-data.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 /** A service day as a reader writes a date: 2026-08-16. */
 export function dateText(serviceDay: number): string {
@@ -158,25 +159,20 @@ export function timetableSection(view: WebView, data: TrainPageData): Html {
       <dd>${tt.trainDepartment}</dd>
     </dl>
     ${run} ${models}
-    <table class="reflow timetable">
-      <caption>
-        ${t.trainTimetableCaption(tt.startStation, tt.endStation)}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">${t.stopNo}</th>
-          <th scope="col">${t.stopStation}</th>
-          <th scope="col">${t.stopArrive}</th>
-          <th scope="col">${t.stopDepart}</th>
-          <th scope="col">${t.stopPlatform}</th>
-          <th scope="col">${t.stopDistance}</th>
-          <th scope="col">${t.stopWicket}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${tt.stops.map((s) => stopRow(t, s))}
-      </tbody>
-    </table>
+    ${reflowTable({
+      className: 'timetable',
+      caption: t.trainTimetableCaption(tt.startStation, tt.endStation),
+      columns: [
+        t.stopNo,
+        t.stopStation,
+        t.stopArrive,
+        t.stopDepart,
+        t.stopPlatform,
+        t.stopDistance,
+        t.stopWicket,
+      ],
+      rows: tt.stops.map((s) => stopRow(t, s)),
+    })}
   </section>`;
 }
 
@@ -241,21 +237,12 @@ export function circulationSection(view: WebView, data: TrainPageData): Html {
         }
       </dd>
     </dl>
-    <table class="reflow circulation">
-      <caption>
-        ${t.circulationCaption}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">${t.circulationTrain}</th>
-          <th scope="col">${t.circulationFrom}</th>
-          <th scope="col">${t.circulationTo}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
+    ${reflowTable({
+      className: 'circulation',
+      caption: t.circulationCaption,
+      columns: [t.circulationTrain, t.circulationFrom, t.circulationTo],
+      rows: rows,
+    })}
     <p class="no-print">
       ${t.circulationPicture}
       <a href="${circulationImageHref(data.trainCode, 'png')}" type="image/png"
@@ -308,21 +295,11 @@ export function predictionSection(view: WebView, data: TrainPageData): Html {
   });
   return html`<section class="card" aria-labelledby="prediction-h">
     <h2 id="prediction-h">${t.trainPredictionHeading}</h2>
-    <table class="reflow prediction">
-      <caption>
-        ${t.predictionCaption}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">${t.predictionDay}</th>
-          <th scope="col">${t.unit}</th>
-          <th scope="col">${t.predictionConfidence}</th>
-          <th scope="col">${t.predictionLastSeen}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
+    ${reflowTable({
+      className: 'prediction',
+      caption: t.predictionCaption,
+      columns: [t.predictionDay, t.unit, t.predictionConfidence, t.predictionLastSeen],
+      rows: rows,
+    })}
   </section>`;
 }

@@ -2,12 +2,11 @@ import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseEmuCode } from '../../../domain/emus/normalize-emu-code.js';
 import { serviceDayFromYmd, serviceDayOf } from '../../../shared/time/service-day.js';
-import { etagMatches } from '../../api/http-caching.js';
 import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { emuHref } from '../page-links.js';
-import { sendPage } from '../send-page.js';
+import { sendCsvFile, sendPage } from '../send-page.js';
 import { PageInputError } from '../web-errors.js';
 import { viewKey } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -212,12 +211,6 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
       { keep: 'when-asked-again' },
     );
     const name = `${unit.code.replace(/[^A-Za-z0-9-]/g, '_')}-${isoDate(from)}-${isoDate(to)}.csv`;
-    void reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .header('cache-control', 'public, no-cache')
-      .header('etag', page.etag);
-    if (etagMatches(request.headers['if-none-match'], page.etag)) return reply.code(304).send();
-    return reply.send(page.body as string | Buffer);
+    return sendCsvFile(request, reply, name, page);
   });
 }

@@ -5,6 +5,7 @@ import { modelTone, monthCalendar, type CalendarDay } from '../views/month-calen
 import type { WebView } from '../web-request.js';
 import { clockTime, dateParts, isoDate } from './page-inputs.js';
 import { CSV_MAX_DAYS, inRunningOrder, type UnitRecord } from './unit-data.js';
+import { reflowTable } from '../../html/reflow-table.js';
 
 /** A service day as the reader's long date. */
 export function longDate(view: WebView, serviceDay: number): string {
@@ -97,19 +98,11 @@ export function coachTable(view: WebView, a: EmuAllocation): Html {
       </td>
     </tr>`;
   });
-  return html`<table class="reflow coaches">
-    <thead>
-      <tr>
-        <th scope="col">${t.coachNo}</th>
-        <th scope="col">${t.coachType}</th>
-        <th scope="col">${t.coachCapacity}</th>
-        <th scope="col">${t.coachFacilities}</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return reflowTable({
+    className: 'coaches',
+    columns: [t.coachNo, t.coachType, t.coachCapacity, t.coachFacilities],
+    rows,
+  });
 }
 
 /** Today's trains in running order. */
@@ -196,20 +189,12 @@ export function historyTable(
           ${pager.olderHref ? html`<a class="button secondary" href="${pager.olderHref}" rel="next">${t.unitHistoryOlder}</a>` : ''}
         </nav>`
       : '';
-  return html`<table class="reflow history">
-      <thead>
-        <tr>
-          <th scope="col">${t.serviceDay}</th>
-          <th scope="col">${t.train}</th>
-          <th scope="col">${t.unitRoute}</th>
-          <th scope="col">${t.unitTimes}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-    ${pagerLinks}`;
+  return html`${reflowTable({
+    className: 'history',
+    columns: [t.serviceDay, t.train, t.unitRoute, t.unitTimes],
+    rows: rows,
+  })}
+  ${pagerLinks}`;
 }
 
 /** The CSV form: a plain GET of the range to /emu/{code}/history.csv. */

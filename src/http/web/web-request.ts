@@ -26,8 +26,13 @@ export interface WebView {
   here: string;
 }
 
-/** The path and query of `url` less `lang` and `theme`, in their order. */
-function withoutSwitches(url: string): string {
+/**
+ * The path and query of `url` less `lang` and `theme`, in their order. A path that starts with
+ * more than one slash (or a backslash) starts with one here: links and redirects to it would
+ * otherwise leave for the host it names (`//elsewhere.example/`).
+ */
+function withoutSwitches(written: string): string {
+  const url = written.replace(/^[/\\]+/, '/');
   const at = url.indexOf('?');
   if (at === -1) return url;
   const query = new URLSearchParams(url.slice(at + 1));

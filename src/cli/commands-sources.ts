@@ -31,7 +31,7 @@ async function pullViaWorker(
   await getSource(ctx.db, payload.source);
   const connection = createRedisConnection(redisUrl, 'command');
   try {
-    // A failure or a timeout is a source_pull_failed, one line naming the source.
+    // A failure or a timeout is a source_queued_pull_failed, one line naming the source.
     return await pullThroughQueue(
       connection,
       ctx.config.QUEUE_PREFIX,
@@ -57,7 +57,15 @@ function ymdOption(value: string): number {
 /** The product's refusals of a source command, as the CLI's one-line errors. */
 function asCliError(err: unknown): never {
   if (isEmutrackError(err, 'source_setting_invalid')) throw new CliError(err.message, 2);
-  if (isEmutrackError(err, 'source_not_found', 'source_exists', 'source_pull_failed'))
+  if (
+    isEmutrackError(
+      err,
+      'source_not_found',
+      'source_exists',
+      'source_pull_failed',
+      'source_queued_pull_failed',
+    )
+  )
     throw new CliError(err.message);
   throw err;
 }

@@ -287,7 +287,7 @@ export class SourcePulls {
  */
 export class QueuedPullError extends EmutrackError {
   constructor(message: string) {
-    super('source_pull_failed', message);
+    super('source_queued_pull_failed', message);
   }
 }
 

@@ -55,6 +55,7 @@ import { SourceExistsError, SourceNotFoundError } from '../../src/domain/sources
 import { SourceRequestError } from '../../src/domain/sources/paced-http.js';
 import { V2FormatError } from '../../src/domain/sources/v2-page.js';
 import { HttpGetFailure } from '../../src/shared/io/http-get.js';
+import { QueuedPullError } from '../../src/worker/source-pulls.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -371,6 +372,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new HttpGetFailure('timed out after 30000 ms'),
     'http_get_failed',
     'timed out after 30000 ms',
+  ],
+  [
+    'QueuedPullError',
+    new QueuedPullError('source live: the worker did not finish the pull within 3600 s'),
+    'source_queued_pull_failed',
+    'source live: the worker did not finish the pull within 3600 s',
   ],
 ];
 

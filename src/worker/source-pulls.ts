@@ -282,8 +282,8 @@ export class SourcePulls {
 }
 
 /**
- * A queued pull the worker did not finish well (or not in time): one line naming the source, the
- * same code as a pull failed in this process.
+ * A queued pull the worker did not finish well (or not in time): one line naming the source; the
+ * CLI answers it as it answers a pull failed in its own process.
  */
 export class QueuedPullError extends EmutrackError {
   constructor(message: string) {

@@ -127,16 +127,41 @@ export async function pullByRequests(
       result.refused += w.rejected;
     }
   } finally {
-    result.requests = http.requests;
-    result.refusals = http.refusals;
-    result.waitedMs = http.waitedMs;
-    result.serviceDays = [...touched].sort((a, b) => a - b);
-    await finishIngestBatch(db, batchId, {
-      read: result.taken + result.duplicate + result.refused,
-      accepted: result.taken,
-      duplicate: result.duplicate,
-      rejected: result.refused,
-    });
+    await closePull(db, batchId, result, http, touched);
   }
   return result;
+}
+
+/** What a pull counts, whatever its kind: its requests, and the lines it took. */
+export interface PullCounts {
+  requests: number;
+  refusals: number;
+  waitedMs: number;
+  taken: number;
+  duplicate: number;
+  refused: number;
+  serviceDays: number[];
+}
+
+/**
+ * The end of every pull, finished or cut short: the client's request counters and the days
+ * touched into the result, and the ingest batch closed with the lines it read.
+ */
+export async function closePull(
+  db: Db,
+  batchId: number,
+  result: PullCounts,
+  client: Pick<PullCounts, 'requests' | 'refusals' | 'waitedMs'>,
+  touched: ReadonlySet<number>,
+): Promise<void> {
+  result.requests = client.requests;
+  result.refusals = client.refusals;
+  result.waitedMs = client.waitedMs;
+  result.serviceDays = [...touched].sort((a, b) => a - b);
+  await finishIngestBatch(db, batchId, {
+    read: result.taken + result.duplicate + result.refused,
+    accepted: result.taken,
+    duplicate: result.duplicate,
+    rejected: result.refused,
+  });
 }

@@ -8,12 +8,11 @@ import {
 } from '../../shared/time/service-day.js';
 import { readEmuFormPolicy } from '../emus/emu-forms.js';
 import {
-  finishIngestBatch,
   ingestObservationValues,
   openIngestBatch,
   type ObservationValue,
 } from '../ingest/ingest-values.js';
-import { pullByRequests } from './pull-requests.js';
+import { closePull, pullByRequests } from './pull-requests.js';
 import { railreKind } from './railre-kind.js';
 import { checkBaseUrl, type SourceKind } from './source-config.js';
 import type { SourceKindPuller } from './source-kind.js';
@@ -348,16 +347,7 @@ export async function pullSource(
       }
     }
   } finally {
-    result.requests = client.requests;
-    result.refusals = client.refusals;
-    result.waitedMs = client.waitedMs;
-    result.serviceDays = [...touched].sort((a, b) => a - b);
-    await finishIngestBatch(db, batchId, {
-      read: result.taken + result.duplicate + result.refused,
-      accepted: result.taken,
-      duplicate: result.duplicate,
-      rejected: result.refused,
-    });
+    await closePull(db, batchId, result, client, touched);
   }
   if (failure !== undefined) return fail(failure, result);
   await recordPullSuccess(db, source.id, new Date(clock.now()));

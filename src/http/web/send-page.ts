@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { brotliDecompressSync } from 'node:zlib';
 import { etagMatches } from '../api/http-caching.js';
+import type { ServedPage } from '../api/page-cache.js';
 import { preferredEncoding } from './assets/web-assets.js';
 
 export interface SentPage {
@@ -63,4 +64,20 @@ export function sendCsvFile(
     .header('etag', file.etag);
   if (etagMatches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   return reply.send(file.body as string | Buffer);
+}
+
+/**
+ * Sends a page from the page cache as `sendPage` does. A web page renders one HTML text, so what
+ * the cache serves is that text or its bytes, never the API's list of JSON pieces.
+ */
+export function sendKeptPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: ServedPage,
+): FastifyReply {
+  return sendPage(request, reply, {
+    body: page.body as string | Buffer,
+    encoding: page.encoding,
+    etag: page.etag,
+  });
 }

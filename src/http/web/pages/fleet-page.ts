@@ -10,7 +10,7 @@ import type { ApiServices } from '../../app-context.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { depotHref, emuHref, trainHref } from '../page-links.js';
-import { sendPage } from '../send-page.js';
+import { sendKeptPage } from '../send-page.js';
 import { modelTone } from '../views/month-calendar.js';
 import { PageInputError, PageNotFoundError } from '../web-errors.js';
 import { viewKey, type WebView } from '../web-request.js';
@@ -174,11 +174,7 @@ export function fleetPage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendPage(request, reply, {
-      body: page.body as string | Buffer,
-      encoding: page.encoding,
-      etag: page.etag,
-    });
+    return sendKeptPage(request, reply, page);
   });
 
   web.get('/fleet/depot/:depot', async (request, reply) => {
@@ -218,10 +214,6 @@ export function fleetPage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendPage(request, reply, {
-      body: page.body as string | Buffer,
-      encoding: page.encoding,
-      etag: page.etag,
-    });
+    return sendKeptPage(request, reply, page);
   });
 }

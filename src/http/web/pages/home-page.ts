@@ -11,7 +11,7 @@ import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { html, type Html } from '../../html/html.js';
 import { searchForm, webPage } from '../layout.js';
 import { dayHref, emuHref, trainHref } from '../page-links.js';
-import { sendPage } from '../send-page.js';
+import { sendKeptPage } from '../send-page.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
 
@@ -125,10 +125,6 @@ export function homePage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendPage(request, reply, {
-      body: page.body as string | Buffer,
-      encoding: page.encoding,
-      etag: page.etag,
-    });
+    return sendKeptPage(request, reply, page);
   });
 }

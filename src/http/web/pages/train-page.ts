@@ -16,7 +16,7 @@ import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { trainHref } from '../page-links.js';
-import { sendCsvFile, sendPage } from '../send-page.js';
+import { sendCsvFile, sendKeptPage } from '../send-page.js';
 import { PageInputError, PageNotFoundError } from '../web-errors.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -187,11 +187,7 @@ export function trainPage(routes: WebRoutes): void {
         await didYouMean(services.search, trainCode),
       );
     }
-    return sendPage(request, reply, {
-      body: page.body as string | Buffer,
-      encoding: page.encoding,
-      etag: page.etag,
-    });
+    return sendKeptPage(request, reply, page);
   });
 
   web.get('/train/:code/history.csv', async (request, reply) => {

@@ -6,7 +6,7 @@ import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { emuHref } from '../page-links.js';
-import { sendCsvFile, sendPage } from '../send-page.js';
+import { sendCsvFile, sendKeptPage } from '../send-page.js';
 import { PageInputError } from '../web-errors.js';
 import { viewKey } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -156,11 +156,7 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendPage(request, reply, {
-      body: page.body as string | Buffer,
-      encoding: page.encoding,
-      etag: page.etag,
-    });
+    return sendKeptPage(request, reply, page);
   });
 
   web.get('/emu/:code/history.csv', async (request, reply) => {

@@ -14,6 +14,8 @@ import type { TrainCirculationProvider } from '../domain/circulation/current-cir
 import type { SearchService } from '../domain/search/search-service.js';
 import type { StationBoardCache } from '../domain/timetables/station-board-cache.js';
 import type { ReferenceModelCache } from '../domain/records/reference-model-cache.js';
+import type { EmuModelCache } from '../domain/emus/emu-model-cache.js';
+import type { TimetablesInForceCache } from '../domain/timetables/timetables-in-force-cache.js';
 import type { DailyRecordDays } from '../domain/records/daily-record-days.js';
 import type { RecordItemJson } from './api/daily-records-json.js';
 
@@ -46,6 +48,10 @@ export interface ApiServices {
   stationBoards: StationBoardCache;
   /** Trains' reference models kept under their version (station boards, API and pages). */
   referenceModels: ReferenceModelCache;
+  /** Units' codes and models kept under the register's version (the pages that name units). */
+  emuModels: EmuModelCache;
+  /** The timetable in force for every number of a day, kept under the timetables' version. */
+  timetablesInForce: TimetablesInForceCache;
   /** Service days' records kept per version (GetDailyRecords, the day and station pages). */
   dailyRecords: DailyRecordDays<RecordItemJson>;
   /** Fills GetCurrentTrainTimetable's `circulation`; absent = the field is left out. */

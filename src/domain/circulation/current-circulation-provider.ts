@@ -3,6 +3,7 @@ import { currentCirculation } from './current-circulation.js';
 import type { TrainCirculation } from './train-circulation.js';
 import { ConfigError, type Config } from '../../shared/config/config.js';
 import type { Queryable } from '../../shared/db/db.js';
+import { normalizeTrainCode } from '../trains/train-code.js';
 import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';
 
 /** What the circulation of a train is, for GetCurrentTrainTimetable. */
@@ -12,12 +13,22 @@ export interface TrainCirculationProvider {
    * field is then left out). `trainCode` is the timetable's own number, `allCodes` every number
    * of the run, `serviceDay` today's.
    */
-  circulationOf(train: {
-    trainCode: string;
-    allCodes: readonly string[];
-    serviceDay: number;
-  }): Promise<TrainCirculation | undefined>;
+  circulationOf(
+    train: {
+      trainCode: string;
+      allCodes: readonly string[];
+      serviceDay: number;
+    },
+    /**
+     * The circulations' data version the caller read first ('circulations'), when it has it:
+     * the provider may then answer from what it keeps under that version.
+     */
+    version?: string,
+  ): Promise<TrainCirculation | undefined>;
 }
+
+/** Past this many numbers the numbers with a circulation are not kept (every train is looked up). */
+const MAX_KEPT_CODES = 500_000;
 
 /**
  * The circulations the API answers with (GetCurrentTrainTimetable's `circulation`, and the
@@ -33,6 +44,12 @@ export class CurrentCirculationProvider implements TrainCirculationProvider {
    * parsed again only then.
    */
   private nextRun?: { from: number; at: number };
+  /**
+   * Every number that the current run's routes or an official table (not skipped, as a
+   * passenger train) hold, read once per circulations version: a train holding none of them
+   * has no circulation, known without the two lookups. Undefined codes: too many to keep.
+   */
+  private withCirculation?: { version: string; read: Promise<ReadonlySet<string> | undefined> };
 
   constructor(
     private readonly db: Queryable,
@@ -68,11 +85,21 @@ export class CurrentCirculationProvider implements TrainCirculationProvider {
     }
   }
 
-  circulationOf(train: {
-    trainCode: string;
-    allCodes: readonly string[];
-    serviceDay: number;
-  }): Promise<TrainCirculation | undefined> {
+  async circulationOf(
+    train: {
+      trainCode: string;
+      allCodes: readonly string[];
+      serviceDay: number;
+    },
+    version?: string,
+  ): Promise<TrainCirculation | undefined> {
+    if (version !== undefined) {
+      const codes = await this.codesWithCirculation(version);
+      const asked = [train.trainCode, ...train.allCodes].map(normalizeTrainCode);
+      if (codes && !asked.some((c) => codes.has(c))) {
+        return undefined;
+      }
+    }
     return currentCirculation(this.db, {
       trainCode: train.trainCode,
       allCodes: train.allCodes,
@@ -81,4 +108,38 @@ export class CurrentCirculationProvider implements TrainCirculationProvider {
       evidenceDays: this.config.CIRCULATION_WINDOW_DAYS,
     });
   }
+
+  private codesWithCirculation(version: string): Promise<ReadonlySet<string> | undefined> {
+    if (this.withCirculation?.version !== version) {
+      const read = readCodesWithCirculation(this.db).catch((err: unknown) => {
+        // Not kept: the next caller reads again.
+        if (this.withCirculation?.read === read) this.withCirculation = undefined;
+        throw err;
+      });
+      this.withCirculation = { version, read };
+    }
+    return this.withCirculation.read;
+  }
+}
+
+/**
+ * The numbers currentCirculation may find a circulation for: those of the current run's route
+ * nodes and of the passenger trains of official tables not skipped (whatever days they cover: a
+ * superset is safe, a number in it is looked up as before). Read after the caller's version,
+ * so never older than it.
+ */
+async function readCodesWithCirculation(db: Queryable): Promise<ReadonlySet<string> | undefined> {
+  const r = await db.query<{ code: string }>(
+    `SELECT DISTINCT code FROM (
+       SELECT unnest(n.train_codes) AS code FROM circulation_route_nodes n
+        WHERE n.run_id = (SELECT run_id FROM circulation_current)
+       UNION ALL
+       SELECT unnest(t.train_codes) FROM official_circulation_trains t
+         JOIN official_circulations o ON o.entry_key = t.entry_key
+        WHERE o.skip_reason IS NULL AND NOT t.deadhead
+     ) c LIMIT $1`,
+    [MAX_KEPT_CODES + 1],
+  );
+  if (r.rows.length > MAX_KEPT_CODES) return undefined;
+  return new Set(r.rows.map((row) => row.code));
 }

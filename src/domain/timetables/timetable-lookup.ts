@@ -48,7 +48,7 @@ export async function timetableInForce(
     `SELECT ${COLUMNS}
        FROM timetable_coverage c JOIN timetables t ON t.id = c.timetable_id
       WHERE c.train_code = $1 AND ${coverageInForceSql('c', '$2::int')}
-      ORDER BY c.service_day_start DESC
+      ORDER BY c.service_day_start DESC, c.id DESC
       LIMIT 1`,
     [normalizeTrainCode(trainCode), serviceDay],
   );

@@ -33,6 +33,8 @@ import { lazyRequestLoggerFactory } from './request-logger.js';
 import { TimetableSummaryCache } from '../../domain/timetables/timetable-summary-cache.js';
 import { SearchService } from '../../domain/search/search-service.js';
 import { StationBoardCache } from '../../domain/timetables/station-board-cache.js';
+import { EmuModelCache } from '../../domain/emus/emu-model-cache.js';
+import { TimetablesInForceCache } from '../../domain/timetables/timetables-in-force-cache.js';
 import { ReferenceModelCache } from '../../domain/records/reference-model-cache.js';
 import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
 import { recordItemsOf } from './daily-records-json.js';
@@ -120,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     // One of each for the API's routes and the web app's pages, so both read the same kept data.
     stationBoards: new StationBoardCache(db),
     referenceModels: new ReferenceModelCache(db),
+    emuModels: new EmuModelCache(db),
+    timetablesInForce: new TimetablesInForceCache(db),
     dailyRecords: new DailyRecordDays(db, recordItemsOf({ emuCodes, timetables })),
     emuAliases: new EmuAliasCache(db),
     search: new SearchService(db, { checkEveryMs: config.SEARCH_CHECK_EVERY_MS }),

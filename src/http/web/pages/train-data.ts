@@ -1,5 +1,5 @@
 import type { TrainCirculation } from '../../../domain/circulation/train-circulation.js';
-import { readEmuModels, type EmuModel } from '../../../domain/emus/emu-models.js';
+import type { EmuModel } from '../../../domain/emus/emu-models.js';
 import type { HistoryRecord } from '../../../domain/history/read-history.js';
 import {
   noCirculation,
@@ -7,7 +7,6 @@ import {
   type TrainPrediction,
 } from '../../../domain/prediction/predict-train.js';
 import {
-  readReferenceModels,
   referenceModelsOfTrain,
   type ReferenceModel,
 } from '../../../domain/records/read-reference-models.js';
@@ -15,7 +14,6 @@ import {
   readTimetables,
   type StoredTimetable,
 } from '../../../domain/timetables/read-timetables.js';
-import { timetableInForce } from '../../../domain/timetables/timetable-lookup.js';
 import type { ApiServices } from '../../app-context.js';
 
 /** Days predicted after today (the API answers up to PREDICTION_MAX_DAYS_AHEAD). */
@@ -61,11 +59,26 @@ export interface TrainPageData {
 }
 
 /**
- * The part of a page version that is the histories' (HISTORIES_VERSION is the first of the
- * page's versions): KeptHistories keeps a whole history under it, shared with GetTrainHistory.
+ * The parts of a page version (`histories:0@12+timetables:0@3+...`, in the order of the train
+ * page's versions: see train-page.ts): the kept data each reader holds is kept under its own
+ * part. KeptHistories keeps a whole history under the histories' part, shared with
+ * GetTrainHistory.
  */
-function historiesVersionOf(version: string): string {
-  return version.split('+', 1)[0]!;
+function versionParts(version: string) {
+  const [histories, timetables, referenceModels, emus, circulations] = version.split('+') as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return {
+    histories,
+    timetables,
+    referenceModels: Number(referenceModels.slice(referenceModels.indexOf('@') + 1)),
+    emus,
+    circulations,
+  };
 }
 
 /**
@@ -85,10 +98,10 @@ export async function readTrainPage(
 ): Promise<TrainPageData> {
   const { db, histories, config } = services;
   const { trainCode, today, month, cursor } = input;
-  const hv = historiesVersionOf(input.version);
+  const versions = versionParts(input.version);
   // Four cuts of one history: read whole once (KeptHistories.trainPages), not four queries.
   const [[newest, todays, page, monthPage], inForce] = await Promise.all([
-    histories.trainPages(trainCode, hv, [
+    histories.trainPages(trainCode, versions.histories, [
       { limit: 4 },
       { limit: 8, fromDay: today, toDay: today },
       {
@@ -97,7 +110,7 @@ export async function readTrainPage(
       },
       { limit: MONTH_LIMIT, fromDay: month.firstDay, toDay: month.lastDay },
     ]),
-    timetableInForce(db, trainCode, today),
+    services.timetablesInForce.inForce(trainCode, today, versions.timetables),
   ]);
   const latestDay = newest.records[0]?.serviceDay;
   const latest =
@@ -116,22 +129,20 @@ export async function readTrainPage(
   const codes = inForce ? inForce.allCodes : [trainCode];
   const [timetables, models, circulation, recordEmus] = await Promise.all([
     inForce ? readTimetables(db, [inForce.timetableId]) : undefined,
-    readReferenceModels(db, inForce ? [inForce.timetableTrainCode, trainCode] : [trainCode]),
-    inForce
-      ? services.circulations?.circulationOf({
-          trainCode: inForce.timetableTrainCode,
-          allCodes: inForce.allCodes,
-          serviceDay: today,
-        })
-      : services.circulations?.circulationOf({
-          trainCode,
-          allCodes: [trainCode],
-          serviceDay: today,
-        }),
+    services.referenceModels.models(
+      inForce ? [inForce.timetableTrainCode, trainCode] : [trainCode],
+      versions.referenceModels,
+    ),
+    services.circulations?.circulationOf(
+      inForce
+        ? { trainCode: inForce.timetableTrainCode, allCodes: inForce.allCodes, serviceDay: today }
+        : { trainCode, allCodes: [trainCode], serviceDay: today },
+      versions.circulations,
+    ),
     // The records' units beside the rest; a predicted unit they do not name is read after.
-    readEmuModels(
-      db,
+    services.emuModels.models(
       records.map((r) => r.emuId),
+      versions.emus,
     ),
   ]);
   const timetable = inForce ? timetables?.get(inForce.timetableId) : undefined;
@@ -152,7 +163,7 @@ export async function readTrainPage(
   const emus =
     missing.length === 0
       ? recordEmus
-      : new Map([...recordEmus, ...(await readEmuModels(db, missing))]);
+      : new Map([...recordEmus, ...(await services.emuModels.models(missing, versions.emus))]);
   return {
     trainCode,
     today,

@@ -74,6 +74,22 @@ export function contentSecurityPolicy(options: { nonce?: string; frameable?: boo
   return directives.join('; ');
 }
 
+/**
+ * The headers of an HTML page: nosniff, the Content-Security-Policy above (unless the reply
+ * has its own) and `X-Frame-Options: DENY` unless frameable. For the hook below, and for a page
+ * sent where no hook runs (a request Fastify refused before routing).
+ */
+export function setPageSecurityHeaders(
+  reply: FastifyReply,
+  options: { nonce?: string; frameable?: boolean } = {},
+): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('content-security-policy', contentSecurityPolicy(options));
+  }
+  if (!options.frameable) reply.header('x-frame-options', 'DENY');
+}
+
 function isHtml(reply: FastifyReply): boolean {
   const type = reply.getHeader('content-type');
   return typeof type === 'string' && /^\s*text\/html/i.test(type);
@@ -108,14 +124,12 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
   });
   // A callback hook, not an async one: no promise per response.
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-content-type-options', 'nosniff');
     if (isHtml(reply)) {
       const frameable = reply.routeOptions.config?.securityHeaders?.frameable === true;
-      if (!reply.hasHeader('content-security-policy')) {
-        const nonce = (request as FastifyRequest & { [NONCE]?: string })[NONCE];
-        reply.header('content-security-policy', contentSecurityPolicy({ nonce, frameable }));
-      }
-      if (!frameable) reply.header('x-frame-options', 'DENY');
+      const nonce = (request as FastifyRequest & { [NONCE]?: string })[NONCE];
+      setPageSecurityHeaders(reply, { nonce, frameable });
+    } else {
+      reply.header('x-content-type-options', 'nosniff');
     }
     done(null, payload);
   });

@@ -198,6 +198,26 @@ describe('the train page', () => {
     expect(malformed.statusCode).toBe(404);
   });
 
+  it('answers an address refused before any route with the 400 page naming the path', async () => {
+    for (const [url, why] of [
+      [`/train/${'G'.repeat(150)}`, '地址中的某一段超过 100 个字符'],
+      [`/station/${'上'.repeat(120)}`, '地址中的某一段超过 100 个字符'],
+      ['/station/%E4%B8', '地址格式错误（百分号编码有误）'],
+    ] as const) {
+      const res = await page(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy'], url).toContain("script-src 'self'");
+      expect(res.body, url).toContain(`path：${why}`);
+    }
+    const english = await page(`/emu/${'A'.repeat(150)}`, { 'accept-language': 'en' });
+    expect(english.body).toContain('path: a part of the address is longer than 100 characters');
+    // A program still gets the error object.
+    const program = await web.app.inject({ url: `/train/${'G'.repeat(150)}` });
+    expect(program.statusCode).toBe(400);
+    expect(program.json()).toMatchObject({ error: { code: 'invalid_param' } });
+  });
+
   it('prints a hostile station name escaped', async () => {
     const res = await page('/train/G9998');
     expect(res.statusCode).toBe(200);

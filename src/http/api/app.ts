@@ -71,7 +71,7 @@ import type { TrainCirculationProvider } from '../../domain/circulation/current-
 import { registerOperations, type OperationsDeps } from '../ops/register-operations.js';
 import { oauthOperations, registerOAuth } from '../oauth/register-oauth.js';
 import { httpServerLimits } from '../../shared/app/http-server-limits.js';
-import { registerWebApp, wantsWebPage } from '../web/web-app.js';
+import { registerWebApp, wantsWebPage, type WebAnswers } from '../web/web-app.js';
 
 export type { ApiApp } from '../app-context.js';
 
@@ -142,6 +142,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     clock,
     credentials: new CredentialCache(db, { ttlMs: config.CREDENTIAL_CACHE_MS, clock }),
   });
+  // Set once the web app is registered (after the factory's Fastify(), which frameworkErrors
+  // belongs to): until then no request is served.
+  const late: { web?: WebAnswers } = {};
   const app = Fastify({
     // Request lines log the URL with secret query parameters redacted (log/redact-url.ts).
     loggerInstance: withRedactedRequestUrls(deps.logger),
@@ -152,10 +155,14 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
     ...httpServerLimits(config),
     childLoggerFactory: lazyRequestLoggerFactory,
-    // Malformed URLs and over-long path parameters are refused before routing: same envelope.
+    // Malformed URLs and over-long path parameters are refused before routing: same envelope;
+    // a browser outside /api gets the web app's 400 page naming the path.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      void answerFrameworkError(error, request as FastifyRequest, reply as FastifyReply);
+      const req = request as FastifyRequest;
+      const res = reply as FastifyReply;
+      if (late.web && wantsWebPage(req) && late.web.refusedAddress(error, req, res)) return;
+      void answerFrameworkError(error, req, res);
     },
   });
   // CSP, frame refusal and nosniff for every page and answer (before any route: see the module).
@@ -198,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
 
   // The web app at / (src/http/web): pages for people on the same readers as /api/v2.
   const web = await registerWebApp(app, services);
+  late.web = web;
   // Outside /api/v2 (whose scope answers its own unknown paths in the envelope): a browser gets
   // the web app's 404 page, a program the error object.
   app.setNotFoundHandler(async (request, reply) =>

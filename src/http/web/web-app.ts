@@ -7,6 +7,7 @@ import { registerInstallRoutes } from './app-manifest.js';
 import { PageLimit } from './page-limit.js';
 import { sendPage } from './send-page.js';
 import { BROTLI_QUALITY } from '../api/page-cache.js';
+import { setPageSecurityHeaders } from '../security-headers.js';
 import {
   badRequestPage,
   errorPage,
@@ -54,15 +55,29 @@ export function wantsWebPage(request: FastifyRequest): boolean {
   return accept.includes('text/html');
 }
 
+/** Fastify's default maxParamLength, which the app keeps: a longer path segment is refused. */
+const MAX_PARAM_LENGTH = 100;
+
+/** The answers the app's own handlers give a browser outside the web scope's routes. */
+export interface WebAnswers {
+  notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  /**
+   * The 400 page for an address Fastify refused before any route (a path segment over its
+   * maxParamLength, a bad percent-encoding); undefined for any other error.
+   */
+  refusedAddress(
+    error: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): FastifyReply | undefined;
+}
+
 /**
  * The web app at `/`: pages for people, served by the API process on the API's own readers,
  * versions and caches (never HTTP to itself), complete without JavaScript. Registered once by
  * the app factory; returns the answer the app's not-found handler gives a browser.
  */
-export async function registerWebApp(
-  app: ApiApp,
-  services: ApiServices,
-): Promise<{ notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply }> {
+export async function registerWebApp(app: ApiApp, services: ApiServices): Promise<WebAnswers> {
   const assets = await WebAssets.build();
   // The account, consent and operators' pages, registered outside the web scope, share the
   // layout: they draw with these assets (personal-page.ts).
@@ -143,6 +158,21 @@ export async function registerWebApp(
         status: 404,
         body: notFoundPage(webViewOf(request), assets),
       });
+    },
+    refusedAddress(error, request, reply) {
+      const code = (error as { code?: unknown }).code;
+      const view = webViewOf(request);
+      const why =
+        code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? view.t.pathTooLong(MAX_PARAM_LENGTH)
+          : code === 'FST_ERR_BAD_URL'
+            ? view.t.badPercentEncoding
+            : undefined;
+      if (why === undefined) return undefined;
+      const field = new PageInputError('path', why);
+      // Refused before routing: no hook of the app runs for this answer.
+      setPageSecurityHeaders(reply);
+      return sendPage(request, reply, { status: 400, body: badRequestPage(view, assets, field) });
     },
   };
 }

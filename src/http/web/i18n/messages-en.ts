@@ -66,6 +66,8 @@ export const en = {
   didYouMean: 'Did you mean',
   badRequestTitle: 'Something in the address is wrong',
   badRequestField: (field: string, why: string) => `${field}: ${why}`,
+  pathTooLong: (max: number) => `a part of the address is longer than ${max} characters`,
+  badPercentEncoding: 'the address is malformed (bad percent-encoding)',
   tooManyTitle: 'Too many pages too fast',
   tooManyText: (seconds: number) =>
     `This address asked for pages faster than a person reads them. Try again in ${seconds} s.`,

@@ -62,6 +62,8 @@ export const zh: Messages = {
   didYouMean: '你是不是要找',
   badRequestTitle: '地址中有错误',
   badRequestField: (field: string, why: string) => `${field}：${why}`,
+  pathTooLong: (max: number) => `地址中的某一段超过 ${max} 个字符`,
+  badPercentEncoding: '地址格式错误（百分号编码有误）',
   tooManyTitle: '请求过于频繁',
   tooManyText: (seconds: number) =>
     `此地址请求页面的速度超过了正常阅读的速度，请 ${seconds} 秒后再试。`,

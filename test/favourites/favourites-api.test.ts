@@ -38,7 +38,7 @@ describe('/api/v2/auth/favorites', () => {
   });
   afterAll(async () => app?.close());
 
-  const put = (payload: unknown, secret = key) =>
+  const put = (payload: Record<string, unknown>, secret = key) =>
     app.inject({ method: 'PUT', url: '/api/v2/auth/favorites', headers: bearer(secret), payload });
   const list = async (secret = key) =>
     (await app.inject({ url: '/api/v2/auth/favorites', headers: bearer(secret) })).json<List>();
@@ -78,7 +78,7 @@ describe('/api/v2/auth/favorites', () => {
   });
 
   it('refuses a bad kind, an unknown code or a malformed body with a 400 naming the field', async () => {
-    const cases: [unknown, string][] = [
+    const cases: [Record<string, unknown>, string][] = [
       [{ kind: 'plane', code: 'G1' }, 'kind'],
       [{ kind: 'train', code: 'G99999' }, 'code'],
       [{ kind: 'train', code: '<script>' }, 'code'],

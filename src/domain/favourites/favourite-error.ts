@@ -7,8 +7,9 @@ import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 export class FavouriteError extends EmutrackError {
   constructor(
     readonly field: string,
-    message: string,
+    /** Why, without the field's name. */
+    readonly why: string,
   ) {
-    super('favourite_refused', `${field}: ${message}`);
+    super('favourite_refused', `${field}: ${why}`);
   }
 }

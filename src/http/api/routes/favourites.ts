@@ -41,7 +41,7 @@ const favouriteSchema = z
         "Today's status (trains and units): seen; a train due today that has not left yet (expected) or left with no unit seen (missing); a train not due today (not_running); a unit not seen today (not_seen).",
       ),
     units: z.array(z.string()).optional().describe("A train's units today."),
-    trains: z.array(z.string()).optional().describe("The trains a unit ran today."),
+    trains: z.array(z.string()).optional().describe('The trains a unit ran today.'),
     latest: latestSchema.optional(),
     trainsToday: z.number().int().optional().describe('A station: trains stopping there today.'),
   })

@@ -3,7 +3,7 @@ import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { makeUser } from '../api/helpers/accounts.js';
 import { loadFixtureWeek, shanghaiClock } from '../api/helpers/fixture-week.js';
-import { useWebApp, WEB_TODAY } from '../web/helpers/web-harness.js';
+import { useWebApp, WEB_TODAY } from './helpers/web-harness.js';
 
 const web = useWebApp(loadFixtureWeek);
 const clock = shanghaiClock(WEB_TODAY);

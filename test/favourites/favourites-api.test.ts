@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/http/api/app.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { MAX_FAVOURITES } from '../../src/domain/favourites/favourites-store.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
@@ -100,6 +102,26 @@ describe('/api/v2/auth/favorites', () => {
     });
     expect(badDelete.statusCode).toBe(400);
     expect(badDelete.json().error.message).toContain('kind');
+  });
+
+  it('serves a web session by its cookie, as a key', async () => {
+    const user = await makeUser(t.current.db, 'browser');
+    const { secret } = await issueCredential(t.current.db, {
+      userId: user.userId,
+      issuer: 'webapp',
+      scopes: [...scopesOfRole('user')],
+      dailyTokenLimit: 1000,
+      ...LIVE,
+    });
+    const added = await app.inject({
+      method: 'PUT',
+      url: '/api/v2/auth/favorites',
+      cookies: { token: secret },
+      payload: { kind: 'emu', code: 'CR400AF-2001' },
+    });
+    expect(added.statusCode).toBe(200);
+    const listed = await app.inject({ url: '/api/v2/auth/favorites', cookies: { token: secret } });
+    expect(listed.json<List>().data.items.map((i) => i.code)).toEqual(['CR400AF-2001']);
   });
 
   it('needs a credential (401) holding api.auth.favorites (403)', async () => {

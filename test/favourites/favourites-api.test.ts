@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/http/api/app.js';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
+import { favouriteStatuses } from '../../src/domain/favourites/favourite-status.js';
 import { MAX_FAVOURITES } from '../../src/domain/favourites/favourites-store.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
@@ -77,6 +78,25 @@ describe('/api/v2/auth/favorites', () => {
     });
     expect(removed.statusCode).toBe(200);
     expect(removed.json<List>().data.items.map((i) => i.code)).toEqual(['G1', '上海虹桥']);
+  });
+
+  it("tells a train's status from the clock: seen, expected, missing, not running", async () => {
+    const { db } = t.current;
+    const g1 = [{ kind: 'train' as const, code: 'G1', createdAt: new Date(0) }];
+    const at = async (ymd: string, hh: number) =>
+      (await favouriteStatuses(db, g1, shanghaiClock(ymd, hh)()))[0]!;
+    expect(await at('20260816', 10)).toMatchObject({ status: 'seen', units: ['CR400AF-2001'] });
+    // The day after the fixture week: due, and no unit seen; before and after it leaves.
+    expect(await at('20260817', 0)).toMatchObject({
+      status: 'expected',
+      units: [],
+      latest: { date: '20260816', units: ['CR400AF-2001'] },
+    });
+    expect(await at('20260817', 23)).toMatchObject({ status: 'missing' });
+    // Before its first timetable and its first record.
+    const before = await at('20260601', 10);
+    expect(before).toMatchObject({ status: 'not_running', units: [] });
+    expect(before).not.toHaveProperty('latest');
   });
 
   it('refuses a bad kind, an unknown code or a malformed body with a 400 naming the field', async () => {

@@ -45,12 +45,14 @@ describe('scopes', () => {
   it('describe every scope in words; anonymous callers hold every read scope but the session', () => {
     for (const s of SCOPE_CATALOGUE) expect(s.description.length).toBeGreaterThan(10);
     expect(ANONYMOUS_SCOPES).not.toContain(AUTH_ME_SCOPE);
-    // Not anonymous: the session check, managing credentials and webhooks, the administrators'.
+    // Not anonymous: the session check, managing credentials, webhooks and favourites, the
+    // administrators'.
     expect(ALL_SCOPES.filter((s) => !ANONYMOUS_SCOPES.includes(s)).sort()).toEqual(
       [
         AUTH_ME_SCOPE,
         'api.auth.credentials.manage',
         'api.webhooks.manage',
+        'api.auth.favorites',
         'api.admin.oauth.clients.review',
         'api.admin.corrections.write',
       ].sort(),

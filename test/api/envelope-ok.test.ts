@@ -394,6 +394,31 @@ describe('the ok member on every v2 route (the route table enumerated)', () => {
         status: 404,
       }),
     },
+    'GET /api/v2/auth/favorites': {
+      success: () => ({ url: '/api/v2/auth/favorites', who: 'key' }),
+      failure: () => ({ url: '/api/v2/auth/favorites', status: 401 }),
+    },
+    'PUT /api/v2/auth/favorites': {
+      success: () => ({
+        url: '/api/v2/auth/favorites',
+        who: 'key',
+        body: { kind: 'train', code: 'g1001' },
+      }),
+      failure: () => ({
+        url: '/api/v2/auth/favorites',
+        who: 'key',
+        body: { kind: 'train', code: 'G99999' },
+        status: 400,
+      }),
+    },
+    'DELETE /api/v2/auth/favorites': {
+      success: () => ({ url: '/api/v2/auth/favorites?kind=train&code=G1001', who: 'key' }),
+      failure: () => ({
+        url: '/api/v2/auth/favorites?kind=plane&code=G1001',
+        who: 'key',
+        status: 400,
+      }),
+    },
     'GET /api/v2/admin/corrections': {
       success: () => ({ url: '/api/v2/admin/corrections', who: 'key' }),
       failure: () => ({ url: '/api/v2/admin/corrections', status: 401 }),

@@ -95,6 +95,7 @@ describe('OpenAPI document and docs', () => {
       '/api/v2/auth/api-keys/{revokeId}',
       '/api/v2/auth/authorizations',
       '/api/v2/auth/authorizations/{clientId}',
+      '/api/v2/auth/favorites',
       '/api/v2/auth/login',
       '/api/v2/auth/logout',
       '/api/v2/auth/me',

@@ -56,6 +56,7 @@ import { SourceRequestError } from '../../src/domain/sources/paced-http.js';
 import { V2FormatError } from '../../src/domain/sources/v2-page.js';
 import { HttpGetFailure } from '../../src/shared/io/http-get.js';
 import { QueuedPullError } from '../../src/worker/source-pulls.js';
+import { FavouriteError } from '../../src/domain/favourites/favourite-error.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const day = 20_675; // 2026-08-10
@@ -378,6 +379,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new QueuedPullError('source live: the worker did not finish the pull within 3600 s'),
     'source_queued_pull_failed',
     'source live: the worker did not finish the pull within 3600 s',
+  ],
+  [
+    'FavouriteError',
+    new FavouriteError('code', 'no train is known as G99999'),
+    'favourite_refused',
+    'code: no train is known as G99999',
   ],
 ];
 

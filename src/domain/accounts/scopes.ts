@@ -96,6 +96,12 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: false,
   },
   {
+    name: 'api.auth.favorites',
+    description:
+      'See and change your favourite trains, units and stations, with today’s status of each.',
+    anonymous: false,
+  },
+  {
     name: 'api.search.read',
     description: 'Look up trains, EMUs and stations by what you type.',
     anonymous: true,

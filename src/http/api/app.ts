@@ -50,6 +50,7 @@ import { predictionRoutes } from './routes/prediction.js';
 import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { favouriteRoutes } from './routes/favourites.js';
 import {
   registerWebhookAccountForms,
   webhooksAccountPanel,
@@ -244,6 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     await v2.register(apiKeyRoutes, routes);
     await v2.register(adminCorrectionsRoutes, routes);
     await v2.register(webhookRoutes, routes);
+    await v2.register(favouriteRoutes, routes);
     await oauthOperations(v2, oauth);
   };
   await app.register(v2Api, { prefix: '/api/v2', edge, operations });

@@ -25,6 +25,7 @@ import { daysPage } from './pages/days-page.js';
 import { dayPage } from './pages/day-page.js';
 import { unitPage } from './pages/unit-page.js';
 import { fleetPage } from './pages/fleet-page.js';
+import { favouritePages } from './favourites/favourite-pages.js';
 import { siteUrlFor } from '../peer-url.js';
 import type { PageFrame } from './personal-page.js';
 import type { WebRoutes } from './web-routes.js';
@@ -46,6 +47,7 @@ const PAGES: readonly ((routes: WebRoutes) => void)[] = [
   dayPage,
   unitPage,
   fleetPage,
+  favouritePages,
 ];
 
 /** Whether an unknown path should be answered with the web app's 404 page (not JSON). */

@@ -11,7 +11,7 @@ import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import { html, type Html } from '../../html/html.js';
 import { searchForm, webPage } from '../layout.js';
 import { dayHref, emuHref, trainHref } from '../page-links.js';
-import { sendKeptPage } from '../send-page.js';
+import { sendHomeWithFavourites } from '../favourites/favourite-pages.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
 
@@ -125,6 +125,6 @@ export function homePage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendKeptPage(request, reply, page);
+    return sendHomeWithFavourites(services, request, reply, page, v);
   });
 }

@@ -7,7 +7,7 @@ import { clockTimeOfOffset } from '../../../domain/timetables/timetable-time.js'
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { emuHref, stationHref, trainHref } from '../page-links.js';
-import { sendPage } from '../send-page.js';
+import { sendPageWithStar } from '../favourites/favourite-pages.js';
 import { PageNotFoundError } from '../web-errors.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -197,10 +197,9 @@ export function stationPage({ web, services, assets, view }: WebRoutes): void {
       // Any name and any date make a page: one asked for once is not kept (page-cache.ts).
       { keep: 'when-asked-again', encoding: 'br' },
     );
-    return sendPage(request, reply, {
-      body: rendered.body as string | Buffer,
-      encoding: rendered.encoding,
-      etag: rendered.etag,
+    return sendPageWithStar(services, request, reply, rendered, v, {
+      kind: 'station',
+      code: stationName,
     });
   });
 }

@@ -16,7 +16,8 @@ import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { trainHref } from '../page-links.js';
-import { sendCsvFile, sendKeptPage } from '../send-page.js';
+import { sendCsvFile } from '../send-page.js';
+import { sendPageWithStar } from '../favourites/favourite-pages.js';
 import { PageInputError, PageNotFoundError } from '../web-errors.js';
 import { viewKey, type WebView } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -187,7 +188,7 @@ export function trainPage(routes: WebRoutes): void {
         await didYouMean(services.search, trainCode),
       );
     }
-    return sendKeptPage(request, reply, page);
+    return sendPageWithStar(services, request, reply, page, v, { kind: 'train', code: trainCode });
   });
 
   web.get('/train/:code/history.csv', async (request, reply) => {

@@ -6,7 +6,8 @@ import { html } from '../../html/html.js';
 import { didYouMean } from '../did-you-mean.js';
 import { webPage } from '../layout.js';
 import { emuHref } from '../page-links.js';
-import { sendCsvFile, sendKeptPage } from '../send-page.js';
+import { sendCsvFile } from '../send-page.js';
+import { sendPageWithStar } from '../favourites/favourite-pages.js';
 import { PageInputError } from '../web-errors.js';
 import { viewKey } from '../web-request.js';
 import type { WebRoutes } from '../web-routes.js';
@@ -156,7 +157,7 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
       },
       { encoding: 'br' },
     );
-    return sendKeptPage(request, reply, page);
+    return sendPageWithStar(services, request, reply, page, v, { kind: 'emu', code: unit.code });
   });
 
   web.get('/emu/:code/history.csv', async (request, reply) => {

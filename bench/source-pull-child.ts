@@ -27,7 +27,7 @@ async function readAlone(baseUrl: string, ymd: string, limit: number): Promise<C
   const started = performance.now();
   let records = 0;
   let pages = 0;
-  for (let cursor = ''; ; ) {
+  for (let cursor = ''; ;) {
     const q = new URLSearchParams({ date: ymd, limit: String(limit) });
     if (cursor !== '') q.set('cursor', cursor);
     const res = await fetchGet({

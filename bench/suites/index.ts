@@ -8,6 +8,7 @@ import { lighthouseSuite } from './lighthouse.js';
 import { pipelineSuite } from './pipeline.js';
 import { searchSuite } from './search.js';
 import { siteSuite } from './site.js';
+import { sourcesSuite } from './sources.js';
 import { staleDaysSuite } from './stale-days.js';
 import { uploadsSuite } from './uploads.js';
 import { webSuite } from './web.js';
@@ -26,4 +27,5 @@ export const suites: readonly BenchSuite[] = [
   uploadsSuite,
   staleDaysSuite,
   feedSuite,
+  sourcesSuite,
 ];

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 // The worker process's V8 flags, as `npm run worker` and docker-compose start it (README,
 // Performance): a 2 MB young generation semi-space instead of V8's 16 MB.
-const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
+export const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
 
 interface ChildResult {
   buildPhases: Record<string, number[]>;

@@ -9,8 +9,8 @@ import { writeObservationChunk } from './write-observation-chunk.js';
 export interface ObservationValue {
   /** Its place in the input (1-based), as a file's line number: rejects are listed by it. */
   line: number;
-  /** Its text as received, kept with a rejected line. */
-  raw: string;
+  /** Its text as received, kept with a rejected line (a function: made only if it is refused). */
+  raw: string | (() => string);
   value: unknown;
   /** Refused before validation (the caller could not make an observation of it), and why. */
   problem?: { field: string | null; reason: string };
@@ -25,6 +25,12 @@ export interface ValuesResult {
   rejects: readonly RejectedLine[];
   /** Service days that received new observations, ascending. */
   serviceDays: number[];
+  /** Some valid value was stored already: the next values of the input should take the safe path. */
+  sawStored: boolean;
+}
+
+function rawText(v: ObservationValue): string {
+  return typeof v.raw === 'string' ? v.raw : v.raw();
 }
 
 /** Opens an ingest batch (ingest_batches) for inputs that are not files: `kind` says what. */
@@ -66,6 +72,13 @@ export async function ingestObservationValues(
     emuCache?: Map<string, number>;
     /** The upstream's names of observation fields (emuCode -> emu_no), for rejects. */
     fieldNames?: Readonly<Record<string, string>>;
+    /**
+     * COPY the values straight in, falling back to the safe path if one is stored already
+     * (writeObservationChunk's `optimistic`): for values expected new. Default false.
+     */
+    optimistic?: boolean;
+    /** Commit without waiting for the WAL (writeObservationChunk's `commitAsync`). Default false. */
+    commitAsync?: boolean;
   } = {},
 ): Promise<ValuesResult> {
   const emuCache = options.emuCache ?? new Map<string, number>();
@@ -74,7 +87,7 @@ export async function ingestObservationValues(
   for (const v of values) {
     builder.read++;
     if (v.problem) {
-      builder.reject(v.line, v.raw, v.problem.field, v.problem.reason);
+      builder.reject(v.line, rawText(v), v.problem.field, v.problem.reason);
       continue;
     }
     const rec = toObservationRecord(v.value, emuForms);
@@ -83,17 +96,21 @@ export async function ingestObservationValues(
       const field = rec.field === null ? null : (options.fieldNames?.[rec.field] ?? rec.field);
       const reason =
         field === rec.field ? rec.reason : rec.reason.replace(`${rec.field}:`, `${field}:`);
-      builder.reject(v.line, v.raw, field, reason);
+      builder.reject(v.line, rawText(v), field, reason);
     } else builder.add(v.line, rec);
   }
   const chunk = builder.finish();
-  // The safe path (not the optimistic COPY): a pull repeats what it took before by design.
-  const w = await writeObservationChunk(db, batchId, file, chunk, emuCache);
+  // The safe path by default: a pull repeats what it took before by design.
+  const w = await writeObservationChunk(db, batchId, file, chunk, emuCache, {
+    optimistic: options.optimistic ?? false,
+    commitAsync: options.commitAsync ?? false,
+  });
   return {
     accepted: w.accepted,
     duplicate: chunk.valid - w.accepted,
     rejected: chunk.rejects.length,
     rejects: chunk.rejects,
     serviceDays: [...w.days.keys()].sort((a, b) => a - b),
+    sawStored: w.sawStored,
   };
 }

@@ -1,32 +1,19 @@
 import type { Db } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import { fetchGet, type HttpGet } from '../../shared/io/http-get.js';
-import {
-  midnightOfServiceDay,
-  serviceDayOf,
-  ymdOfServiceDay,
-} from '../../shared/time/service-day.js';
+import { serviceDayOf, ymdOfServiceDay } from '../../shared/time/service-day.js';
 import { readEmuFormPolicy } from '../emus/emu-forms.js';
-import {
-  ingestObservationValues,
-  openIngestBatch,
-  type ObservationValue,
-} from '../ingest/ingest-values.js';
+import { openIngestBatch } from '../ingest/ingest-values.js';
 import { closePull, pullByRequests } from './pull-requests.js';
 import { railreKind } from './railre-kind.js';
 import { checkBaseUrl, type SourceKind } from './source-config.js';
 import type { SourceKindPuller } from './source-kind.js';
-import {
-  getSource,
-  readDayCursor,
-  recordPageTaken,
-  recordPullError,
-  recordPullSuccess,
-  type Source,
-} from './source-store.js';
+import { getSource, readDayCursor, recordPullError, recordPullSuccess } from './source-store.js';
 import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
+import { pullV2Day, type DayPull, type V2DaySettings } from './pull-v2-day.js';
 import { V2Client } from './v2-client.js';
-import type { V2Page } from './v2-page.js';
+
+export type { DayPull } from './pull-v2-day.js';
 
 export interface PullOptions {
   /** First and last service day (inclusive); default yesterday and today by the clock. */
@@ -51,20 +38,6 @@ export interface PullOptions {
   trains?: readonly string[];
   /** Trains per request of a railre source's comma form (default 10). */
   batchSize?: number;
-}
-
-export interface DayPull {
-  serviceDay: number;
-  pages: number;
-  /** New observations stored. */
-  taken: number;
-  /** Records already stored from this source (an earlier pull) or repeated. */
-  duplicate: number;
-  refused: number;
-  /** The first page answered 304: nothing changed upstream since the last complete pull. */
-  unchanged: boolean;
-  /** The pull of this day began at a cursor left by a pull cut short. */
-  resumedAt: string;
 }
 
 export interface PullResult {
@@ -103,84 +76,14 @@ export class SourcePullError extends EmutrackError {
   }
 }
 
-const MAX_PAGES_PER_DAY = 100_000;
-/** Where a record's sighting is put when its timetable gives no start: noon of its day. */
-const NOON = 12 * 3600;
-
-/** `<serviceDay>:<id>` of this day, as the v2 API writes its cursors. */
-function checkNextCursor(day: number, current: string, next: string): string | undefined {
-  if (next === '') return undefined;
-  const m = /^(\d{1,10}):(\d{1,12})$/.exec(next);
-  if (!m || Number(m[1]) !== day)
-    return `data.nextCursor: expected "" or "${day}:<id>" (got ${JSON.stringify(next.slice(0, 40))})`;
-  if (next === current) return `data.nextCursor: repeats the cursor asked for (${next})`;
-  return undefined;
-}
-
-/** One record of a page as an observation of its train on its unit at its service day. */
-function observationOf(source: Source, day: number, page: V2Page, index: number): ObservationValue {
-  const r = page.items[index]!;
-  const raw = JSON.stringify(r);
-  const line = r.id <= 0x7fffffff ? r.id : index + 1;
-  if (r.serviceDay !== day)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: {
-        field: 'serviceDay',
-        reason: `serviceDay: ${r.serviceDay}, not the page's ${day}`,
-      },
-    };
-  const emuCode = page.emuCodeMappings?.[String(r.emuId)];
-  if (emuCode === undefined)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: {
-        field: 'emuCode',
-        reason: `emuCode: no emuCodeMappings entry for emuId ${r.emuId}`,
-      },
-    };
-  if (r.trainCode === undefined)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: { field: 'trainCode', reason: 'trainCode: missing' },
-    };
-  const start =
-    r.timetableId !== undefined
-      ? page.timetableMappings?.[String(r.timetableId)]?.startOffset
-      : undefined;
-  const offset = start !== undefined && start >= 0 && start < 2 * 86_400 ? start : NOON;
-  const formation = r.status & 0x06;
-  return {
-    line,
-    raw,
-    value: {
-      observedAt: midnightOfServiceDay(day) + offset,
-      serviceDate: ymdOfServiceDay(day),
-      trainCode: `${r.trainCode.prefix}${r.trainCode.number}`,
-      emuCode,
-      source: source.name,
-      ref: String(r.id),
-      position: formation === 0x04 ? 'first' : formation === 0x06 ? 'second' : null,
-      fault: r.status & 0x08 ? true : null,
-      spare: r.status & 0x10 ? true : null,
-    },
-  };
-}
-
 /**
  * Pulls a `v2` source's records of each day of a range into observations: every page of
  * GET {base}/api/v2/records/daily?date=..., each record an observation of its train on its unit
  * at its service day, keyed by the upstream record's id, through the ingest path of files
  * (ingestObservationValues): a repeated pull adds nothing, and the days that received new
- * sightings are marked stale and rebuilt as late data is. Each page is stored as it comes,
- * with the day's cursor: a pull cut short keeps its pages and the next one resumes at the page
- * it did not get. A day pulled to its end is asked again from its first page, with
+ * sightings are marked stale and rebuilt as late data is. Pages are stored as they come (the
+ * next one asked for meanwhile: pull-v2-day.ts), with the day's cursor: a pull cut short keeps
+ * its pages and the next one resumes at the page it did not store. A day pulled to its end is asked again from its first page, with
  * If-None-Match when the server gave an ETag. A failure is stored on the source as one line and
  * thrown as a SourcePullError; other sources are not touched.
  */
@@ -271,15 +174,19 @@ export async function pullSource(
     serviceDays: [],
   };
   const touched = new Set<number>();
-  const emuCache = new Map<string, number>();
-  const emuForms = await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false);
+  const daySettings: V2DaySettings = {
+    source,
+    client,
+    batchId,
+    limit,
+    emuCache: new Map<string, number>(),
+    emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+  };
   let failure: string | undefined;
   try {
     for (let day = from; day <= to && failure === undefined; day++) {
       const ymd = ymdOfServiceDay(day);
-      const file = `source:${source.name}/${ymd}`;
       const state = await readDayCursor(db, source.id, day);
-      const resume = state && !state.completed ? state.nextCursor : '';
       const dayPull: DayPull = {
         serviceDay: day,
         pages: 0,
@@ -287,47 +194,11 @@ export async function pullSource(
         duplicate: 0,
         refused: 0,
         unchanged: false,
-        resumedAt: resume,
+        resumedAt: state && !state.completed ? state.nextCursor : '',
       };
       result.days.push(dayPull);
-      let cursor = resume;
       try {
-        for (;;) {
-          const first = cursor === '';
-          const etag = first && state?.completed ? (state.firstPageEtag ?? undefined) : undefined;
-          const answer = await client.page(ymd, limit, cursor, etag);
-          if (answer.kind === 'unchanged') {
-            dayPull.unchanged = true;
-            break;
-          }
-          const { page } = answer;
-          const url = client.pageUrl(ymd, limit, cursor);
-          if (page.serviceDay !== day)
-            throw new SourceRequestError(url, `data.serviceDay: ${page.serviceDay}, not ${day}`);
-          const bad = checkNextCursor(day, cursor, page.nextCursor);
-          if (bad !== undefined) throw new SourceRequestError(url, bad);
-          const values = page.items.map((_, i) => observationOf(source, day, page, i));
-          const w = await ingestObservationValues(db, batchId, file, values, {
-            emuCache,
-            emuForms,
-          });
-          await recordPageTaken(db, source.id, day, {
-            nextCursor: page.nextCursor,
-            first,
-            etag: answer.etag,
-            taken: w.accepted,
-            refused: w.rejected,
-          });
-          for (const d of w.serviceDays) touched.add(d);
-          dayPull.pages++;
-          dayPull.taken += w.accepted;
-          dayPull.duplicate += w.duplicate;
-          dayPull.refused += w.rejected;
-          if (page.nextCursor === '') break;
-          if (dayPull.pages >= MAX_PAGES_PER_DAY)
-            throw new SourceRequestError(url, `more than ${MAX_PAGES_PER_DAY} pages in one day`);
-          cursor = page.nextCursor;
-        }
+        await pullV2Day(db, daySettings, day, state, dayPull, touched);
       } catch (err) {
         if (!(err instanceof SourceRequestError)) {
           // Not the upstream's doing (the database, a bug): still said on the source, then thrown.

@@ -141,8 +141,8 @@ export async function readDayCursor(
 }
 
 /**
- * Records one page taken: the day's cursor moves to the next page (or the day is complete),
- * and the page's lines are added to the day's and the source's counters, in one transaction.
+ * Records one page (or several in a row) taken: the day's cursor moves to the next page (or the
+ * day is complete), and the pages' lines are added to the day's and the source's counters, in one transaction.
  * `firstPageEtag` is set when the page was the day's first (a later pull asks with it).
  */
 export async function recordPageTaken(
@@ -155,6 +155,8 @@ export async function recordPageTaken(
     etag: string | null;
     taken: number;
     refused: number;
+    /** Pages this stands for (stored together). Default 1. */
+    pages?: number;
   },
 ): Promise<void> {
   await db.query(
@@ -162,13 +164,13 @@ export async function recordPageTaken(
        INSERT INTO source_day_cursors AS c
               (source_id, service_day, next_cursor, completed, first_page_etag, pages,
                lines_taken, lines_refused)
-       VALUES ($1, $2, $3, $3 = '', CASE WHEN $4 THEN $5 END, 1, $6, $7)
+       VALUES ($1, $2, $3, $3 = '', CASE WHEN $4 THEN $5 END, $8, $6, $7)
        ON CONFLICT (source_id, service_day) DO UPDATE
           SET next_cursor = EXCLUDED.next_cursor,
               completed = EXCLUDED.completed,
               -- The ETag of a first page stands for the day only once the pull reached its end.
               first_page_etag = CASE WHEN $4 THEN $5 ELSE c.first_page_etag END,
-              pages = c.pages + 1,
+              pages = c.pages + $8,
               lines_taken = c.lines_taken + $6,
               lines_refused = c.lines_refused + $7,
               updated_at = now()
@@ -176,7 +178,16 @@ export async function recordPageTaken(
      )
      UPDATE sources SET lines_taken = lines_taken + $6, lines_refused = lines_refused + $7
       WHERE id = $1 AND EXISTS (SELECT 1 FROM day)`,
-    [sourceId, serviceDay, page.nextCursor, page.first, page.etag, page.taken, page.refused],
+    [
+      sourceId,
+      serviceDay,
+      page.nextCursor,
+      page.first,
+      page.etag,
+      page.taken,
+      page.refused,
+      page.pages ?? 1,
+    ],
   );
 }
 

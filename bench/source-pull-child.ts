@@ -1,0 +1,80 @@
+import { pullSource } from '../src/domain/sources/pull-source.js';
+import { createPostgresDb } from '../src/shared/db/postgres-db.js';
+import { fetchGet } from '../src/shared/io/http-get.js';
+import { peakRssBytes } from './peak-rss.js';
+
+/**
+ * One side of the sources benchmark, in a process of its own (started as the worker is, so that
+ * its peak RSS is a worker's):
+ *   node source-pull-child.js read <base-url> <YYYYMMDD> <limit>: every page of the day's
+ *     /api/v2/records/daily read one after the other, as the puller asks them (the same HttpGet,
+ *     headers, timeout and size bound), each body parsed for its nextCursor and nothing else;
+ *   node source-pull-child.js pull <database-url> <source> <service-day>: `source pull` of that
+ *     day in this process (pullSource, as the CLI without REDIS_URL and the worker's job run it).
+ * Prints one JSON line: {records, pages, ms, peakRss}. The clock starts at the first request.
+ */
+const [mode, ...args] = process.argv.slice(2);
+
+interface ChildOutcome {
+  records: number;
+  pages: number;
+  ms: number;
+  peakRss: number;
+}
+
+async function readAlone(baseUrl: string, ymd: string, limit: number): Promise<ChildOutcome> {
+  const headers = { accept: 'application/json', 'user-agent': 'emutrack source pull' };
+  const started = performance.now();
+  let records = 0;
+  let pages = 0;
+  for (let cursor = ''; ;) {
+    const q = new URLSearchParams({ date: ymd, limit: String(limit) });
+    if (cursor !== '') q.set('cursor', cursor);
+    const res = await fetchGet({
+      url: `${baseUrl}/api/v2/records/daily?${q.toString()}`,
+      headers,
+      timeoutMs: 30_000,
+      maxBytes: 16 << 20,
+    });
+    if (res.status !== 200) throw new Error(`page ${pages + 1}: HTTP ${res.status}`);
+    const page = (JSON.parse(res.body) as { data: { items: unknown[]; nextCursor: string } }).data;
+    records += page.items.length;
+    pages++;
+    if (page.nextCursor === '') break;
+    cursor = page.nextCursor;
+  }
+  return { records, pages, ms: performance.now() - started, peakRss: await peakRssBytes() };
+}
+
+async function pullDay(dbUrl: string, source: string, day: number): Promise<ChildOutcome> {
+  const db = createPostgresDb({ connectionString: dbUrl, max: 10 });
+  try {
+    // The pool's first connection is opened before the clock starts, as a running worker has it.
+    await db.query('SELECT 1');
+    const started = performance.now();
+    const r = await pullSource(db, source, { from: day, to: day });
+    const ms = performance.now() - started;
+    return {
+      records: r.taken,
+      pages: r.days.reduce((n, d) => n + d.pages, 0),
+      ms,
+      peakRss: await peakRssBytes(),
+    };
+  } finally {
+    await db.close();
+  }
+}
+
+let outcome: ChildOutcome;
+if (mode === 'read') {
+  const [baseUrl, ymd, limit] = args as [string, string, string];
+  outcome = await readAlone(baseUrl, ymd, Number(limit));
+} else if (mode === 'pull') {
+  const [dbUrl, source, day] = args as [string, string, string];
+  outcome = await pullDay(dbUrl, source, Number(day));
+} else {
+  throw new Error(
+    'usage: source-pull-child read <base-url> <YYYYMMDD> <limit> | pull <db-url> <source> <day>',
+  );
+}
+process.stdout.write(`${JSON.stringify(outcome)}\n`);

@@ -36,11 +36,11 @@ function checkActor(actor: CorrectionActor): void {
   if (actor.name.trim() === '') throw new CorrectionError('invalid', 'actor', 'required');
 }
 
-async function lock(tx: Queryable): Promise<void> {
+export async function lock(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [CORRECTIONS_LOCK_CLASS]);
 }
 
-async function insertCorrection(
+export async function insertCorrection(
   tx: Queryable,
   row: {
     kind: 'retract' | 'merge-emu' | 'undo';
@@ -76,7 +76,7 @@ async function insertCorrection(
 }
 
 /** Marks the days stale and stores them on the correction's row. */
-async function markDays(tx: Queryable, correctionId: number, days: number[]): Promise<number[]> {
+export async function markDays(tx: Queryable, correctionId: number, days: number[]): Promise<number[]> {
   const sorted = [...new Set(days)].sort((a, b) => a - b);
   await markDaysStale(tx, sorted, 'correction');
   await tx.query('UPDATE corrections SET service_days = $2 WHERE id = $1', [correctionId, sorted]);
@@ -88,7 +88,7 @@ async function markDays(tx: Queryable, correctionId: number, days: number[]): Pr
  * day before for those without a stated service date (a sighting after midnight may belong to
  * the train of the evening before: day-sightings.ts).
  */
-const DAYS_OF_SIGHTINGS = `
+export const DAYS_OF_SIGHTINGS = `
   SELECT DISTINCT d FROM observations o
    CROSS JOIN LATERAL unnest(CASE WHEN o.service_date_given THEN ARRAY[o.service_day]
                                   ELSE ARRAY[o.service_day, o.service_day - 1] END) AS d`;

@@ -1,5 +1,10 @@
 import type { Queryable } from '../../shared/db/db.js';
-import { DAYS_OF_SIGHTINGS, insertCorrection, lock, markDays } from './apply-corrections.js';
+import {
+  DAYS_OF_SIGHTINGS,
+  insertCorrection,
+  lockCorrections,
+  markDays,
+} from './apply-corrections.js';
 import { MAX_REASON } from './correction-types.js';
 
 /**
@@ -30,7 +35,7 @@ export async function retractForSource(
   reason: (ref: string) => string,
 ): Promise<FollowedCorrections> {
   if (refs.length === 0) return { corrections: 0, serviceDays: [] };
-  await lock(tx);
+  await lockCorrections(tx);
   const open = await tx.query<{ id: string; service_day: number; ref: string }>(
     `SELECT o.id, o.service_day, o.ref FROM observations o
       WHERE o.source = $1 AND o.ref = ANY ($2::text[])
@@ -96,7 +101,7 @@ export async function restoreForSource(
     [source, refs],
   );
   if (done.rows.length === 0) return { corrections: 0, serviceDays: [] };
-  await lock(tx);
+  await lockCorrections(tx);
   const days: number[] = [];
   for (const c of done.rows) {
     const undo = await insertCorrection(tx, {

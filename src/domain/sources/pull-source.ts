@@ -1,10 +1,7 @@
 import type { Db } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import { fetchGet, type HttpGet } from '../../shared/io/http-get.js';
-import {
-  serviceDayOf,
-  ymdOfServiceDay,
-} from '../../shared/time/service-day.js';
+import { serviceDayOf, ymdOfServiceDay } from '../../shared/time/service-day.js';
 import { readEmuFormPolicy } from '../emus/emu-forms.js';
 import {
   ingestObservationValues,

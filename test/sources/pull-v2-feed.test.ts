@@ -262,5 +262,22 @@ describe('following another emutrack change feed', () => {
         ORDER BY o.ref`,
     );
     expect(counting.rows.map((r) => r.ref)).toEqual(['900']);
+
+    // Another process's pull stores the same page while this one reads it: applied once only.
+    const source = await getSource(db, 'crafted');
+    const racing: HttpGet = async (request) => {
+      await db.query(`UPDATE source_feed_cursors SET cursor = '4.903' WHERE source_id = $1`, [
+        source.id,
+      ]);
+      return get(request);
+    };
+    pages.push([change(4, 903, 'added')]);
+    served = 3;
+    const raced = await pullSource(db, 'crafted', { clock, get: racing }).catch((e: unknown) => e);
+    expect((raced as SourcePullError).message).toMatch(
+      /: another pull of this source moved its cursor meanwhile; this one stops$/,
+    );
+    expect(await readFeedCursor(db, source.id)).toBe('4.903');
+    expect((await sightings(db, 'crafted')).all).toBe(2);
   });
 });

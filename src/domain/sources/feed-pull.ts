@@ -52,6 +52,19 @@ export async function readFeedCursor(db: Queryable, sourceId: number): Promise<s
   return r.rows[0]?.cursor ?? '';
 }
 
+/** The stored cursor, its row locked until the transaction ends (made if missing). */
+async function lockFeedCursor(tx: Queryable, sourceId: number): Promise<string> {
+  await tx.query(
+    'INSERT INTO source_feed_cursors (source_id) VALUES ($1) ON CONFLICT (source_id) DO NOTHING',
+    [sourceId],
+  );
+  const r = await tx.query<{ cursor: string }>(
+    'SELECT cursor FROM source_feed_cursors WHERE source_id = $1 FOR UPDATE',
+    [sourceId],
+  );
+  return r.rows[0]!.cursor;
+}
+
 async function storeFeedCursor(
   tx: Queryable,
   sourceId: number,
@@ -164,6 +177,9 @@ export async function pullFeed(db: Db, source: Source, s: FeedPullSettings): Pro
       const at = (c: V2Change) => `${c.cause} upstream, feed cursor ${c.cursor}`;
       const byRef = new Map(last.map((c) => [String(c.id), c]));
       const applied = await db.transaction(async (tx) => {
+        // Two pulls of one source in two processes (cron without the worker's queue) must not
+        // apply one page twice: the page is applied only from the cursor still stored.
+        if ((await lockFeedCursor(tx, source.id)) !== cursor) return null;
         const w = await ingestObservationValues(joined(db, tx), batchId, file, values, {
           emuCache,
           emuForms: s.emuForms,
@@ -184,6 +200,11 @@ export async function pullFeed(db: Db, source: Source, s: FeedPullSettings): Pro
         await recordLinesTaken(tx, source.id, w.accepted, w.rejected);
         return { w, restored, retracted };
       });
+      if (applied === null)
+        throw new SourceRequestError(
+          url,
+          'another pull of this source moved its cursor meanwhile; this one stops',
+        );
       const { w, restored, retracted } = applied;
       for (const d of [...w.serviceDays, ...restored.serviceDays, ...retracted.serviceDays])
         touched.add(d);

@@ -6,7 +6,8 @@ import { defineJob } from '../src/worker/job-definition.js';
 /**
  * One pull of one source by name (src/domain/sources/pull-source.ts). Without a range it pulls
  * the service day the run was due in and the day before, by the due time, not the clock: a
- * scheduler's tick retried an hour later still pulls the days of its tick. The source's own
+ * scheduler's tick retried an hour later still pulls the days of its tick (a v2-feed source takes
+ * no days: it follows its feed from its stored cursor). The source's own
  * queue (src/worker/source-pulls.ts) runs one pull of it at a time, at its rate.
  */
 export const pullSourceJob = defineJob({

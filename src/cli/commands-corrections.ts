@@ -46,7 +46,12 @@ function days(applied: AppliedCorrection): string {
 }
 
 function describe(c: Correction): string {
-  const who = c.actor.via === 'api' ? `${c.actor.name} (API)` : `${c.actor.name} (CLI)`;
+  const who =
+    c.actor.via === 'api'
+      ? `${c.actor.name} (API)`
+      : c.actor.via === 'source'
+        ? `source ${c.actor.name}`
+        : `${c.actor.name} (CLI)`;
   let what: string;
   if (c.kind === 'retract') {
     const named = c.source !== undefined ? ` (source ${c.source}, ref ${c.ref})` : '';

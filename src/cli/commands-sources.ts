@@ -91,6 +91,13 @@ function sourceJson(s: Source): Record<string, unknown> {
 }
 
 function pullSummary(r: PullResult): string {
+  if (r.feed)
+    return (
+      `source ${r.source}: feed from ${r.feed.from === '' ? 'its start' : r.feed.from} to ${r.feed.cursor || 'its start'}, ` +
+      `${r.feed.pages} page(s), ${r.feed.changes} change(s): taken ${r.taken}, duplicate ${r.duplicate}, refused ${r.refused}, ` +
+      `retracted ${r.feed.retracted}, restored ${r.feed.restored}; ` +
+      `${r.requests} request(s), ${r.refusals} refused by the server (429), waited ${Math.ceil(r.waitedMs / 1000)} s`
+    );
   if (r.asked)
     return (
       `source ${r.source}: ${r.asked.items} train(s), ${r.asked.answered} of ${r.asked.planned} answer(s) read, ` +
@@ -119,7 +126,7 @@ export function registerSourcesCommands(program: Command): void {
     .argument('<name>', 'its name (letters, digits, ".", "_", "-"); its sightings carry it')
     .requiredOption(
       '--kind <kind>',
-      "what it is: v2 (another emutrack server) or railre (rail.re's API)",
+      "what it is: v2 (another emutrack server's days), v2-feed (its change feed) or railre (rail.re's API)",
     )
     .requiredOption('--url <base-url>', 'its base URL (http or https, no key in it)')
     .option('--api-key-env <var>', 'the NAME of the environment variable holding its API key')
@@ -197,7 +204,7 @@ export function registerSourcesCommands(program: Command): void {
   source
     .command('pull')
     .description(
-      "pull a source's records of each day of a range (default: yesterday and today): by the worker through BullMQ with REDIS_URL, else in this process",
+      "pull a source's records of each day of a range (default: yesterday and today; a v2-feed source: its feed from its cursor): by the worker through BullMQ with REDIS_URL, else in this process",
     )
     .argument('<name>')
     .option('--from <YYYYMMDD>', 'first service day', ymdOption)
@@ -229,15 +236,20 @@ export function registerSourcesCommands(program: Command): void {
           const trains = opts.trains === undefined ? undefined : checkTrains(opts.trains);
           const range = opts.from !== undefined ? { from: opts.from, to: opts.to! } : {};
           // A one-off list of trains is this pull's own: it runs here, not as the worker's job.
-          result = await withAppContext((ctx) =>
-            ctx.config.REDIS_URL && !trains
+          result = await withAppContext(async (ctx) => {
+            if (opts.from !== undefined && (await getSource(ctx.db, name)).kind === 'v2-feed')
+              throw new CliError(
+                `--from: source ${name} follows a change feed from its own cursor; it takes no days (pull without --from and --to)`,
+                2,
+              );
+            return ctx.config.REDIS_URL && !trains
               ? pullViaWorker(ctx, ctx.config.REDIS_URL, { source: name, ...range }, wait)
               : pullSource(ctx.db, name, {
                   ...range,
                   ...(trains ? { trains } : {}),
                   allowUnknownEmuForms: ctx.config.ALLOW_UNKNOWN_EMU_FORMS,
-                }),
-          );
+                });
+          });
         } catch (err) {
           if (isEmutrackError(err, 'source_pull_failed')) {
             const partial = (err as { partial?: PullResult }).partial;

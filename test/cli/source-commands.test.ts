@@ -132,7 +132,7 @@ describe('emutrack source add / list / remove', () => {
       ['--url', 'https://example.org/?key=1'],
       /^emutrack: --url: must not have a query or a fragment\n$/,
     ],
-    [['--kind', 'v1'], /^emutrack: --kind: unknown kind "v1" \(kinds: v2, railre\)\n$/],
+    [['--kind', 'v1'], /^emutrack: --kind: unknown kind "v1" \(kinds: v2, railre, v2-feed\)\n$/],
     [
       ['--every', '61 * * * *'],
       /^emutrack: --every: not a cron pattern \(.+\) \(got "61 \* \* \* \*"\)\n$/,
@@ -241,6 +241,19 @@ describe('emutrack source pull', () => {
       code: 2,
       stderr: 'emutrack: --from and --to go together\n',
     });
+  });
+
+  it('refuses days for a source that follows a change feed, naming the option', async () => {
+    const added = await cli('source', 'add', 'feedy', '--kind', 'v2-feed', '--url', base);
+    expect(added.code).toBe(0);
+    expect(
+      await cli('source', 'pull', 'feedy', '--from', '20260814', '--to', '20260814'),
+    ).toMatchObject({
+      code: 2,
+      stderr:
+        'emutrack: --from: source feedy follows a change feed from its own cursor; it takes no days (pull without --from and --to)\n',
+    });
+    expect((await cli('source', 'remove', 'feedy')).code).toBe(0);
   });
 
   it('fails with the variable named when the key is not in the environment', async () => {

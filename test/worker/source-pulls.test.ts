@@ -35,13 +35,24 @@ let server: http.Server;
 let base: string;
 const seen: Seen[] = [];
 
-/** An empty v2 page of the day asked for; any path under /broken answers 500. */
+/**
+ * An empty v2 page of the day asked for, or an empty page of the change feed at cursor 4.9;
+ * any path under /broken answers 500.
+ */
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const date = url.searchParams.get('date');
     seen.push({ source: url.pathname.split('/')[1] ?? '', date, at: Date.now() });
     if (url.pathname.startsWith('/broken')) return void res.writeHead(500).end('no');
+    if (url.pathname.endsWith('/api/v2/records/changes'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          ok: true,
+          data: { cursor: '', limit: 500, nextCursor: '4.9', more: false, items: [] },
+          error: '',
+        }),
+      );
     const day = date === null ? 0 : serviceDayFromYmd(date);
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
@@ -63,10 +74,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function add(name: string, extra: { every?: string; rate?: string } = {}) {
+async function add(name: string, extra: { every?: string; rate?: string; kind?: string } = {}) {
   await addSource(
     env.database.db,
-    checkSourceSettings({ name, kind: 'v2', url: `${base}/${name}`, ...extra }),
+    checkSourceSettings({ kind: 'v2', name, url: `${base}/${name}`, ...extra }),
   );
 }
 
@@ -155,6 +166,25 @@ describe('sources on BullMQ', () => {
     // without the queue's limiter the second pull's first request would follow the first's last.
     for (let i = 1; i < times.length; i++)
       expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(200);
+  });
+
+  it('pulls a v2-feed source from its cursor on a scheduled job, the range of the tick ignored', async () => {
+    await add('feedy', { rate: '50', kind: 'v2-feed' });
+    const ctx = env.ctx();
+    const pulls = startPulls(ctx);
+    await pulls.start();
+    const queue = openQueue('feedy');
+    const job = await enqueue('feedy', ctx, { from: DAY, to: DAY + 1 });
+    await waitFor('the feed pull to complete', async () => {
+      return (await queue.getJobState(job.id!)) === 'completed';
+    });
+    expect(seen.filter((s) => s.source === 'feedy')).toMatchObject([{ date: null }]);
+    const stored = await env.database.db.query<{ cursor: string }>(
+      `SELECT c.cursor FROM source_feed_cursors c JOIN sources s ON s.id = c.source_id
+        WHERE s.name = 'feedy'`,
+    );
+    expect(stored.rows).toEqual([{ cursor: '4.9' }]);
+    expect((await getSource(env.database.db, 'feedy')).lastError).toBeNull();
   });
 
   it('retries a failing source with backoff, stores its error, and leaves other sources alone', async () => {

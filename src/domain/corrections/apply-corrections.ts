@@ -36,11 +36,11 @@ function checkActor(actor: CorrectionActor): void {
   if (actor.name.trim() === '') throw new CorrectionError('invalid', 'actor', 'required');
 }
 
-async function lock(tx: Queryable): Promise<void> {
+export async function lockCorrections(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, 0)', [CORRECTIONS_LOCK_CLASS]);
 }
 
-async function insertCorrection(
+export async function insertCorrection(
   tx: Queryable,
   row: {
     kind: 'retract' | 'merge-emu' | 'undo';
@@ -76,7 +76,11 @@ async function insertCorrection(
 }
 
 /** Marks the days stale and stores them on the correction's row. */
-async function markDays(tx: Queryable, correctionId: number, days: number[]): Promise<number[]> {
+export async function markDays(
+  tx: Queryable,
+  correctionId: number,
+  days: number[],
+): Promise<number[]> {
   const sorted = [...new Set(days)].sort((a, b) => a - b);
   await markDaysStale(tx, sorted, 'correction');
   await tx.query('UPDATE corrections SET service_days = $2 WHERE id = $1', [correctionId, sorted]);
@@ -88,7 +92,7 @@ async function markDays(tx: Queryable, correctionId: number, days: number[]): Pr
  * day before for those without a stated service date (a sighting after midnight may belong to
  * the train of the evening before: day-sightings.ts).
  */
-const DAYS_OF_SIGHTINGS = `
+export const DAYS_OF_SIGHTINGS = `
   SELECT DISTINCT d FROM observations o
    CROSS JOIN LATERAL unnest(CASE WHEN o.service_date_given THEN ARRAY[o.service_day]
                                   ELSE ARRAY[o.service_day, o.service_day - 1] END) AS d`;
@@ -118,7 +122,7 @@ export async function retractObservations(
       'required',
     );
   return db.transaction(async (tx) => {
-    await lock(tx);
+    await lockCorrections(tx);
     // The sightings named, with the retraction in force on each (if any). A (source, ref) may
     // name one sighting on each of several days (duplicates are dropped within a day only).
     const found = await tx.query<{ id: string; service_day: number; retracted_by: string | null }>(
@@ -253,7 +257,7 @@ export async function mergeEmu(
   const why = checkReason(reason);
   checkActor(actor);
   return db.transaction(async (tx) => {
-    await lock(tx);
+    await lockCorrections(tx);
     const fromEmuId = await emuIdOf(tx, 'from', from);
     const intoEmuId = await emuIdOf(tx, 'into', into);
     if (fromEmuId === intoEmuId)
@@ -314,7 +318,7 @@ export async function undoCorrection(
       'expected a correction id (a positive whole number)',
     );
   return db.transaction(async (tx) => {
-    await lock(tx);
+    await lockCorrections(tx);
     const r = await tx.query<{
       kind: string;
       undone_by: string | null;

@@ -1,6 +1,11 @@
-/** Who made a correction: an operator at a shell, or an administrator through the API. */
+/**
+ * Who made a correction: an operator at a shell, an administrator through the API, or a source
+ * following its upstream (a record removed there retracts what it brought here).
+ */
 export type CorrectionActor =
-  { via: 'cli'; name: string } | { via: 'api'; userId: string; name: string };
+  | { via: 'cli'; name: string }
+  | { via: 'api'; userId: string; name: string }
+  | { via: 'source'; name: string };
 
 export type CorrectionKind = 'retract' | 'merge-emu' | 'undo';
 

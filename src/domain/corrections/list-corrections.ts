@@ -18,7 +18,7 @@ export async function listCorrections(
     id: string;
     kind: CorrectionKind;
     reason: string;
-    actor_via: 'cli' | 'api';
+    actor_via: 'cli' | 'api' | 'source';
     actor_name: string;
     actor_user_id: string | null;
     created_at: Date;
@@ -54,7 +54,7 @@ export async function listCorrections(
       actor:
         row.actor_via === 'api'
           ? { via: 'api', userId: row.actor_user_id ?? '', name: row.actor_name }
-          : { via: 'cli', name: row.actor_name },
+          : { via: row.actor_via, name: row.actor_name },
       createdAt: new Date(row.created_at),
       serviceDays: row.service_days,
     };

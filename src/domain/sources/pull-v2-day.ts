@@ -1,11 +1,11 @@
 import type { Db } from '../../shared/db/db.js';
-import { midnightOfServiceDay, ymdOfServiceDay } from '../../shared/time/service-day.js';
 import type { EmuFormPolicy } from '../emus/emu-forms.js';
 import { ingestObservationValues, type ObservationValue } from '../ingest/ingest-values.js';
 import { SourceRequestError } from './paced-http.js';
 import { recordPageTaken, type Source, type SourceDayCursor } from './source-store.js';
 import type { V2Client } from './v2-client.js';
 import type { V2Page } from './v2-page.js';
+import { sightingDay, v2RecordObservation, type SightingDay } from './v2-record-observation.js';
 
 /** What a pull of one day did (PullResult.days). */
 export interface DayPull {
@@ -38,8 +38,6 @@ const MAX_PAGES_PER_DAY = 100_000;
  * pages of 200 keep a pull's memory small whatever the upstream's speed.
  */
 const MAX_QUEUED_RECORDS = 2_000;
-/** Where a record's sighting is put when its timetable gives no start: noon of its day. */
-const NOON = 12 * 3600;
 
 /** `<serviceDay>:<id>` of this day, as the v2 API writes its cursors. */
 function checkNextCursor(day: number, current: string, next: string): string | undefined {
@@ -51,73 +49,33 @@ function checkNextCursor(day: number, current: string, next: string): string | u
   return undefined;
 }
 
-/** The day a page is read for, its texts and its midnight computed once. */
-interface DayOfPages {
-  day: number;
-  ymd: string;
-  midnight: number;
-}
-
 /** One record of a page as an observation of its train on its unit at its service day. */
 function observationOf(
   source: Source,
-  d: DayOfPages,
+  d: SightingDay,
   page: V2Page,
   index: number,
 ): ObservationValue {
   const r = page.items[index]!;
-  // Kept only with a refused record: most are taken, and 12,000 texts a day are no small cost.
-  const raw = () => JSON.stringify(r);
-  const line = r.id <= 0x7fffffff ? r.id : index + 1;
-  if (r.serviceDay !== d.day)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: {
-        field: 'serviceDay',
-        reason: `serviceDay: ${r.serviceDay}, not the page's ${d.day}`,
-      },
-    };
-  const emuCode = page.emuCodeMappings?.[String(r.emuId)];
-  if (emuCode === undefined)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: {
-        field: 'emuCode',
-        reason: `emuCode: no emuCodeMappings entry for emuId ${r.emuId}`,
-      },
-    };
-  if (r.trainCode === undefined)
-    return {
-      line,
-      raw,
-      value: null,
-      problem: { field: 'trainCode', reason: 'trainCode: missing' },
-    };
-  const start =
-    r.timetableId !== undefined
-      ? page.timetableMappings?.[String(r.timetableId)]?.startOffset
-      : undefined;
-  const offset = start !== undefined && start >= 0 && start < 2 * 86_400 ? start : NOON;
-  const formation = r.status & 0x06;
-  return {
-    line,
-    raw,
-    value: {
-      observedAt: d.midnight + offset,
-      serviceDate: d.ymd,
-      trainCode: `${r.trainCode.prefix}${r.trainCode.number}`,
-      emuCode,
-      source: source.name,
-      ref: String(r.id),
-      position: formation === 0x04 ? 'first' : formation === 0x06 ? 'second' : null,
-      fault: r.status & 0x08 ? true : null,
-      spare: r.status & 0x10 ? true : null,
+  return v2RecordObservation(
+    source,
+    d,
+    {
+      id: r.id,
+      serviceDay: r.serviceDay,
+      status: r.status,
+      trainCode: r.trainCode && `${r.trainCode.prefix}${r.trainCode.number}`,
+      emuCode: page.emuCodeMappings?.[String(r.emuId)],
+      emuMissing: `emuCode: no emuCodeMappings entry for emuId ${r.emuId}`,
+      startOffset:
+        r.timetableId !== undefined
+          ? page.timetableMappings?.[String(r.timetableId)]?.startOffset
+          : undefined,
     },
-  };
+    // Kept only with a refused record: most are taken, and 12,000 texts a day are no small cost.
+    () => JSON.stringify(r),
+    index,
+  );
 }
 
 interface TakenPage {
@@ -144,7 +102,7 @@ export async function pullV2Day(
   dayPull: DayPull,
   touched: Set<number>,
 ): Promise<void> {
-  const d: DayOfPages = { day, ymd: ymdOfServiceDay(day), midnight: midnightOfServiceDay(day) };
+  const d = sightingDay(day);
   const file = `source:${s.source.name}/${d.ymd}`;
   // A day not yet pulled to its end holds few records stored already: COPY them straight in,
   // until a store meets one (then the safe path, as an ingested file does).

@@ -3,8 +3,8 @@ import { EmutrackError } from '../../shared/errors/emutrack-error.js';
 import { SERVICE_TIME_ZONE } from '../../shared/time/service-day.js';
 import { normalizeTrainCode } from '../trains/train-code.js';
 
-/** The kinds of source this server can pull from: another emutrack server, rail.re's API. */
-export const SOURCE_KINDS = ['v2', 'railre'] as const;
+/** The kinds of source: another emutrack server's days or its change feed, rail.re's API. */
+export const SOURCE_KINDS = ['v2', 'railre', 'v2-feed'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** A source as configured (what `emutrack source add` takes). */

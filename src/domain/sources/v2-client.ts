@@ -1,5 +1,13 @@
 import type { HttpGet, HttpGetResponse } from '../../shared/io/http-get.js';
-import { parseEnvelope, parsePage, V2FormatError, type V2Page } from './v2-page.js';
+import {
+  parseChangesPage,
+  parseEnvelope,
+  parsePage,
+  V2FormatError,
+  type V2ChangesPage,
+  type V2Envelope,
+  type V2Page,
+} from './v2-page.js';
 import { PacedHttp, SourceRequestError, type PullClock } from './paced-http.js';
 
 export { realClock, retryAfterSeconds, type PullClock } from './paced-http.js';
@@ -50,7 +58,7 @@ function metaRetryAfter(res: HttpGetResponse): number | undefined {
 }
 
 /**
- * Asks one v2 server for pages of /api/v2/records/daily, paced (PacedHttp: the rate, 429s and
+ * Asks one v2 server for pages of /api/v2/records/daily or of its change feed, paced (PacedHttp: the rate, 429s and
  * their Retry-After or meta.retryAfter, a low quota) and never before a meta.retryAfter of a
  * success has passed. URLs are built from the configured base and fixed paths only: nothing the
  * server sends is followed (a redirect is an error, and the cursor it gives is checked before it
@@ -82,6 +90,40 @@ export class V2Client {
 
   async page(ymd: string, limit: number, cursor: string, etag?: string): Promise<PageAnswer> {
     const url = this.pageUrl(ymd, limit, cursor);
+    const answer = await this.envelope(url, etag);
+    if (answer.kind === 'unchanged') return answer;
+    return { kind: 'page', page: this.read(url, answer.env, parsePage), etag: answer.etag };
+  }
+
+  /** The URL of one page of the change feed: base + fixed path + the query we build. */
+  changesUrl(limit: number, cursor: string): string {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor !== '') q.set('cursor', cursor);
+    return `${this.o.baseUrl}/api/v2/records/changes?${q.toString()}`;
+  }
+
+  /** One page of GET /api/v2/records/changes after `cursor` ("" = from the first kept). */
+  async changes(limit: number, cursor: string): Promise<V2ChangesPage> {
+    const url = this.changesUrl(limit, cursor);
+    const answer = await this.envelope(url, undefined);
+    if (answer.kind === 'unchanged') throw new V2RequestError(url, 'HTTP 304 to a plain request');
+    return this.read(url, answer.env, parseChangesPage);
+  }
+
+  private read<T>(url: string, env: V2Envelope, parse: (env: V2Envelope) => T): T {
+    try {
+      return parse(env);
+    } catch (err) {
+      if (err instanceof V2FormatError) throw new V2RequestError(url, err.reason);
+      throw err;
+    }
+  }
+
+  /** One paced GET of an envelope: the rate, 429s and meta.retryAfter obeyed; errors named. */
+  private async envelope(
+    url: string,
+    etag: string | undefined,
+  ): Promise<{ kind: 'unchanged' } | { kind: 'envelope'; env: V2Envelope; etag: string | null }> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.o.userAgent,
@@ -109,8 +151,8 @@ export class V2Client {
       if (!env.ok) throw new V2FormatError('ok: false on an HTTP 200 answer');
       const etagHeader = res.headers.etag;
       return {
-        kind: 'page',
-        page: parsePage(env),
+        kind: 'envelope',
+        env,
         etag: etagHeader && etagHeader.length <= 200 ? etagHeader : null,
       };
     } catch (err) {

@@ -33,6 +33,35 @@ const page = z.object({
   timetableMappings: z.record(z.string(), timetableSummary).optional(),
 });
 
+/** A record as GET /api/v2/records/changes gives it (docs/change-feed-and-webhooks.md). */
+const changedRecord = z.object({
+  id: z.int().min(1),
+  serviceDay: z.int().min(0),
+  trainCode: z.string().max(16),
+  emuCode: z.string().max(64),
+  status: z.int().min(0),
+  firstObservedAt: z.int().optional(),
+});
+
+/** A feed cursor: `<position>.<record id>`, or "" before the first change. */
+export const FEED_CURSOR = /^(\d{1,19}\.\d{1,19})?$/;
+
+const change = z.object({
+  cursor: z.string().regex(FEED_CURSOR),
+  kind: z.enum(['added', 'changed', 'removed']),
+  cause: z.string().max(40),
+  id: z.int().min(1),
+  serviceDay: z.int().min(0),
+  record: changedRecord.nullable(),
+});
+
+const changesPage = z.object({
+  cursor: z.string(),
+  nextCursor: z.string().regex(FEED_CURSOR, 'expected "" or "<position>.<id>"'),
+  more: z.boolean(),
+  items: z.array(change),
+});
+
 const meta = z.object({
   remain: z.number().optional(),
   cost: z.number().optional(),
@@ -49,6 +78,8 @@ const envelope = z.object({
 export type V2Page = z.infer<typeof page>;
 export type V2Record = z.infer<typeof item>;
 export type V2Envelope = z.infer<typeof envelope>;
+export type V2ChangesPage = z.infer<typeof changesPage>;
+export type V2Change = z.infer<typeof change>;
 
 /** The first problem of a zod result as `field: what is wrong` (the field's path in the JSON). */
 function firstIssue(error: z.ZodError, prefix: string): string {
@@ -135,6 +166,13 @@ function isPlainPage(x: unknown): x is V2Page {
 export function parsePage(env: V2Envelope): V2Page {
   if (isPlainPage(env.data)) return env.data;
   const r = page.safeParse(env.data);
+  if (!r.success) throw new V2FormatError(`unexpected page: ${firstIssue(r.error, 'data')}`);
+  return r.data;
+}
+
+/** The change-feed page of a successful envelope; a V2FormatError naming the field that changed. */
+export function parseChangesPage(env: V2Envelope): V2ChangesPage {
+  const r = changesPage.safeParse(env.data);
   if (!r.success) throw new V2FormatError(`unexpected page: ${firstIssue(r.error, 'data')}`);
   return r.data;
 }

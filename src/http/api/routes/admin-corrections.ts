@@ -63,7 +63,11 @@ const correctionSchema = z
     kind: z.enum(['retract', 'merge-emu', 'undo']),
     reason: z.string(),
     actor: z.object({
-      via: z.enum(['cli', 'api']).describe('An operator at a shell, or an administrator here.'),
+      via: z
+        .enum(['cli', 'api', 'source'])
+        .describe(
+          'An operator at a shell, an administrator here, or a source following its upstream (name: the source).',
+        ),
       name: z.string(),
       userId: z.string().optional(),
     }),
@@ -85,7 +89,7 @@ function correctionJson(c: Correction): z.infer<typeof correctionSchema> {
   const { createdAt, actor, ...rest } = c;
   return {
     ...rest,
-    actor: actor.via === 'api' ? { ...actor } : { via: 'cli', name: actor.name },
+    actor: actor.via === 'api' ? { ...actor } : { via: actor.via, name: actor.name },
     createdAt: Math.floor(createdAt.getTime() / 1000),
   };
 }

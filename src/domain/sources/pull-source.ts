@@ -22,6 +22,7 @@ import {
   recordPageTaken,
   recordPullError,
   recordPullSuccess,
+  RequestTally,
   type Source,
 } from './source-store.js';
 import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
@@ -273,6 +274,7 @@ export async function pullSource(
   const touched = new Set<number>();
   const emuCache = new Map<string, number>();
   const emuForms = await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false);
+  const tally = new RequestTally(client);
   let failure: string | undefined;
   try {
     for (let day = from; day <= to && failure === undefined; day++) {
@@ -311,13 +313,19 @@ export async function pullSource(
             emuCache,
             emuForms,
           });
-          await recordPageTaken(db, source.id, day, {
-            nextCursor: page.nextCursor,
-            first,
-            etag: answer.etag,
-            taken: w.accepted,
-            refused: w.rejected,
-          });
+          await recordPageTaken(
+            db,
+            source.id,
+            day,
+            {
+              nextCursor: page.nextCursor,
+              first,
+              etag: answer.etag,
+              taken: w.accepted,
+              refused: w.rejected,
+            },
+            tally.take(),
+          );
           for (const d of w.serviceDays) touched.add(d);
           dayPull.pages++;
           dayPull.taken += w.accepted;
@@ -347,7 +355,7 @@ export async function pullSource(
       }
     }
   } finally {
-    await closePull(db, batchId, result, client, touched);
+    await closePull(db, batchId, result, client, touched, { sourceId: source.id, tally });
   }
   if (failure !== undefined) return fail(failure, result);
   await recordPullSuccess(db, source.id, new Date(clock.now()));

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../shared/db/db.js';
 import { toDate } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
+import { markDaysStale } from '../records/stale-days.js';
 import type { SourceKind, SourceSettings } from './source-config.js';
 
 /** A source as stored (migrations 032, 033, 035): its settings and how its pulls went. */
@@ -132,7 +133,31 @@ export async function addSource(db: Queryable, s: SourceSettings): Promise<Sourc
     [s.name, s.kind, s.baseUrl, s.apiKeyEnv, s.schedule, s.rate, s.trust, s.trains],
   );
   if (!r.rows[0]) throw new SourceExistsError(s.name);
+  if (s.trust !== 1) await markTrustDaysStale(db, s.name);
   return sourceOf(r.rows[0]);
+}
+
+/**
+ * A source's trust weighs its sightings in the day build (build-daily-records.ts): when a name
+ * that already brought sightings changes weight (added again with another trust, or removed
+ * while weighing other than 1, so back to 1), the built days of those sightings, and the days
+ * before them (a sighting after midnight may count for the day before), are stale. Their
+ * rebuild sees the new weight in its inputs. A source of trust 1 added or removed changes no
+ * weight, so nothing is read then.
+ */
+async function markTrustDaysStale(db: Queryable, name: string): Promise<void> {
+  const r = await db.query<{ d: number }>(
+    `SELECT DISTINCT c.d FROM (SELECT DISTINCT service_day FROM observations WHERE source = $1) o
+       CROSS JOIN LATERAL (VALUES (o.service_day), (o.service_day - 1)) AS c(d)
+      WHERE EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = c.d)
+      ORDER BY 1`,
+    [name],
+  );
+  await markDaysStale(
+    db,
+    r.rows.map((x) => x.d),
+    'correction',
+  );
 }
 
 export async function listSources(db: Queryable): Promise<Source[]> {
@@ -148,8 +173,12 @@ export async function getSource(db: Queryable, name: string): Promise<Source> {
 
 /** Removes a source and its cursors; the sightings it brought stay (they are observations). */
 export async function removeSource(db: Queryable, name: string): Promise<void> {
-  const r = await db.query(`DELETE FROM sources WHERE name = $1`, [name]);
-  if (r.rowCount === 0) throw new SourceNotFoundError(name);
+  const r = await db.query<{ trust: number }>(
+    `DELETE FROM sources WHERE name = $1 RETURNING trust`,
+    [name],
+  );
+  if (!r.rows[0]) throw new SourceNotFoundError(name);
+  if (Number(r.rows[0].trust) !== 1) await markTrustDaysStale(db, name);
 }
 
 export async function readDayCursor(

@@ -43,12 +43,10 @@ describe('per-source families of /metrics', () => {
       (parsePrometheusTextFormat(await metrics.render()) as Family[]).map((f) => [f.name, f]),
     );
     const samples = (name: string) =>
-      families
-        .get(name)!
-        .metrics.map((m): Record<string, string | number> => ({
-          ...m.labels,
-          value: Number(m.value),
-        }));
+      families.get(name)!.metrics.map((m): Record<string, string | number> => ({
+        ...m.labels,
+        value: Number(m.value),
+      }));
     expect(families.get('emutrack_source_lines_total')!.type).toBe('COUNTER');
     expect(samples('emutrack_source_lines_total')).toEqual([
       { source: 'peer', kind: 'v2', outcome: 'taken', value: 120 },

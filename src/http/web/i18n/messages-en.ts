@@ -502,7 +502,8 @@ export const en = {
     requests: number,
     r429: number,
     errors: number,
-  ) => `${taken} taken, ${refused} refused; ${requests} requests, ${r429} × 429, ${errors} failed pull(s)`,
+  ) =>
+    `${taken} taken, ${refused} refused; ${requests} requests, ${r429} × 429, ${errors} failed pull(s)`,
   // Provenance of a record
   seenBy: 'seen by',
 };

@@ -1,21 +1,15 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { isEmutrackError } from '../shared/errors/emutrack-error.js';
 import { serviceDayFromYmd, ymdOfServiceDay } from '../shared/time/service-day.js';
-import { shanghaiTime } from '../shared/time/shanghai-time.js';
 import { checkSourceSettings, checkTrains } from '../domain/sources/source-config.js';
-import {
-  addSource,
-  getSource,
-  listSources,
-  removeSource,
-  type Source,
-} from '../domain/sources/source-store.js';
+import { addSource, getSource, removeSource } from '../domain/sources/source-store.js';
 import { pullSource, type PullResult } from '../domain/sources/pull-source.js';
 import { jobRetentionFromConfig } from '../shared/queues/job-options.js';
 import { closeRedisConnection, createRedisConnection } from '../shared/queues/redis-connection.js';
 import type { AppContext } from '../shared/app/app-context.js';
 import { pullThroughQueue } from '../worker/source-pulls.js';
 import { CliError, out, withAppContext } from './cli-context.js';
+import { sourceJson, sourceLine, sourcesNow } from './print-sources.js';
 
 /** How long `source pull` waits for the worker by default (seconds). */
 const DEFAULT_PULL_WAIT_S = 3600;
@@ -68,26 +62,6 @@ function asCliError(err: unknown): never {
   )
     throw new CliError(err.message);
   throw err;
-}
-
-/** A source as `source list --json` prints it: its settings and how its pulls went, no key. */
-function sourceJson(s: Source): Record<string, unknown> {
-  return {
-    name: s.name,
-    kind: s.kind,
-    url: s.baseUrl,
-    apiKeyEnv: s.apiKeyEnv,
-    schedule: s.schedule,
-    rate: s.rate,
-    trust: s.trust,
-    trains: s.trains,
-    lastSuccessAt: s.lastSuccessAt?.toISOString() ?? null,
-    lastError: s.lastError,
-    lastErrorAt: s.lastErrorAt?.toISOString() ?? null,
-    linesTaken: s.linesTaken,
-    linesRefused: s.linesRefused,
-    createdAt: s.createdAt.toISOString(),
-  };
 }
 
 function pullSummary(r: PullResult): string {
@@ -165,27 +139,21 @@ export function registerSourcesCommands(program: Command): void {
 
   source
     .command('list')
-    .description('list the sources: kind, URL, schedule, last success, last error, lines')
+    .description(
+      'list the sources: kind, URL, schedule, last success, lag, last error, lines, requests, 429s, errors',
+    )
     .option('--json', 'print them as JSON (one array)')
     .action(async (opts: { json?: boolean }) => {
-      const sources = await withAppContext((ctx) => listSources(ctx.db));
+      const { sources, nowMs } = await withAppContext((ctx) => sourcesNow(ctx.db));
       if (opts.json) {
-        out(JSON.stringify(sources.map(sourceJson)));
+        out(JSON.stringify(sources.map((s) => sourceJson(s, nowMs))));
         return;
       }
       if (sources.length === 0) {
         out('no sources (emutrack source add NAME --kind v2 --url BASE_URL)');
         return;
       }
-      for (const s of sources) {
-        out(
-          `${s.name}  ${s.kind}  ${s.baseUrl}  ` +
-            `every: ${s.schedule ?? '-'}  ` +
-            `last success: ${s.lastSuccessAt ? shanghaiTime(s.lastSuccessAt) : 'never'}  ` +
-            `last error: ${s.lastError ?? '-'}  ` +
-            `taken ${s.linesTaken}, refused ${s.linesRefused}`,
-        );
-      }
+      for (const s of sources) out(sourceLine(s, nowMs));
     });
 
   source

@@ -3,6 +3,7 @@ import { summariseRejects } from '../domain/ingest/read-rejects.js';
 import { allJobs } from '../../jobs/index.js';
 import { queueStatus, type JobRunSummary } from '../worker/queue-status.js';
 import { printStaleDays } from './print-stale-days.js';
+import { printSourcesStatus, sourceJson, sourcesNow } from './print-sources.js';
 import { ymdOfServiceDay } from '../shared/time/service-day.js';
 import { shanghaiTime } from '../shared/time/shanghai-time.js';
 
@@ -32,7 +33,8 @@ async function printRejects(ctx: AppContext, out: (line: string) => void): Promi
 
 /**
  * `emutrack status`: where the data lives, BullMQ counts and schedulers, failed jobs with their
- * reasons, the days with sightings but no export, rejected lines, and the last runs per day.
+ * reasons, the days with sightings but no export, rejected lines, stale days, the sources (lag
+ * and counters), and the last runs per day.
  * Times are Shanghai's (the zone of the service days and of the cron schedules).
  */
 export async function printStatus(
@@ -41,12 +43,14 @@ export async function printStatus(
   out: (line: string) => void,
 ): Promise<void> {
   const status = await queueStatus(ctx, undefined, { days: opts.days });
+  const { sources, nowMs } = await sourcesNow(ctx.db);
   if (opts.json) {
     out(
       JSON.stringify({
         database: ctx.db.kind,
         ...status,
         rejects: await summariseRejects(ctx.db, 5),
+        sources: sources.map((s) => sourceJson(s, nowMs)),
       }),
     );
     return;
@@ -88,6 +92,7 @@ export async function printStatus(
   );
   await printRejects(ctx, out);
   await printStaleDays(ctx, out);
+  printSourcesStatus(sources, nowMs, out);
   if (status.days.length === 0 && status.undated.length === 0) {
     out('no job has run yet');
     return;

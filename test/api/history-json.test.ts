@@ -52,6 +52,10 @@ const record = fc.record({
   trainCode: fc.constantFrom(...trainCodes),
   status: fc.integer({ min: 0, max: 31 }),
   timetableId: fc.option(fc.integer({ min: 1, max: 500 }), { nil: null }),
+  // As Postgres's array_to_json writes a record's sources (the same escapes as JSON.stringify).
+  sourcesJson: fc
+    .array(fc.oneof(fc.constantFrom('12306', 'report', 'peer'), fc.string()), { maxLength: 3 })
+    .map((a) => JSON.stringify(a)),
 });
 
 const page = fc.record({
@@ -121,6 +125,7 @@ describe('history pages written as JSON directly', () => {
             emuId: r.emuId,
             status: r.status,
             ...(r.timetableId !== null ? { timetableId: r.timetableId } : {}),
+            sources: JSON.parse(r.sourcesJson) as string[],
           })),
         });
         expect(json).toBe(expected);
@@ -154,6 +159,7 @@ describe('history pages written as JSON directly', () => {
               status: r.status,
               ...(r.timetableId !== null ? { timetableId: r.timetableId } : {}),
               ...(code ? { trainCode: code } : {}),
+              sources: JSON.parse(r.sourcesJson) as string[],
             };
           }),
         });

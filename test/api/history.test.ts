@@ -142,6 +142,8 @@ describe('GET /api/v2/history/train/{trainCode} and /history/emu/{emuCode}', () 
         emuId: r.emu_id,
         timetableId: r.timetable_id,
         status: r.status,
+        // The record's provenance: an emutrack addition to the live service's shape.
+        sources: ['a', 'b'],
       })),
     );
     expect(data.nextCursor).toBe(`${expected[4]!.service_day}:${expected[4]!.id}`);
@@ -166,6 +168,7 @@ describe('GET /api/v2/history/train/{trainCode} and /history/emu/{emuCode}', () 
         trainCode: { prefix: 'G', number: Number(r.train_code.slice(1)) },
         status: r.status,
         ...(r.timetable_id === null ? {} : { timetableId: r.timetable_id }),
+        sources: ['a', 'b'],
       })),
     );
     expect(body.data.items.some((i) => !('timetableId' in i))).toBe(true);

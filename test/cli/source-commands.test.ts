@@ -90,7 +90,7 @@ describe('emutrack source add / list / remove', () => {
     });
     const list = await cli('source', 'list');
     expect(list.stdout).toBe(
-      `peer  v2  ${base}  every: */30 * * * *  last success: never  last error: -  taken 0, refused 0\n`,
+      `peer  v2  ${base}  every: */30 * * * *  last success: never  lag: -  last error: -  taken 0, refused 0; 0 request(s), 0 429(s), 0 error(s)\n`,
     );
     const json = JSON.parse((await cli('source', 'list', '--json')).stdout) as Record<
       string,
@@ -106,9 +106,13 @@ describe('emutrack source add / list / remove', () => {
         rate: 2.5,
         trust: 0.5,
         lastSuccessAt: null,
+        lagSeconds: null,
         lastError: null,
         linesTaken: 0,
         linesRefused: 0,
+        requests: 0,
+        refusals: 0,
+        errors: 0,
       }),
     ]);
     const again = await cli('source', 'add', 'peer', '--kind', 'v2', '--url', base);
@@ -196,8 +200,24 @@ describe('emutrack source pull', () => {
     );
     const list = await cli('source', 'list');
     expect(list.stdout).toMatch(
-      /^open {2}v2 .* last success: 20\d\d-\d\d-\d\d .* last error: - {2}taken 1, refused 0$/m,
+      /^open {2}v2 .* last success: 20\d\d-\d\d-\d\d .* lag: \d+ s {2}last error: - {2}taken 1, refused 0; 2 request\(s\), 0 429\(s\), 0 error\(s\)$/m,
     );
+    // The lag is counted on the database's clock: a success two hours ago reads so, here and in
+    // emutrack status (human and JSON).
+    await t.current.db.query(
+      "UPDATE sources SET last_success_at = now() - interval '2 hours 5 minutes' WHERE name = 'open'",
+    );
+    expect((await cli('source', 'list')).stdout).toMatch(/^open .* lag: 2 h 05 min {2}/m);
+    expect((await cli('status')).stdout).toMatch(
+      /^ {2}open +v2 {4} {2}lag 2 h 05 min {2}taken 1, refused 0; 2 request\(s\), 0 429\(s\), 0 error\(s\)$/m,
+    );
+    const status = JSON.parse((await cli('status', '--json')).stdout) as {
+      sources: { name: string; lagSeconds: number; requests: number }[];
+    };
+    const open = status.sources.find((x) => x.name === 'open');
+    expect(open).toMatchObject({ requests: 2 });
+    expect(open!.lagSeconds).toBeGreaterThanOrEqual(7500);
+    expect(open!.lagSeconds).toBeLessThan(7560);
     const obs = await t.current.db.query<{
       train_code: string;
       emu_code: string;
@@ -219,7 +239,7 @@ describe('emutrack source pull', () => {
       `emutrack: source broken: 20260814: GET ${base}/broken/api/v2/records/daily?date=20260814&limit=200: HTTP 500`,
     );
     expect((await cli('source', 'list')).stdout).toMatch(
-      /^broken .* last error: source broken: 20260814: GET .*: HTTP 500 {2}taken 0/m,
+      /^broken .* lag: - {2}last error: source broken: 20260814: GET .*: HTTP 500 {2}taken 0, refused 0; 1 request\(s\), 0 429\(s\), 1 error\(s\)$/m,
     );
   });
 

@@ -143,6 +143,7 @@ describe('pulling rail.re', () => {
     const s = await getSource(db, rr);
     expect(s.lastError).toBe(`source ${rr}: GET ${f.url}/train/D3125: ${reason}`);
     expect(s.lastError).not.toContain('\n');
+    expect(s).toMatchObject({ requests: 3, errors: 1, linesTaken: 2 });
   });
 
   it('refuses bad rows (a bad date, an empty emu_no) naming the URL and field, keeps the good ones', async () => {

@@ -104,6 +104,7 @@ describe('pulling the fixture week from another emutrack server', () => {
     expect(s.lastError).toBeNull();
     expect(s.lastSuccessAt?.getTime()).toBe(clock.now());
     expect(s.linesTaken).toBe(records);
+    expect(s).toMatchObject({ requests: first.requests, refusals: 0, errors: 0 });
 
     // Again: each day's first page is asked with its ETag, answered 304, and nothing is added.
     const before = await observationsOf(db, 'peer');
@@ -112,6 +113,8 @@ describe('pulling the fixture week from another emutrack server', () => {
     expect(again.days.every((d) => d.unchanged)).toBe(true);
     expect(again.requests).toBe(7);
     expect(await observationsOf(db, 'peer')).toBe(before);
+    // The 304s are requests too, counted on the source.
+    expect((await getSource(db, 'peer')).requests).toBe(first.requests + 7);
   });
 
   it('adds nothing either from an upstream without ETags (the records are known by their ids)', async () => {
@@ -194,7 +197,10 @@ describe('pulling the fixture week from another emutrack server', () => {
       );
       expect(slowed).toBeGreaterThanOrEqual(0);
       expect(slowed).toBeLessThan(log.findIndex((l) => l.status === 429));
-      expect((await getSource(db, 'tight')).lastError).toBeNull();
+      const tightSource = await getSource(db, 'tight');
+      expect(tightSource.lastError).toBeNull();
+      // Every request and every 429 is counted on the source, 429s among the requests.
+      expect(tightSource).toMatchObject({ requests: log.length, refusals: refused.length });
     } finally {
       await up.close();
       await tight.close();
@@ -236,6 +242,8 @@ describe('an upstream that misbehaves', () => {
       expect(await observationsOf(db, name, day)).toBe(10);
       expect(source.linesTaken).toBe(10);
       expect(up.seen).toHaveLength(3);
+      // The failed request counts like the two that were answered; the pull counts as an error.
+      expect(source).toMatchObject({ requests: 3, errors: 1 });
       const cursor = await readDayCursor(db, source.id, day);
       expect(cursor).toMatchObject({ completed: false, pages: 2 });
       expect(cursor!.nextCursor).toMatch(new RegExp(`^${day}:\\d+$`));

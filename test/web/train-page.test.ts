@@ -47,7 +47,7 @@ const dateOf = (serviceDay: number) => {
 };
 
 interface HistoryData {
-  items: { serviceDay: number; emuId: number; status: number }[];
+  items: { serviceDay: number; emuId: number; status: number; sources?: string[] }[];
   emuCodeMappings: Record<string, string>;
   nextCursor: string;
 }
@@ -74,6 +74,17 @@ describe('the train page', () => {
         (i) => `${ymdOfServiceDay(i.serviceDay)} ${history.emuCodeMappings[i.emuId]}`,
       ),
     );
+    // Each record's provenance as the API says it: "seen by" and the first three sources.
+    const seen = [...list.matchAll(/<tr>[\s\S]*?<\/tr>/g)]
+      .slice(1)
+      .map((m) => /class="muted seen-by">\S+ ([^<]*)<\/small>/.exec(m[0])?.[1] ?? '');
+    expect(seen).toEqual(
+      history.items.map((i) => {
+        const s = i.sources ?? [];
+        return s.slice(0, 3).join(', ') + (s.length > 3 ? ` +${s.length - 3}` : '');
+      }),
+    );
+    expect(history.items.every((i) => (i.sources ?? []).length > 0)).toBe(true);
     // The timetable: the stops of the current timetable, in order.
     const current = await apiData<{ stops: { stationName: string; departAt?: number }[] }>(
       '/api/v2/timetable/train/G1/current',

@@ -28,6 +28,7 @@ interface ApiHistoryItem {
   serviceDay: number;
   timetableId?: number;
   trainCode?: { prefix: string; number: number };
+  sources?: string[];
 }
 interface ApiHistory {
   items: ApiHistoryItem[];
@@ -100,6 +101,14 @@ describe('the unit page /emu/{code}', () => {
       expect(history.items.length, code).toBeGreaterThan(0);
       expect(historyRows(res.body), code).toEqual(
         history.items.map((i) => ({ serviceDay: i.serviceDay, train: codeOf(i) })),
+      );
+      // Each record's provenance as the API says it (the fixture's records name few sources).
+      const table = res.body.match(/<table class="reflow history">[\s\S]*?<\/table>/)?.[0] ?? '';
+      const seen = [...table.matchAll(/<tr data-service-day[\s\S]*?<\/tr>/g)].map(
+        (m) => /class="muted seen-by">\S+ ([^<]*)<\/small>/.exec(m[0])?.[1] ?? '',
+      );
+      expect(seen, code).toEqual(
+        history.items.map((i) => (i.sources ?? []).slice(0, 3).join(', ')),
       );
     }
     // From a cursor the API gives (its third record), the page lists what the API lists next.

@@ -16,6 +16,17 @@ export interface HistoryRecord {
   trainCode: string;
   status: number;
   timetableId: number | null;
+  /**
+   * The record's sources (daily_records.sources: the distinct sources of the sightings that
+   * made it) as a JSON array text, as Postgres wrote it: the API's items carry it as it is, and
+   * only a page that shows it parses it (historySources).
+   */
+  sourcesJson: string;
+}
+
+/** A history record's sources. */
+export function historySources(r: Pick<HistoryRecord, 'sourcesJson'>): string[] {
+  return JSON.parse(r.sourcesJson) as string[];
 }
 
 export interface HistoryPageOptions {
@@ -34,14 +45,16 @@ const RANGE_AND_KEY = `service_day BETWEEN $2 AND $3 AND (service_day, id) < ($4
 
 /**
  * A page as one text value, a line per record: "id,serviceDay,emuId,status,timetableId,
- * trainCode" (timetableId empty when null; train codes are normalised at ingest, [A-Z]?[0-9]+,
- * so they hold no separator). As for records/daily (read-daily-records.ts), one value costs node
+ * trainCode,sources" (timetableId empty when null; train codes are normalised at ingest,
+ * [A-Z]?[0-9]+, so they hold no separator; sources last, a JSON array, whose strings escape any
+ * line break). As for records/daily (read-daily-records.ts), one value costs node
  * a fraction of what a DataRow of six columns per record costs to parse, and Postgres no more.
  * ARRAY(subquery) keeps the index's order.
  */
 function pageSql(where: string): string {
   return `array_to_string(ARRAY(
-    SELECT concat_ws(',', id, service_day, emu_id, status, coalesce(timetable_id::text, ''), train_code)
+    SELECT concat_ws(',', id, service_day, emu_id, status, coalesce(timetable_id::text, ''), train_code,
+                     coalesce(array_to_json(sources)::text, '[]'))
       FROM daily_records WHERE ${where} AND ${RANGE_AND_KEY}), E'\\n')`;
 }
 
@@ -85,13 +98,15 @@ function parseHistoryLine(line: string): HistoryRecord {
   const c = line.indexOf(',', b + 1);
   const d = line.indexOf(',', c + 1);
   const e = line.indexOf(',', d + 1);
+  const f = line.indexOf(',', e + 1);
   return {
     id: Number(line.slice(0, a)),
     serviceDay: Number(line.slice(a + 1, b)),
     emuId: Number(line.slice(b + 1, c)),
     status: Number(line.slice(c + 1, d)),
     timetableId: e === d + 1 ? null : Number(line.slice(d + 1, e)),
-    trainCode: line.slice(e + 1),
+    trainCode: line.slice(e + 1, f),
+    sourcesJson: line.slice(f + 1),
   };
 }
 

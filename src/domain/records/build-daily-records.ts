@@ -15,6 +15,12 @@ import { clearStaleDay, readStaleMark } from './stale-days.js';
  *   - its support is at least `minDissentSupport` [2] and at least top / `dissentRatio` [3];
  * and, of those, at most `maxUnits` [2] are kept (a coupled run is two units), ranked by
  * support, then number of distinct sources, then earliest sighting, then emuId.
+ * Each sighting weighs its source's trust (`emutrack source add --trust W`; a source not in the
+ * sources table, a file's, weighs 1): on a day where some source weighs other than 1, `top`,
+ * the comparisons with it and the first rank use the candidates' weighted support (the sum of
+ * their sightings' weights) instead, then the plain support; `minDissentSupport` and
+ * `confirmMinSupport` still count sightings. A day where every source weighs 1 is ranked as
+ * before, by the same statement.
  * So one dissenting report against several confirmations is outvoted (5 vs 1), a coupled run's
  * second unit seen less often still counts (5 vs 2), and a lone report stands when nothing
  * contradicts it. Losing observations stay in `observations`; nothing is deleted there.
@@ -185,8 +191,20 @@ const MAX_SOURCE_BITS = 63;
  * Ranking, keeping and status carry narrow rows: each candidate's votes become three small
  * columns (SAID_COLUMNS) before the rows are sorted, not seven counts sorted and windowed along.
  */
-function wantedSql(sources: number | null, corrections: CorrectionsInForce): string {
+function wantedSql(
+  sources: number | null,
+  weighted: boolean,
+  corrections: CorrectionsInForce,
+): string {
   const sightings = daySightingsSql(6, 7, corrections);
+  // Weights (a day with a source whose trust is not 1): the two parameters after the sources,
+  // the weighted sources' names and their trusts; any other source weighs 1.
+  const w = sources !== null ? 9 + sources : 8;
+  const weightColumn = weighted
+    ? ` sum(coalesce(($${w + 1}::float8[])[array_position($${w}::text[], source)], 1))::float8 AS weight,`
+    : '';
+  // What a candidate is ranked and kept by: its support, or its support weighted by trust.
+  const score = weighted ? 'weight' : 'support';
   const sourceBit = Array.from(
     { length: sources ?? 0 },
     (_, i) => `WHEN $${9 + i} THEN ${(1n << BigInt(i)).toString()}::bigint`,
@@ -194,7 +212,7 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
   const candidate =
     sources !== null
       ? `candidate AS (
-    SELECT train_code, emu_id, count(*)::int AS support,
+    SELECT train_code, emu_id, count(*)::int AS support,${weightColumn}
            bit_or(CASE source ${sourceBit} ELSE '-9223372036854775808'::bigint END) AS source_bits,
            min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
            ${SAID_VOTES}
@@ -206,7 +224,7 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
                   WHERE (b.source_bits >> (u.i::int - 1)) & 1 = 1 ORDER BY u.i) AS sources
       FROM (SELECT DISTINCT source_bits FROM candidate) AS b
   ), with_sources AS (
-    SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,
+    SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,${weighted ? ' c.weight,' : ''}
            CASE WHEN c.source_bits >= 0 THEN s.sources
                 ELSE ARRAY(SELECT DISTINCT u.source FROM ${sightings} AS u
                             WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
@@ -216,8 +234,8 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
   )`
       : `with_sources AS (
     SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,
-           c.sources, c.first_observed_at, c.last_observed_at, ${SAID_COLUMNS}
-      FROM (SELECT train_code, emu_id, count(*)::int AS support,
+           ${weighted ? 'c.weight, ' : ''}c.sources, c.first_observed_at, c.last_observed_at, ${SAID_COLUMNS}
+      FROM (SELECT train_code, emu_id, count(*)::int AS support,${weightColumn}
                    array_agg(DISTINCT source ORDER BY source) AS sources,
                    min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
                    ${SAID_VOTES}
@@ -232,8 +250,8 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
       FROM ${sightings} AS s
   ), ${candidate}, ranked AS (
     SELECT c.*,
-           max(support) OVER w AS top,
-           row_number() OVER (w ORDER BY support DESC, cardinality(sources) DESC,
+           max(${score}) OVER w AS top,
+           row_number() OVER (w ORDER BY ${weighted ? 'weight DESC, ' : ''}support DESC, cardinality(sources) DESC,
                                          first_observed_at, emu_id) AS rank
       FROM with_sources c
     WINDOW w AS (PARTITION BY train_order)
@@ -241,7 +259,7 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
     SELECT *
       FROM ranked
      WHERE rank <= $4
-       AND (support = top OR (support >= $2 AND support * $3 >= top))
+       AND (${score} = top OR (support >= $2 AND ${score} * $3 >= top))
   ), rule AS (
     -- Both windows partition by the train order key, so one sort serves both; the timetables
     -- join last, by hash, instead of by a merge join that sorted the day's coverage rows.
@@ -258,11 +276,15 @@ function wantedSql(sources: number | null, corrections: CorrectionsInForce): str
 
 /** wantedSql by its arguments: a few texts, made once each. */
 const wantedSqls = new Map<string, string>();
-function selectWanted(sources: number | null, corrections: CorrectionsInForce): string {
-  const key = `${sources ?? 'aggregated'} ${corrections.retractions} ${corrections.merges}`;
+function selectWanted(
+  sources: number | null,
+  weighted: boolean,
+  corrections: CorrectionsInForce,
+): string {
+  const key = `${sources ?? 'aggregated'} ${weighted} ${corrections.retractions} ${corrections.merges}`;
   let sql = wantedSqls.get(key);
   if (sql === undefined) {
-    sql = wantedSql(sources, corrections);
+    sql = wantedSql(sources, weighted, corrections);
     wantedSqls.set(key, sql);
   }
   return sql;
@@ -326,6 +348,7 @@ export async function buildDailyRecords(
       inputs,
       stored,
       sources,
+      weights,
       records: before,
       corrections,
       state,
@@ -348,7 +371,9 @@ export async function buildDailyRecords(
     }
     // A day with no source at all (nothing to group) takes the aggregate: a CASE needs a branch.
     const sourceBits = sources.length > 0 && sources.length <= MAX_SOURCE_BITS;
-    const wanted = selectWanted(sourceBits ? sources.length : null, corrections);
+    // Every source of the day weighs 1 (the common case): the rule's text is the unweighted one.
+    const weighted = weights.names.length > 0;
+    const wanted = selectWanted(sourceBits ? sources.length : null, weighted, corrections);
     const params: unknown[] = [
       serviceDay,
       r.minDissentSupport,
@@ -359,6 +384,7 @@ export async function buildDailyRecords(
       moved.in,
     ];
     if (sourceBits) params.push(sources, ...sources);
+    if (weighted) params.push(weights.names, weights.trusts);
     // A day without records (its first build) has nothing to delete or update: the rule's rows
     // go straight in, in one statement with no temporary table.
     const written =

@@ -17,6 +17,12 @@ export interface DayBuildState {
   inputs: string;
 }
 
+/** The sources of a day whose trust is not 1, and their trusts (sources.trust), in name order. */
+export interface SourceWeights {
+  names: string[];
+  trusts: number[];
+}
+
 /**
  * A digest of everything a day's records are computed from, read inside the build's
  * transaction:
@@ -28,7 +34,10 @@ export interface DayBuildState {
  *     while in force on a day, its timetable), read through the GiST index on coverage days;
  *   - the corrections in force that can touch it (counted-sightings.ts: retractions of its
  *     sightings and the next day's, every unit merge);
- *   - the conflict rule and BUILD_LOGIC_VERSION.
+ *   - the conflict rule and BUILD_LOGIC_VERSION;
+ *   - the trust of each of its sources whose trust is not 1 (`weights`: a source's weight in
+ *     the rule), so that a source added again with another trust does not leave its days as
+ *     they were built.
  * Two builds with the same digest write the same records, so the second can be skipped.
  * Read in the same statement (one round trip): the day's stored build state, the number of its
  * records as they stand (`records`), and the distinct sources of the sightings the day counts, in
@@ -46,6 +55,7 @@ export async function dayBuildInputs(
   inputs: string;
   stored: number;
   sources: string[];
+  weights: SourceWeights;
   records: number;
   corrections: CorrectionsInForce;
   state?: DayBuildState;
@@ -53,6 +63,8 @@ export async function dayBuildInputs(
   const r = await tx.query<{
     stored: number;
     sources: string[] | null;
+    weighted: string[] | null;
+    trusts: number[] | null;
     coverage: string | null;
     corrections: string;
     records: number;
@@ -69,6 +81,7 @@ export async function dayBuildInputs(
                FROM (SELECT source FROM stored
                      UNION SELECT source FROM observations WHERE id = ANY ($2::bigint[])) AS s
             ) AS sources,
+            w.weighted, w.trusts,
             (SELECT md5(string_agg(id || ':' || timetable_id, ',' ORDER BY id))
                FROM timetable_coverage WHERE service_days @> $1::int) AS coverage,
             ${correctionsDigestSql('$1::int')} AS corrections,
@@ -78,7 +91,16 @@ export async function dayBuildInputs(
             EXISTS (SELECT 1 FROM emu_merges) AS merges,
             b.version, b.inputs AS last_inputs
        FROM (SELECT) AS one
-       LEFT JOIN daily_record_builds b ON b.service_day = $1`,
+       LEFT JOIN daily_record_builds b ON b.service_day = $1
+       -- The day's sources whose trust is not 1 (few, usually none): weights for the rule.
+       CROSS JOIN LATERAL (
+         SELECT array_agg(t.name ORDER BY t.name) AS weighted,
+                array_agg(t.trust ORDER BY t.name) AS trusts
+           FROM sources t
+          WHERE t.trust <> 1
+            AND t.name IN (SELECT source FROM stored
+                           UNION SELECT source FROM observations WHERE id = ANY ($2::bigint[]))
+       ) AS w`,
     [serviceDay, moved.in],
   );
   const { stored, sources, coverage, corrections, records, retractions, merges } = r.rows[0]!;
@@ -88,12 +110,21 @@ export async function dayBuildInputs(
   hash.update(`stored ${stored}\nout ${moved.out.join(',')}\nin ${moved.in.join(',')}\n`);
   hash.update(`coverage ${coverage ?? ''}\n`);
   hash.update(`corrections ${corrections}\n`);
+  // Only a day with a source of another trust than 1 says so: the other days' inputs, and so
+  // their last builds, stay what they were.
+  const weights: SourceWeights = {
+    names: r.rows[0]!.weighted ?? [],
+    trusts: r.rows[0]!.trusts ?? [],
+  };
+  if (weights.names.length > 0)
+    hash.update(`trust ${weights.names.map((n, i) => `${n}=${weights.trusts[i]}`).join(',')}\n`);
   const state =
     version === null ? undefined : { version: Number(version), inputs: last_inputs ?? '' };
   return {
     inputs: hash.digest('hex'),
     stored,
     sources: sources ?? [],
+    weights,
     records,
     corrections: { retractions, merges },
     ...(state ? { state } : {}),

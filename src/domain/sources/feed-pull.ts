@@ -5,7 +5,7 @@ import type { EmuFormPolicy } from '../emus/emu-forms.js';
 import { ingestObservationValues, openIngestBatch } from '../ingest/ingest-values.js';
 import { SourceRequestError, type PullClock } from './paced-http.js';
 import { closePull, type PullCounts } from './pull-requests.js';
-import { recordLinesTaken, type Source } from './source-store.js';
+import { recordLinesTaken, RequestTally, type Source } from './source-store.js';
 import { V2Client } from './v2-client.js';
 import type { V2Change, V2ChangesPage } from './v2-page.js';
 import { sightingDay, v2RecordObservation } from './v2-record-observation.js';
@@ -120,6 +120,7 @@ function lastChanges(page: V2ChangesPage): V2Change[] {
  */
 export async function pullFeed(db: Db, source: Source, s: FeedPullSettings): Promise<FeedPull> {
   const client = new V2Client({ ...s, rate: source.rate, maxRefusals: 20 });
+  const tally = new RequestTally(client);
   const batchId = await openIngestBatch(db, `source:${source.name}`);
   const from = await readFeedCursor(db, source.id);
   const file = `source:${source.name}/changes`;
@@ -197,7 +198,7 @@ export async function pullFeed(db: Db, source: Source, s: FeedPullSettings): Pro
           (ref) => `removed upstream (${at(byRef.get(ref)!)})`,
         );
         await storeFeedCursor(tx, source.id, page.nextCursor, page.items.length);
-        await recordLinesTaken(tx, source.id, w.accepted, w.rejected);
+        await recordLinesTaken(tx, source.id, w.accepted, w.rejected, tally.take());
         return { w, restored, retracted };
       });
       if (applied === null)
@@ -224,7 +225,7 @@ export async function pullFeed(db: Db, source: Source, s: FeedPullSettings): Pro
     if (!(err instanceof SourceRequestError)) throw err;
     result.failure = err.message;
   } finally {
-    await closePull(db, batchId, result, client, touched);
+    await closePull(db, batchId, result, client, touched, { sourceId: source.id, tally });
   }
   return result;
 }

@@ -8,7 +8,7 @@ import {
 } from '../ingest/ingest-values.js';
 import { PacedHttp, SourceRequestError, type PullClock } from './paced-http.js';
 import type { SourceKindPuller } from './source-kind.js';
-import { recordLinesTaken, type Source } from './source-store.js';
+import { recordLinesTaken, recordRequests, RequestTally, type Source } from './source-store.js';
 
 export interface RequestsPullSettings {
   from: number;
@@ -93,6 +93,7 @@ export async function pullByRequests(
   };
   const touched = new Set<number>();
   const emuCache = new Map<string, number>();
+  const tally = new RequestTally(http);
   try {
     for (const request of plan.requests) {
       let res;
@@ -117,7 +118,7 @@ export async function pullByRequests(
         emuForms: s.emuForms,
         ...(kind.fieldNames ? { fieldNames: kind.fieldNames } : {}),
       });
-      await recordLinesTaken(db, source.id, w.accepted, w.rejected);
+      await recordLinesTaken(db, source.id, w.accepted, w.rejected, tally.take());
       for (const r of w.rejects)
         result.problems.push(`GET ${request.url}: row ${r.line}: ${r.reason}`);
       for (const d of w.serviceDays) touched.add(d);
@@ -127,7 +128,7 @@ export async function pullByRequests(
       result.refused += w.rejected;
     }
   } finally {
-    await closePull(db, batchId, result, http, touched);
+    await closePull(db, batchId, result, http, touched, { sourceId: source.id, tally });
   }
   return result;
 }
@@ -145,7 +146,8 @@ export interface PullCounts {
 
 /**
  * The end of every pull, finished or cut short: the client's request counters and the days
- * touched into the result, and the ingest batch closed with the lines it read.
+ * touched into the result, the requests no stored page counted added to the source's counters,
+ * and the ingest batch closed with the lines it read.
  */
 export async function closePull(
   db: Db,
@@ -153,7 +155,9 @@ export async function closePull(
   result: PullCounts,
   client: Pick<PullCounts, 'requests' | 'refusals' | 'waitedMs'>,
   touched: ReadonlySet<number>,
+  counted?: { sourceId: number; tally: RequestTally },
 ): Promise<void> {
+  if (counted) await recordRequests(db, counted.sourceId, counted.tally.take());
   result.requests = client.requests;
   result.refusals = client.refusals;
   result.waitedMs = client.waitedMs;

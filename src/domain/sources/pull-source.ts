@@ -14,6 +14,7 @@ import {
   readDayCursor,
   recordPullError,
   recordPullSuccess,
+  RequestTally,
   type Source,
 } from './source-store.js';
 import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
@@ -240,6 +241,7 @@ export async function pullSource(
     serviceDays: [],
   };
   const touched = new Set<number>();
+  const tally = new RequestTally(client);
   const daySettings: V2DaySettings = {
     source,
     client,
@@ -247,6 +249,7 @@ export async function pullSource(
     limit,
     emuCache: new Map<string, number>(),
     emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    tally,
   };
   let failure: string | undefined;
   try {
@@ -284,7 +287,7 @@ export async function pullSource(
       }
     }
   } finally {
-    await closePull(db, batchId, result, client, touched);
+    await closePull(db, batchId, result, client, touched, { sourceId: source.id, tally });
   }
   if (failure !== undefined) return fail(failure, result);
   await recordPullSuccess(db, source.id, new Date(clock.now()));

@@ -2,7 +2,12 @@ import type { Db } from '../../shared/db/db.js';
 import type { EmuFormPolicy } from '../emus/emu-forms.js';
 import { ingestObservationValues, type ObservationValue } from '../ingest/ingest-values.js';
 import { SourceRequestError } from './paced-http.js';
-import { recordPageTaken, type Source, type SourceDayCursor } from './source-store.js';
+import {
+  recordPageTaken,
+  type RequestTally,
+  type Source,
+  type SourceDayCursor,
+} from './source-store.js';
 import type { V2Client } from './v2-client.js';
 import type { V2Page } from './v2-page.js';
 import { sightingDay, v2RecordObservation, type SightingDay } from './v2-record-observation.js';
@@ -30,6 +35,8 @@ export interface V2DaySettings {
   limit: number;
   emuCache: Map<string, number>;
   emuForms: EmuFormPolicy;
+  /** The requests and 429s of the pull, counted on the source as its pages are stored. */
+  tally: RequestTally;
 }
 
 const MAX_PAGES_PER_DAY = 100_000;
@@ -124,14 +131,21 @@ export async function pullV2Day(
       commitAsync: true,
     });
     optimistic &&= !w.sawStored;
-    await recordPageTaken(db, s.source.id, day, {
-      nextCursor: pages.at(-1)!.page.nextCursor,
-      first: pages[0]!.first,
-      etag: pages[0]!.etag,
-      taken: w.accepted,
-      refused: w.rejected,
-      pages: pages.length,
-    });
+    await recordPageTaken(
+      db,
+      s.source.id,
+      day,
+      {
+        nextCursor: pages.at(-1)!.page.nextCursor,
+        first: pages[0]!.first,
+        etag: pages[0]!.etag,
+        taken: w.accepted,
+        refused: w.rejected,
+        pages: pages.length,
+      },
+      // The requests made since the last store, in the same statement as its lines.
+      s.tally.take(),
+    );
     for (const x of w.serviceDays) touched.add(x);
     dayPull.pages += pages.length;
     dayPull.taken += w.accepted;

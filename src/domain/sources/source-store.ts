@@ -1,9 +1,10 @@
 import type { Queryable } from '../../shared/db/db.js';
 import { toDate } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
+import { markDaysStale } from '../records/stale-days.js';
 import type { SourceKind, SourceSettings } from './source-config.js';
 
-/** A source as stored (migrations 032, 033): its settings and how its pulls went. */
+/** A source as stored (migrations 032, 033, 035): its settings and how its pulls went. */
 export interface Source extends SourceSettings {
   id: number;
   lastSuccessAt: Date | null;
@@ -11,7 +12,43 @@ export interface Source extends SourceSettings {
   lastErrorAt: Date | null;
   linesTaken: number;
   linesRefused: number;
+  /** Requests sent to it, 429s it answered, and pulls that stopped short, since it was added. */
+  requests: number;
+  refusals: number;
+  errors: number;
   createdAt: Date;
+}
+
+/** Seconds since a source's last pull that completed; null when none ever did. */
+export function sourceLagSeconds(s: Pick<Source, 'lastSuccessAt'>, nowMs: number): number | null {
+  if (s.lastSuccessAt === null) return null;
+  return Math.max(0, Math.floor((nowMs - s.lastSuccessAt.getTime()) / 1000));
+}
+
+/** Requests and 429s of a pull not yet added to its source's counters. */
+export interface RequestsDelta {
+  requests: number;
+  refusals: number;
+}
+
+/**
+ * Counts a client's requests in deltas: each page stored adds what was asked since the last one
+ * (in the same statement as its lines), so a pull cut short has counted what it asked.
+ */
+export class RequestTally {
+  private requests = 0;
+  private refusals = 0;
+  constructor(private readonly client: { readonly requests: number; readonly refusals: number }) {}
+
+  take(): RequestsDelta {
+    const d = {
+      requests: this.client.requests - this.requests,
+      refusals: this.client.refusals - this.refusals,
+    };
+    this.requests = this.client.requests;
+    this.refusals = this.client.refusals;
+    return d;
+  }
 }
 
 /** Where a source's pull of one service day stands (source_day_cursors). */
@@ -55,11 +92,14 @@ interface SourceRow {
   last_error_at: Date | string | null;
   lines_taken: string | number;
   lines_refused: string | number;
+  requests: string | number;
+  refusals: string | number;
+  errors: string | number;
   created_at: Date | string;
 }
 
 const COLUMNS = `id, name, kind, base_url, api_key_env, schedule, rate, trust, trains, last_success_at,
-  last_error, last_error_at, lines_taken, lines_refused, created_at`;
+  last_error, last_error_at, lines_taken, lines_refused, requests, refusals, errors, created_at`;
 
 function sourceOf(r: SourceRow): Source {
   return {
@@ -77,6 +117,9 @@ function sourceOf(r: SourceRow): Source {
     lastErrorAt: r.last_error_at === null ? null : toDate(r.last_error_at),
     linesTaken: Number(r.lines_taken),
     linesRefused: Number(r.lines_refused),
+    requests: Number(r.requests),
+    refusals: Number(r.refusals),
+    errors: Number(r.errors),
     createdAt: toDate(r.created_at),
   };
 }
@@ -90,7 +133,31 @@ export async function addSource(db: Queryable, s: SourceSettings): Promise<Sourc
     [s.name, s.kind, s.baseUrl, s.apiKeyEnv, s.schedule, s.rate, s.trust, s.trains],
   );
   if (!r.rows[0]) throw new SourceExistsError(s.name);
+  if (s.trust !== 1) await markTrustDaysStale(db, s.name);
   return sourceOf(r.rows[0]);
+}
+
+/**
+ * A source's trust weighs its sightings in the day build (build-daily-records.ts): when a name
+ * that already brought sightings changes weight (added again with another trust, or removed
+ * while weighing other than 1, so back to 1), the built days of those sightings, and the days
+ * before them (a sighting after midnight may count for the day before), are stale. Their
+ * rebuild sees the new weight in its inputs. A source of trust 1 added or removed changes no
+ * weight, so nothing is read then.
+ */
+async function markTrustDaysStale(db: Queryable, name: string): Promise<void> {
+  const r = await db.query<{ d: number }>(
+    `SELECT DISTINCT c.d FROM (SELECT DISTINCT service_day FROM observations WHERE source = $1) o
+       CROSS JOIN LATERAL (VALUES (o.service_day), (o.service_day - 1)) AS c(d)
+      WHERE EXISTS (SELECT 1 FROM daily_record_builds b WHERE b.service_day = c.d)
+      ORDER BY 1`,
+    [name],
+  );
+  await markDaysStale(
+    db,
+    r.rows.map((x) => x.d),
+    'correction',
+  );
 }
 
 export async function listSources(db: Queryable): Promise<Source[]> {
@@ -106,8 +173,12 @@ export async function getSource(db: Queryable, name: string): Promise<Source> {
 
 /** Removes a source and its cursors; the sightings it brought stay (they are observations). */
 export async function removeSource(db: Queryable, name: string): Promise<void> {
-  const r = await db.query(`DELETE FROM sources WHERE name = $1`, [name]);
-  if (r.rowCount === 0) throw new SourceNotFoundError(name);
+  const r = await db.query<{ trust: number }>(
+    `DELETE FROM sources WHERE name = $1 RETURNING trust`,
+    [name],
+  );
+  if (!r.rows[0]) throw new SourceNotFoundError(name);
+  if (Number(r.rows[0].trust) !== 1) await markTrustDaysStale(db, name);
 }
 
 export async function readDayCursor(
@@ -158,6 +229,7 @@ export async function recordPageTaken(
     /** Pages this stands for (stored together). Default 1. */
     pages?: number;
   },
+  asked: RequestsDelta = { requests: 0, refusals: 0 },
 ): Promise<void> {
   await db.query(
     `WITH day AS (
@@ -176,7 +248,8 @@ export async function recordPageTaken(
               updated_at = now()
        RETURNING 1
      )
-     UPDATE sources SET lines_taken = lines_taken + $6, lines_refused = lines_refused + $7
+     UPDATE sources SET lines_taken = lines_taken + $6, lines_refused = lines_refused + $7,
+                        requests = requests + $9, refusals = refusals + $10
       WHERE id = $1 AND EXISTS (SELECT 1 FROM day)`,
     [
       sourceId,
@@ -187,6 +260,8 @@ export async function recordPageTaken(
       page.taken,
       page.refused,
       page.pages ?? 1,
+      asked.requests,
+      asked.refusals,
     ],
   );
 }
@@ -197,11 +272,26 @@ export async function recordLinesTaken(
   sourceId: number,
   taken: number,
   refused: number,
+  asked: RequestsDelta = { requests: 0, refusals: 0 },
 ): Promise<void> {
   await db.query(
-    `UPDATE sources SET lines_taken = lines_taken + $2, lines_refused = lines_refused + $3
+    `UPDATE sources SET lines_taken = lines_taken + $2, lines_refused = lines_refused + $3,
+                        requests = requests + $4, refusals = refusals + $5
       WHERE id = $1`,
-    [sourceId, taken, refused],
+    [sourceId, taken, refused, asked.requests, asked.refusals],
+  );
+}
+
+/** Requests and 429s that no stored page counted yet (the end of a pull, or its failure). */
+export async function recordRequests(
+  db: Queryable,
+  sourceId: number,
+  asked: RequestsDelta,
+): Promise<void> {
+  if (asked.requests === 0 && asked.refusals === 0) return;
+  await db.query(
+    `UPDATE sources SET requests = requests + $2, refusals = refusals + $3 WHERE id = $1`,
+    [sourceId, asked.requests, asked.refusals],
   );
 }
 
@@ -213,7 +303,10 @@ export async function recordPullSuccess(db: Queryable, sourceId: number, at: Dat
   );
 }
 
-/** A pull that stopped short: why, on one line (newlines folded, at most 500 characters). */
+/**
+ * A pull that stopped short: why, on one line (newlines folded, at most 500 characters), and one
+ * more error counted.
+ */
 export async function recordPullError(
   db: Queryable,
   sourceId: number,
@@ -221,9 +314,8 @@ export async function recordPullError(
   at: Date,
 ): Promise<void> {
   const line = message.replace(/\s+/g, ' ').trim().slice(0, 500);
-  await db.query(`UPDATE sources SET last_error = $2, last_error_at = $3 WHERE id = $1`, [
-    sourceId,
-    line,
-    at,
-  ]);
+  await db.query(
+    `UPDATE sources SET last_error = $2, last_error_at = $3, errors = errors + 1 WHERE id = $1`,
+    [sourceId, line, at],
+  );
 }

@@ -88,14 +88,14 @@ function timetableMember(r: HistoryRecord): string {
 
 /** One item of GetTrainHistory. */
 export function trainHistoryItemJson(r: HistoryRecord): string {
-  return `{"id":${r.id},"serviceDay":${r.serviceDay},"emuId":${r.emuId},"status":${r.status}${timetableMember(r)}}`;
+  return `{"id":${r.id},"serviceDay":${r.serviceDay},"emuId":${r.emuId},"status":${r.status}${timetableMember(r)},"sources":${r.sourcesJson}}`;
 }
 
 /** One item of GetEmuHistory. */
 export function emuHistoryItemJson(r: HistoryRecord): string {
   return (
     `{"id":${r.id},"serviceDay":${r.serviceDay},"status":${r.status}${timetableMember(r)}` +
-    `${trainCodeMember(r.trainCode)}}`
+    `${trainCodeMember(r.trainCode)},"sources":${r.sourcesJson}}`
   );
 }
 

@@ -14,6 +14,7 @@ import {
   createRedisConnection,
 } from '../../shared/queues/redis-connection.js';
 import { registerQueueDashboard, type DashboardViewer } from './queue-dashboard.js';
+import { registerSourcesPage } from './sources-page.js';
 
 /** The viewer of the signed-in web session (a banned, revoked or expired one is no session). */
 export async function sessionViewer(request: FastifyRequest): Promise<DashboardViewer> {
@@ -40,7 +41,8 @@ export interface OperationsDeps {
 
 /**
  * What operators use, on the API app: request metrics (hook on every route), GET /metrics behind
- * METRICS_TOKEN, and Bull Board at /admin/queues for administrators. Call once on the root app.
+ * METRICS_TOKEN, and for administrators Bull Board at /admin/queues and the sources at
+ * /admin/sources. Call once on the root app.
  */
 export async function registerOperations(app: ApiApp, deps: OperationsDeps): Promise<void> {
   const { config, logger } = deps;
@@ -64,6 +66,7 @@ export async function registerOperations(app: ApiApp, deps: OperationsDeps): Pro
   }
   const metrics = new OperationsMetrics({ db: deps.db, queues, logger });
   registerMetricsRoute(app, { metrics, token: config.METRICS_TOKEN });
+  await registerSourcesPage(app, deps.db);
   if (queues) {
     await registerQueueDashboard(app, {
       queues,

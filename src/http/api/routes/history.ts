@@ -27,6 +27,12 @@ const trainHistoryRecordSchema = z
     emuId: z.uint32().describe('Look the code up in emuCodeMappings.'),
     timetableId: z.uint32().optional(),
     status: statusSchema,
+    sources: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'The distinct sources of the sightings that made the record ("seen by"); an emutrack addition: the live service does not send it.',
+      ),
   })
   .meta({ id: 'TrainHistoryRecord' });
 
@@ -37,6 +43,12 @@ const emuHistoryRecordSchema = z
     timetableId: z.uint32().optional(),
     trainCode: trainCodeSchema.optional(),
     status: statusSchema,
+    sources: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'The distinct sources of the sightings that made the record ("seen by"); an emutrack addition: the live service does not send it.',
+      ),
   })
   .meta({ id: 'EmuHistoryRecord' });
 

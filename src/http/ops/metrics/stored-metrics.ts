@@ -1,5 +1,6 @@
 import type { Queryable } from '../../../shared/db/db.js';
 import { ymdOfServiceDay } from '../../../shared/time/service-day.js';
+import { sourceFamilies } from './source-metrics.js';
 import { staleDaysFamilies } from './stale-days-metrics.js';
 
 /** Upper bounds (seconds) of the job duration buckets: 1 s to 2 h. */
@@ -19,19 +20,20 @@ type Family = StoredFamily;
 
 /**
  * The metric families read from the database at each scrape: what the workers did (job_runs)
- * and what the last circulation inference found. Workers may run in other processes, so these
+ * what the last circulation inference found, and what each source's pulls counted. Workers may run in other processes, so these
  * come from what they record rather than from counters in this process. Each is cumulative over
  * the job_runs table (it only grows), as Prometheus counters and histograms must be.
  */
 export async function readStoredMetrics(db: Queryable): Promise<Family[]> {
-  const [durations, lastDays, inference, ingest, stale] = await Promise.all([
+  const [durations, lastDays, inference, ingest, stale, sources] = await Promise.all([
     jobDurations(db),
     lastSuccessfulDays(db),
     inferenceProxies(db),
     ingestTotals(db),
     staleDaysFamilies(db),
+    sourceFamilies(db),
   ]);
-  return [...durations, ...lastDays, ...inference, ...ingest, ...stale];
+  return [...durations, ...lastDays, ...inference, ...ingest, ...stale, ...sources];
 }
 
 async function jobDurations(db: Queryable): Promise<Family[]> {

@@ -488,6 +488,43 @@ export const en = {
   reload: 'Reload',
   refused: 'Refused',
   back: 'Back',
+
+  // The operators' page of sources (/admin/sources)
+  sourcesTitle: 'Sources',
+  sourcesIntro:
+    'The servers this one pulls records from, and how their pulls went. Sources are added, pulled and removed with emutrack source (see the sources documentation); keys are never shown, only the environment variable they are read from.',
+  sourcesNone: 'No sources yet (emutrack source add NAME --kind v2 --url BASE_URL).',
+  sourcesAdministratorsOnly: 'The sources page is for administrators only.',
+  sourceName: 'Name',
+  sourceKind: 'Kind',
+  sourceUrl: 'URL',
+  sourceKeyFrom: 'key from',
+  sourceSchedule: 'Schedule',
+  sourceByHand: 'by hand',
+  sourceRateTrust: (rate: number, trust: number) => `${rate} request(s)/s, trust ${trust}`,
+  sourceLastSuccess: 'Last success',
+  sourceNever: 'never',
+  sourceLag: 'Lag',
+  sourceLagText: (seconds: number) =>
+    seconds < 60
+      ? `${seconds} s`
+      : seconds < 3600
+        ? `${Math.floor(seconds / 60)} min`
+        : seconds < 172_800
+          ? `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`
+          : `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h`,
+  sourceLastError: 'Last error',
+  sourceCounters: 'Lines and requests',
+  sourceCountersText: (
+    taken: number,
+    refused: number,
+    requests: number,
+    r429: number,
+    errors: number,
+  ) =>
+    `${taken} taken, ${refused} refused; ${requests} requests, ${r429} × 429, ${errors} failed pull(s)`,
+  // Provenance of a record
+  seenBy: 'seen by',
 };
 
 /** What a catalogue gives: every key of the English one, each a string or a same-typed function. */

@@ -475,4 +475,41 @@ export const zh: Messages = {
   reload: '重新加载',
   refused: '已拒绝',
   back: '返回',
+
+  // 数据源运维页（/admin/sources）
+  sourcesTitle: '数据源',
+  sourcesIntro:
+    '本服务从这些服务器拉取记录，以及各次拉取的情况。数据源用 emutrack source 添加、拉取和删除（见数据源文档）；密钥从不显示，只显示读取它的环境变量名。',
+  sourcesNone: '尚无数据源（emutrack source add NAME --kind v2 --url BASE_URL）。',
+  sourcesAdministratorsOnly: '数据源页面仅限管理员使用。',
+  sourceName: '名称',
+  sourceKind: '类型',
+  sourceUrl: '地址',
+  sourceKeyFrom: '密钥来自',
+  sourceSchedule: '计划',
+  sourceByHand: '手动',
+  sourceRateTrust: (rate: number, trust: number) => `每秒 ${rate} 次请求，权重 ${trust}`,
+  sourceLastSuccess: '上次成功',
+  sourceNever: '从未',
+  sourceLag: '滞后',
+  sourceLagText: (seconds: number) =>
+    seconds < 60
+      ? `${seconds} 秒`
+      : seconds < 3600
+        ? `${Math.floor(seconds / 60)} 分钟`
+        : seconds < 172_800
+          ? `${Math.floor(seconds / 3600)} 小时 ${Math.floor((seconds % 3600) / 60)} 分钟`
+          : `${Math.floor(seconds / 86_400)} 天 ${Math.floor((seconds % 86_400) / 3600)} 小时`,
+  sourceLastError: '上次错误',
+  sourceCounters: '行数与请求',
+  sourceCountersText: (
+    taken: number,
+    refused: number,
+    requests: number,
+    r429: number,
+    errors: number,
+  ) =>
+    `收录 ${taken} 行，拒收 ${refused} 行；请求 ${requests} 次，429 共 ${r429} 次，错误 ${errors} 次`,
+  // 记录的来源
+  seenBy: '来源',
 };

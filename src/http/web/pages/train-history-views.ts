@@ -6,6 +6,7 @@ import type { WebView } from '../web-request.js';
 import type { MonthRange, TrainPageData } from './train-data.js';
 import { dateText, positionText, unitLink } from './train-views.js';
 import { reflowTable } from '../../html/reflow-table.js';
+import { seenBy } from '../views/seen-by.js';
 
 /** The longest range one CSV download covers, in days. */
 export const CSV_MAX_DAYS = 366;
@@ -42,7 +43,7 @@ export function historySection(view: WebView, data: TrainPageData): Html {
         <th scope="row" data-label="${t.serviceDay}">
           <a href="${dayHref(r.serviceDay)}">${dateText(r.serviceDay)}</a>
         </th>
-        <td data-label="${t.unit}">${unitLink(data.emus, r.emuId)}</td>
+        <td data-label="${t.unit}">${unitLink(data.emus, r.emuId)}${seenBy(t, r)}</td>
         <td data-label="${t.position}">${positionText(t, r.status)}</td>
       </tr>`,
   );

@@ -6,6 +6,7 @@ import type { WebView } from '../web-request.js';
 import { clockTime, dateParts, isoDate } from './page-inputs.js';
 import { CSV_MAX_DAYS, inRunningOrder, type UnitRecord } from './unit-data.js';
 import { reflowTable } from '../../html/reflow-table.js';
+import { seenBy } from '../views/seen-by.js';
 
 /** A service day as the reader's long date. */
 export function longDate(view: WebView, serviceDay: number): string {
@@ -113,7 +114,7 @@ export function todayList(view: WebView, today: readonly UnitRecord[]): Html {
     ${today.map(
       (r) =>
         html`<li>
-          <a href="${trainHref(r.trainCode)}">${r.trainCode}</a>${chips(view, r)}
+          <a href="${trainHref(r.trainCode)}">${r.trainCode}</a>${chips(view, r)}${seenBy(t, r)}
           <span class="muted">${route(view, r)} · ${times(view, r)}</span>
         </li>`,
     )}
@@ -176,7 +177,7 @@ export function historyTable(
           >
         </th>
         <td data-label="${t.train}">
-          <a href="${trainHref(r.trainCode)}">${r.trainCode}</a>${chips(view, r)}
+          <a href="${trainHref(r.trainCode)}">${r.trainCode}</a>${chips(view, r)}${seenBy(t, r)}
         </td>
         <td data-label="${t.unitRoute}">${route(view, r)}</td>
         <td data-label="${t.unitTimes}">${times(view, r)}</td>

@@ -51,6 +51,7 @@ describe('scopes', () => {
         AUTH_ME_SCOPE,
         'api.auth.credentials.manage',
         'api.webhooks.manage',
+        'api.auth.subscriptions',
         'api.admin.oauth.clients.review',
         'api.admin.corrections.write',
       ].sort(),

@@ -91,9 +91,10 @@ export class AlertDispatcher {
       const claimed = await claimDueAlerts(db, { now, leaseMs: this.options.leaseMs ?? 300_000 });
       if (claimed.length === 0) break;
       for (const c of claimed) {
-        const result = await this.send(c).catch(
-          (err: unknown): SendOutcome => ({ outcome: 'retry', error: (err as Error).message }),
-        );
+        const result = await this.send(c).catch((err: unknown): SendOutcome => ({
+          outcome: 'retry',
+          error: (err as Error).message,
+        }));
         if (result.outcome !== 'sent')
           this.ctx.logger.info(
             { subscription: c.subscription.publicId, outcome: result.outcome, err: result.error },
@@ -142,7 +143,11 @@ export class AlertDispatcher {
       });
     }
     // A webhook: one signed delivery of the endpoint, retried by the webhooks' own queue.
-    const body = JSON.stringify({ type: 'alert', timestamp: new Date().toISOString(), data: alerts[0] });
+    const body = JSON.stringify({
+      type: 'alert',
+      timestamp: new Date().toISOString(),
+      data: alerts[0],
+    });
     const r = await db.query<{ id: string }>(
       `INSERT INTO webhook_deliveries (message_id, endpoint_id, event_type, body)
        VALUES ($1, $2, 'alert', $3) RETURNING id::text`,
@@ -150,7 +155,9 @@ export class AlertDispatcher {
     );
     if (this.options.webhooks) {
       await this.options.webhooks.deliver([r.rows[0]!.id]);
-      await db.query('UPDATE webhook_deliveries SET enqueued_at = now() WHERE id = $1', [r.rows[0]!.id]);
+      await db.query('UPDATE webhook_deliveries SET enqueued_at = now() WHERE id = $1', [
+        r.rows[0]!.id,
+      ]);
     }
     return { outcome: 'sent' };
   }

@@ -48,6 +48,7 @@ import {
   ChangeCursorInvalidError,
 } from '../../src/domain/records/record-changes.js';
 import { WebhookError } from '../../src/domain/webhooks/webhook-error.js';
+import { AlertError } from '../../src/domain/alerts/alert-error.js';
 import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors.js';
 import { SourcePullError } from '../../src/domain/sources/pull-source.js';
 import { SourceSettingError } from '../../src/domain/sources/source-config.js';
@@ -197,6 +198,16 @@ const cases: [string, EmutrackError, string, string][] = [
     new InputLimitError('max_input_vars', 'Form body refused: more than 1000 input variables.'),
     'max_input_vars',
     'Form body refused: more than 1000 input variables.',
+  ],
+  [
+    'AlertError',
+    new AlertError(
+      'alert_invalid_input',
+      'channel: expected one of email, webpush, webhook',
+      'channel',
+    ),
+    'alert_invalid_input',
+    'channel: expected one of email, webpush, webhook',
   ],
   [
     'WebhookError',

@@ -161,6 +161,9 @@ export async function sendPush(
   if ('error' in result) return { outcome: 'retry', error: `push: ${result.error}` };
   if (result.status >= 200 && result.status < 300) return { outcome: 'sent' };
   if (result.status === 404 || result.status === 410)
-    return { outcome: 'dead', error: `the push service answered ${result.status}: subscription gone` };
+    return {
+      outcome: 'dead',
+      error: `the push service answered ${result.status}: subscription gone`,
+    };
   return { outcome: 'retry', error: `the push service answered ${result.status}` };
 }

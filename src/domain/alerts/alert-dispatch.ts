@@ -43,7 +43,10 @@ export async function dispatchAlerts(
       more = page.more;
       matched.push(...(await matchChanges(tx, page.changes, subs)));
     }
-    const moves = await tx.query<{ id: string; data: { emuId: number; emuCode: string; from: string; to: string } }>(
+    const moves = await tx.query<{
+      id: string;
+      data: { emuId: number; emuCode: string; from: string; to: string };
+    }>(
       `DELETE FROM alert_outbox WHERE id IN (
          SELECT id FROM alert_outbox ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED)
        RETURNING id::text, data`,
@@ -55,7 +58,14 @@ export async function dispatchAlerts(
             subscriptionId: s.id,
             eventKey: `emu.movedDepot:${m.id}`,
             digest: s.digest,
-            data: { event: 'emu.movedDepot', kind: 'emu', code: s.code, emuCode: m.data.emuCode, from: m.data.from, to: m.data.to },
+            data: {
+              event: 'emu.movedDepot',
+              kind: 'emu',
+              code: s.code,
+              emuCode: m.data.emuCode,
+              from: m.data.from,
+              to: m.data.to,
+            },
           });
     const written = await insertDeliveries(tx, matched, now, options.digestHour);
     await tx.query('UPDATE alert_dispatch_state SET position = $1, record_id = $2', [
@@ -67,7 +77,14 @@ export async function dispatchAlerts(
 }
 
 async function activeSubscriptions(tx: Queryable): Promise<ActiveSubscription[]> {
-  const r = await tx.query<{ id: string; kind: AlertKind; code: string; emu_id: number | null; events: AlertEvent[]; digest: boolean }>(
+  const r = await tx.query<{
+    id: string;
+    kind: AlertKind;
+    code: string;
+    emu_id: number | null;
+    events: AlertEvent[];
+    digest: boolean;
+  }>(
     `SELECT id::text, kind, code, emu_id, events, digest FROM alert_subscriptions
       WHERE status = 'active' ORDER BY id`,
   );
@@ -84,11 +101,18 @@ async function activeSubscriptions(tx: Queryable): Promise<ActiveSubscription[]>
 /** The next time the digest hour strikes in Shanghai (UTC+8, no daylight saving) after `now`. */
 export function nextDigestAt(now: Date, hour: number): Date {
   const shanghai = new Date(now.getTime() + 8 * 3_600_000);
-  const at = Date.UTC(shanghai.getUTCFullYear(), shanghai.getUTCMonth(), shanghai.getUTCDate(), hour) - 8 * 3_600_000;
+  const at =
+    Date.UTC(shanghai.getUTCFullYear(), shanghai.getUTCMonth(), shanghai.getUTCDate(), hour) -
+    8 * 3_600_000;
   return new Date(at > now.getTime() ? at : at + 86_400_000);
 }
 
-async function insertDeliveries(tx: Queryable, matched: readonly MatchedAlert[], now: Date, digestHour: number): Promise<number> {
+async function insertDeliveries(
+  tx: Queryable,
+  matched: readonly MatchedAlert[],
+  now: Date,
+  digestHour: number,
+): Promise<number> {
   if (matched.length === 0) return 0;
   const digestAt = nextDigestAt(now, digestHour);
   const r = await tx.query(
@@ -206,7 +230,10 @@ export async function recordOutcome(
   const now = options.now ?? new Date();
   const ids = claimed.deliveries.map((d) => d.id);
   if (result.outcome === 'sent') {
-    await db.query('UPDATE alert_deliveries SET sent_at = $2, last_error = NULL WHERE id = ANY($1::bigint[])', [ids, now]);
+    await db.query(
+      'UPDATE alert_deliveries SET sent_at = $2, last_error = NULL WHERE id = ANY($1::bigint[])',
+      [ids, now],
+    );
     return;
   }
   const error = result.error.slice(0, 500);
@@ -226,9 +253,15 @@ export async function recordOutcome(
   }
   const attempts = Math.max(...claimed.deliveries.map((d) => d.attempts));
   if (attempts >= options.maxAttempts) {
-    await db.query('UPDATE alert_deliveries SET failed_at = $2, last_error = $3 WHERE id = ANY($1::bigint[])', [ids, now, error]);
+    await db.query(
+      'UPDATE alert_deliveries SET failed_at = $2, last_error = $3 WHERE id = ANY($1::bigint[])',
+      [ids, now, error],
+    );
     return;
   }
   const due = new Date(now.getTime() + options.backoffMs * 2 ** (attempts - 1));
-  await db.query('UPDATE alert_deliveries SET due_at = $2, last_error = $3 WHERE id = ANY($1::bigint[])', [ids, due, error]);
+  await db.query(
+    'UPDATE alert_deliveries SET due_at = $2, last_error = $3 WHERE id = ANY($1::bigint[])',
+    [ids, due, error],
+  );
 }

@@ -9,7 +9,8 @@ import { EmutrackError } from '../../shared/errors/emutrack-error.js';
  */
 export class AlertError extends EmutrackError {
   constructor(
-    code: 'alert_invalid_input' | 'alert_address_refused' | 'alert_not_found' | 'alert_limit_reached',
+    code:
+      'alert_invalid_input' | 'alert_address_refused' | 'alert_not_found' | 'alert_limit_reached',
     message: string,
     /** The request field the error is about. */
     readonly field?: string,

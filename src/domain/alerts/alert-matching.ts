@@ -44,12 +44,26 @@ export async function matchChanges(
 ): Promise<MatchedAlert[]> {
   const out: MatchedAlert[] = [];
   if (changes.length === 0 || subs.length === 0) return out;
-  const byTrain = group(subs.filter((s) => s.kind === 'train'), (s) => s.code);
-  const byEmu = group(subs.filter((s) => s.kind === 'emu'), (s) => String(s.emuId));
-  const byStation = group(subs.filter((s) => s.kind === 'station'), (s) => s.code);
+  const byTrain = group(
+    subs.filter((s) => s.kind === 'train'),
+    (s) => s.code,
+  );
+  const byEmu = group(
+    subs.filter((s) => s.kind === 'emu'),
+    (s) => String(s.emuId),
+  );
+  const byStation = group(
+    subs.filter((s) => s.kind === 'station'),
+    (s) => s.code,
+  );
   const codes = await emuCodes(tx, changes);
   const stations = byStation.size > 0 ? await stationsOf(tx, changes) : new Map<number, string[]>();
-  const push = (s: ActiveSubscription, event: AlertEvent, key: string, data: Omit<AlertData, 'event' | 'kind' | 'code'>) => {
+  const push = (
+    s: ActiveSubscription,
+    event: AlertEvent,
+    key: string,
+    data: Omit<AlertData, 'event' | 'kind' | 'code'>,
+  ) => {
     if (s.events.includes(event))
       out.push({
         subscriptionId: s.id,
@@ -112,7 +126,10 @@ function group<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> 
   return m;
 }
 
-async function emuCodes(tx: Queryable, changes: readonly RecordChange[]): Promise<Map<number, string>> {
+async function emuCodes(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+): Promise<Map<number, string>> {
   const r = await tx.query<{ id: number; code: string }>(
     'SELECT id, code FROM emus WHERE id = ANY($1::int[])',
     [[...new Set(changes.map((c) => c.emuId))]],
@@ -120,7 +137,10 @@ async function emuCodes(tx: Queryable, changes: readonly RecordChange[]): Promis
   return new Map(r.rows.map((row) => [row.id, row.code]));
 }
 
-async function stationsOf(tx: Queryable, changes: readonly RecordChange[]): Promise<Map<number, string[]>> {
+async function stationsOf(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+): Promise<Map<number, string[]>> {
   const ids = [...new Set(changes.map((c) => c.record?.timetableId).filter((t) => t != null))];
   const r = await tx.query<{ timetable_id: number; names: string[] }>(
     `SELECT timetable_id, array_agg(station_name) AS names FROM timetable_stops
@@ -151,7 +171,11 @@ async function isRareUnit(tx: Queryable, c: RecordChange): Promise<boolean> {
   return r.rows[0]!.any_run && !r.rows[0]!.this_unit;
 }
 
-async function unitsOf(tx: Queryable, day: number, train: string): Promise<{ id: number; code: string }[]> {
+async function unitsOf(
+  tx: Queryable,
+  day: number,
+  train: string,
+): Promise<{ id: number; code: string }[]> {
   const r = await tx.query<{ id: number; code: string }>(
     `SELECT e.id, e.code FROM daily_records d JOIN emus e ON e.id = d.emu_id
       WHERE d.service_day = $1 AND d.train_code = $2 ORDER BY e.code`,

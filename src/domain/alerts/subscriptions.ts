@@ -107,7 +107,10 @@ function decodedLength(text: unknown, field: string): number {
 }
 
 /** Checks a PushSubscription: an endpoint the dispatcher may reach, keys of the right sizes. */
-export function checkPushSubscription(value: unknown, allowLoopback: boolean): PushSubscriptionJson {
+export function checkPushSubscription(
+  value: unknown,
+  allowLoopback: boolean,
+): PushSubscriptionJson {
   if (typeof value !== 'object' || value === null)
     throw invalid('subscription', 'expected the PushSubscription JSON {endpoint, keys}');
   const { endpoint, keys } = value as { endpoint?: unknown; keys?: unknown };
@@ -162,7 +165,8 @@ async function canonicalCode(
   }
   const name = code.trim();
   const r = await db.query('SELECT 1 FROM timetable_stops WHERE station_name = $1 LIMIT 1', [name]);
-  if (r.rowCount === 0) throw invalid('code', `no train calls at a station ${JSON.stringify(name)}`);
+  if (r.rowCount === 0)
+    throw invalid('code', `no train calls at a station ${JSON.stringify(name)}`);
   return { code: name, emuId: null };
 }
 
@@ -296,7 +300,10 @@ export async function createSubscription(
   });
 }
 
-export async function listSubscriptions(db: Queryable, userId: string): Promise<AlertSubscription[]> {
+export async function listSubscriptions(
+  db: Queryable,
+  userId: string,
+): Promise<AlertSubscription[]> {
   const r = await db.query<Row>(`${SELECT} WHERE s.user_id = $1 ORDER BY s.id DESC`, [userId]);
   return r.rows.map(fromRow);
 }
@@ -311,11 +318,15 @@ export async function deleteSubscription(
     'DELETE FROM alert_subscriptions WHERE public_id = $1 AND user_id = $2',
     [publicId, userId],
   );
-  if (r.rowCount === 0) throw new AlertError('alert_not_found', `you have no subscription ${publicId}`);
+  if (r.rowCount === 0)
+    throw new AlertError('alert_not_found', `you have no subscription ${publicId}`);
 }
 
 /** Follows a verification link: the subscription becomes active. False for an unknown token. */
-export async function verifySubscription(db: Queryable, token: string): Promise<AlertSubscription | undefined> {
+export async function verifySubscription(
+  db: Queryable,
+  token: string,
+): Promise<AlertSubscription | undefined> {
   const r = await db.query<{ public_id: string }>(
     `UPDATE alert_subscriptions SET status = 'active', verified_at = now(),
        verification_token_hash = NULL
@@ -332,7 +343,9 @@ export async function subscriptionOfUnsubscribeToken(
   db: Queryable,
   token: string,
 ): Promise<AlertSubscription | undefined> {
-  const r = await db.query<Row>(`${SELECT} WHERE s.unsubscribe_token_hash = $1`, [hashToken(token)]);
+  const r = await db.query<Row>(`${SELECT} WHERE s.unsubscribe_token_hash = $1`, [
+    hashToken(token),
+  ]);
   return r.rows[0] ? fromRow(r.rows[0]) : undefined;
 }
 

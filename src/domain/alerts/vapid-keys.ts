@@ -18,7 +18,10 @@ const PBES2_COUNT = 10_000;
  * the table's single row), the private key encrypted under OAUTH_KEY_SECRET as the OAuth signing
  * keys are. `secret` resolves that secret (signing-keys-config.ts's way).
  */
-export async function loadVapidKeys(db: Queryable, secret: () => Promise<Uint8Array>): Promise<VapidKeys> {
+export async function loadVapidKeys(
+  db: Queryable,
+  secret: () => Promise<Uint8Array>,
+): Promise<VapidKeys> {
   let row = await readRow(db);
   if (!row) {
     const made = webPush.generateVAPIDKeys();
@@ -50,7 +53,10 @@ export async function loadVapidKeys(db: Queryable, secret: () => Promise<Uint8Ar
 }
 
 /** The public key alone (what the page subscribes with); made on first need like the pair. */
-export async function vapidPublicKey(db: Queryable, secret: () => Promise<Uint8Array>): Promise<string> {
+export async function vapidPublicKey(
+  db: Queryable,
+  secret: () => Promise<Uint8Array>,
+): Promise<string> {
   const row = await readRow(db);
   return row ? row.public_key : (await loadVapidKeys(db, secret)).publicKey;
 }

@@ -48,6 +48,8 @@ import { predictionRoutes } from './routes/prediction.js';
 import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { alertSubscriptionRoutes } from './routes/alert-subscriptions.js';
+import { registerAlertLinkPages } from '../web/alert-link-pages.js';
 import {
   registerWebhookAccountForms,
   webhooksAccountPanel,
@@ -208,6 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const routes = { services };
   app.accountPanels.add(webhooksAccountPanel(db));
   await registerWebhookAccountForms(app, db, config);
+  await registerAlertLinkPages(app as unknown as FastifyInstance, db);
   await app.register(accountPages, routes);
   const oauth = await registerOAuth(app, {
     db,
@@ -232,6 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     await v2.register(apiKeyRoutes, routes);
     await v2.register(adminCorrectionsRoutes, routes);
     await v2.register(webhookRoutes, routes);
+    await v2.register(alertSubscriptionRoutes, routes);
     await oauthOperations(v2, oauth);
   };
   await app.register(v2Api, { prefix: '/api/v2', edge, operations });

@@ -9,6 +9,9 @@ import type { Db } from '../../shared/db/db.js';
 import { formBody } from '../html/form-body.js';
 import { html, type Html } from '../html/html.js';
 
+/** Pages for people, not API operations: out of the OpenAPI document. */
+const HIDDEN = { schema: { hide: true } };
+
 const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
 /** A small page of its own: these links are opened from a mail, signed in or not. */
@@ -55,38 +58,47 @@ const unknownLink = (reply: FastifyReply) =>
 export async function registerAlertLinkPages(app: FastifyInstance, db: Db): Promise<void> {
   await app.register(async (scope) => {
     await formBody(scope);
-    scope.get<{ Params: { token: string } }>('/alerts/verify/:token', async (request, reply) => {
-      const { token } = request.params;
-      if (!TOKEN.test(token)) return unknownLink(reply);
-      const known = await db.query(
-        `SELECT 1 FROM alert_subscriptions WHERE verification_token_hash = $1`,
-        [hashToken(token)],
-      );
-      if (known.rowCount === 0) return unknownLink(reply);
-      return page(
-        reply,
-        200,
-        '确认订阅 / Confirm alerts',
-        html`<h1>确认接收提醒？ / Receive these alerts?</h1>
-          <form method="post"><button type="submit">确认 / Confirm</button></form>`,
-      );
-    });
-    scope.post<{ Params: { token: string } }>('/alerts/verify/:token', async (request, reply) => {
-      const { token } = request.params;
-      const s = TOKEN.test(token) ? await verifySubscription(db, token) : undefined;
-      if (!s) return unknownLink(reply);
-      return page(
-        reply,
-        200,
-        '已确认 / Confirmed',
-        html`<h1>
-          已确认：${s.code} 的提醒将发送至 ${s.target} / Confirmed: alerts about ${s.code} go to
-          ${s.target}
-        </h1>`,
-      );
-    });
+    scope.get<{ Params: { token: string } }>(
+      '/alerts/verify/:token',
+      HIDDEN,
+      async (request, reply) => {
+        const { token } = request.params;
+        if (!TOKEN.test(token)) return unknownLink(reply);
+        const known = await db.query(
+          `SELECT 1 FROM alert_subscriptions WHERE verification_token_hash = $1`,
+          [hashToken(token)],
+        );
+        if (known.rowCount === 0) return unknownLink(reply);
+        return page(
+          reply,
+          200,
+          '确认订阅 / Confirm alerts',
+          html`<h1>确认接收提醒？ / Receive these alerts?</h1>
+            <form method="post"><button type="submit">确认 / Confirm</button></form>`,
+        );
+      },
+    );
+    scope.post<{ Params: { token: string } }>(
+      '/alerts/verify/:token',
+      HIDDEN,
+      async (request, reply) => {
+        const { token } = request.params;
+        const s = TOKEN.test(token) ? await verifySubscription(db, token) : undefined;
+        if (!s) return unknownLink(reply);
+        return page(
+          reply,
+          200,
+          '已确认 / Confirmed',
+          html`<h1>
+            已确认：${s.code} 的提醒将发送至 ${s.target} / Confirmed: alerts about ${s.code} go to
+            ${s.target}
+          </h1>`,
+        );
+      },
+    );
     scope.get<{ Params: { token: string } }>(
       '/alerts/unsubscribe/:token',
+      HIDDEN,
       async (request, reply) => {
         const { token } = request.params;
         const s = TOKEN.test(token) ? await subscriptionOfUnsubscribeToken(db, token) : undefined;
@@ -106,6 +118,7 @@ export async function registerAlertLinkPages(app: FastifyInstance, db: Db): Prom
     );
     scope.post<{ Params: { token: string } }>(
       '/alerts/unsubscribe/:token',
+      HIDDEN,
       async (request, reply) => {
         const { token } = request.params;
         if (!TOKEN.test(token) || !(await unsubscribe(db, token))) return unknownLink(reply);

@@ -49,6 +49,7 @@ import {
 } from '../../src/domain/records/record-changes.js';
 import { WebhookError } from '../../src/domain/webhooks/webhook-error.js';
 import { AlertError } from '../../src/domain/alerts/alert-error.js';
+import { AlertMailUnavailableError } from '../../src/http/alert-subscribing.js';
 import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors.js';
 import { SourcePullError } from '../../src/domain/sources/pull-source.js';
 import { SourceSettingError } from '../../src/domain/sources/source-config.js';
@@ -198,6 +199,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new InputLimitError('max_input_vars', 'Form body refused: more than 1000 input variables.'),
     'max_input_vars',
     'Form body refused: more than 1000 input variables.',
+  ],
+  [
+    'AlertMailUnavailableError',
+    new AlertMailUnavailableError('address: the verification mail could not be sent'),
+    'alert_mail_unavailable',
+    'address: the verification mail could not be sent',
   ],
   [
     'AlertError',

@@ -8,11 +8,11 @@ import {
   type Mailer,
 } from '../../../domain/alerts/alert-channels.js';
 import {
-  createSubscription,
   deleteSubscription,
   listSubscriptions,
   type AlertSubscription,
 } from '../../../domain/alerts/subscriptions.js';
+import { AlertMailUnavailableError, AlertSubscribing } from '../../alert-subscribing.js';
 import { vapidPublicKey } from '../../../domain/alerts/vapid-keys.js';
 import { resolveKeySecret } from '../../../domain/oauth/key-secret.js';
 import { ApiError } from '../api-error.js';
@@ -77,6 +77,7 @@ function item(s: AlertSubscription) {
 }
 
 function throwAsApiError(err: unknown): never {
+  if (err instanceof AlertMailUnavailableError) throw new ApiError('unavailable', err.message);
   if (!(err instanceof AlertError)) throw err;
   if (err.code === 'alert_not_found') throw new ApiError('not_found', err.message);
   throw new ApiError('invalid_param', err.message);
@@ -93,9 +94,8 @@ export const alertSubscriptionRoutes: FastifyPluginAsyncZod<RouteOptions> = asyn
   { services },
 ) => {
   const { db, config, costs } = services;
-  let mailer: Mailer | undefined;
-  app.addHook('onClose', async () => mailer?.close());
-  const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
+  const subscribing = new AlertSubscribing(db, config);
+  app.addHook('onClose', async () => subscribing.close());
   const userOf = (request: Parameters<typeof callerOf>[0]): string => {
     const caller = callerOf(request);
     if (caller.kind !== 'credential') throw new ApiError('invalid_api_key', 'sign in first');
@@ -168,34 +168,9 @@ export const alertSubscriptionRoutes: FastifyPluginAsyncZod<RouteOptions> = asyn
       const userId = userOf(request);
       if (request.body.channel === 'email' && !config.SMTP_URL)
         throw new ApiError('unavailable', 'channel: e-mail alerts are not set up on this server');
-      const created = await createSubscription(db, userId, request.body, {
-        maxPerUser: config.ALERT_MAX_SUBSCRIPTIONS_PER_USER,
-        allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
-      }).catch(throwAsApiError);
-      const { subscription, verificationToken, unsubscribeToken } = created;
-      if (verificationToken) {
-        mailer ??= createMailer({
-          smtpUrl: config.SMTP_URL!,
-          from: config.ALERT_MAIL_FROM,
-          publicUrl,
-        });
-        try {
-          await mailer.send(
-            verificationMail(subscription.target, subscription, {
-              verify: `${publicUrl}/alerts/verify/${verificationToken}`,
-              unsubscribe: `${publicUrl}/alerts/unsubscribe/${unsubscribeToken}`,
-            }),
-          );
-        } catch (err) {
-          // Unverifiable as it stands: taken back, so the caller can simply try again.
-          await deleteSubscription(db, userId, subscription.id).catch(() => {});
-          request.log.warn({ err: (err as Error).message }, 'verification mail not sent');
-          throw new ApiError(
-            'unavailable',
-            'address: the verification mail could not be sent; try again later',
-          );
-        }
-      }
+      const subscription = await subscribing
+        .subscribe(userId, request.body, request.log)
+        .catch(throwAsApiError);
       return {
         id: subscription.id,
         status: subscription.status === 'active' ? ('active' as const) : ('unverified' as const),

@@ -50,6 +50,7 @@ import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { alertSubscriptionRoutes } from './routes/alert-subscriptions.js';
 import { registerAlertLinkPages } from '../web/alert-link-pages.js';
+import { registerAlertSubscribePage } from '../web/alert-subscribe-page.js';
 import {
   registerWebhookAccountForms,
   webhooksAccountPanel,
@@ -211,6 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   app.accountPanels.add(webhooksAccountPanel(db));
   await registerWebhookAccountForms(app, db, config);
   await registerAlertLinkPages(app as unknown as FastifyInstance, db);
+  await registerAlertSubscribePage(app as unknown as FastifyInstance, db, config);
   await app.register(accountPages, routes);
   const oauth = await registerOAuth(app, {
     db,

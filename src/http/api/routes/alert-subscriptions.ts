@@ -3,11 +3,6 @@ import { z } from 'zod';
 import { AlertError } from '../../../domain/alerts/alert-error.js';
 import { ALERT_CHANNELS, ALERT_EVENTS, ALERT_KINDS } from '../../../domain/alerts/alert-events.js';
 import {
-  createMailer,
-  verificationMail,
-  type Mailer,
-} from '../../../domain/alerts/alert-channels.js';
-import {
   deleteSubscription,
   listSubscriptions,
   type AlertSubscription,

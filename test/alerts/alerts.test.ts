@@ -10,6 +10,8 @@ import type { ApiApp } from '../../src/http/api/app.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { AlertDispatcher } from '../../src/worker/alert-dispatcher.js';
+import { issueCredential } from '../../src/domain/accounts/credentials.js';
+import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
 import { makeApp, testConfig } from '../api/helpers/api-harness.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
@@ -364,5 +366,46 @@ describe('alerts', () => {
       ['twice@example.com'],
     );
     expect(rows.rows[0]!.n).toBe(6);
+  });
+  it('subscribes by e-mail from the page a train page links to: signed out to sign-in, signed in a form with CSRF', async () => {
+    const user = await makeUser(t.current.db, 'page');
+    const { secret } = await issueCredential(t.current.db, {
+      userId: user.userId,
+      issuer: 'webapp',
+      scopes: [...scopesOfRole('user')],
+      dailyTokenLimit: 10_000,
+    });
+    const page = '/alerts/new?kind=train&code=G700';
+    const anonymous = await app.inject({ url: page });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toContain('/login?next=');
+    const cookie = { cookie: `token=${secret}` };
+    const form = await app.inject({ url: page, headers: cookie });
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['cache-control']).toBe('no-store');
+    expect(form.body).toContain('data-alert-push');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+    const setCookies = ([] as string[]).concat(form.headers['set-cookie'] ?? []);
+    const cookies = [`token=${secret}`, ...setCookies.map((c) => c.split(';')[0]!)].join('; ');
+    const post = (body: string) =>
+      app.inject({
+        method: 'POST',
+        url: page,
+        headers: {
+          cookie: cookies,
+          origin: PUBLIC_URL,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        payload: body,
+      });
+    expect((await post('address=page%40example.com')).statusCode).toBe(403);
+    const sent = await post(`_csrf=${encodeURIComponent(csrf)}&address=page%40example.com`);
+    expect(sent.statusCode).toBe(200);
+    expect(sent.body).toContain('page@example.com');
+    expect(mail.to('page@example.com')).toHaveLength(1);
+    const refused = await post(`_csrf=${encodeURIComponent(csrf)}&address=nope`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('address');
+    await t.current.db.query('DELETE FROM alert_subscriptions');
   });
 });

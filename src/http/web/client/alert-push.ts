@@ -7,20 +7,20 @@ async function subscribe(kind: string, code: string): Promise<boolean> {
   if ((await Notification.requestPermission()) !== 'granted') return false;
   const key = await fetch('/api/v2/auth/subscriptions/vapid-key', { credentials: 'same-origin' });
   if (!key.ok) return false;
-  const { data } = (await key.json()) as { data: { publicKey: string } };
+  const answer = (await key.json()) as { data: { publicKey: string } };
   const registration = await navigator.serviceWorker.ready;
   const subscription = await registration.pushManager.subscribe({
     userVisibleOnly: true,
     // The key as base64url text: PushManager.subscribe takes it so.
-    applicationServerKey: data.publicKey,
+    applicationServerKey: answer.data.publicKey,
   });
-  const answer = await fetch('/api/v2/auth/subscriptions', {
+  const put = await fetch('/api/v2/auth/subscriptions', {
     method: 'PUT',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ kind, code, channel: 'webpush', subscription: subscription.toJSON() }),
   });
-  return answer.ok;
+  return put.ok;
 }
 
 export function enableAlertPush(doc: Document): void {

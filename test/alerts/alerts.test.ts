@@ -10,6 +10,8 @@ import type { ApiApp } from '../../src/http/api/app.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
 import { serviceDayFromYmd } from '../../src/shared/time/service-day.js';
 import { AlertDispatcher } from '../../src/worker/alert-dispatcher.js';
+import { InProcessWebhookDeliveries } from '../../src/worker/webhook-deliveries.js';
+import { createWebhookEndpoint } from '../../src/domain/webhooks/webhook-endpoints.js';
 import { issueCredential } from '../../src/domain/accounts/credentials.js';
 import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
@@ -118,12 +120,14 @@ describe('alerts', () => {
     await push.close();
   });
 
-  function dispatcher(): AlertDispatcher {
-    const d = new AlertDispatcher({
-      db: t.current.db,
-      logger: pino({ level: 'silent' }),
-      config: testConfig(env),
-    });
+  const context = () => ({
+    db: t.current.db,
+    logger: pino({ level: 'silent' }),
+    config: testConfig(env),
+  });
+
+  function dispatcher(webhooks?: InProcessWebhookDeliveries): AlertDispatcher {
+    const d = new AlertDispatcher(context(), { webhooks });
     dispatchers.push(d);
     return d;
   }
@@ -407,5 +411,52 @@ describe('alerts', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('address');
     await t.current.db.query('DELETE FROM alert_subscriptions');
+  });
+  it('sends an alert to one of the user’s webhooks as a signed delivery of that endpoint', async () => {
+    const user = await makeUser(t.current.db, 'hook');
+    const key = await makeKey(t.current.db, user);
+    const bodies: string[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.headers['webhook-signature']) bodies.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const deliveries = new InProcessWebhookDeliveries(context());
+    try {
+      const { endpoint } = await createWebhookEndpoint(
+        t.current.db,
+        { userId: user.userId, oauthClientId: null },
+        {
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+          events: ['export.ready'],
+        },
+        { allowLoopback: true, maxEndpoints: 10 },
+      );
+      const created = await put(key, {
+        kind: 'emu',
+        code: 'CR400AF-7001',
+        channel: 'webhook',
+        webhook: endpoint.id,
+        events: ['emu.seen'],
+      });
+      expect(created.json().data.status).toBe('active');
+      await rebuild('20261010', 'G730', 'CR400AF-7001');
+      await dispatcher(deliveries).runOnce(NOW);
+      const end = Date.now() + 5_000;
+      while (bodies.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      expect(bodies).toHaveLength(1);
+      expect(JSON.parse(bodies[0]!)).toMatchObject({
+        type: 'alert',
+        data: { event: 'emu.seen', emuCode: 'CR400AF-7001', trainCode: 'G730', date: '20261010' },
+      });
+    } finally {
+      await deliveries.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      await t.current.db.query('DELETE FROM alert_subscriptions');
+    }
   });
 });

@@ -459,4 +459,32 @@ describe('alerts', () => {
       await t.current.db.query('DELETE FROM alert_subscriptions');
     }
   });
+  it('tells a train’s followers of a unit it has not run in 30 days and of a unit change on a day already built', async () => {
+    const user = await makeUser(t.current.db, 'train');
+    await t.current.db.query(
+      `INSERT INTO alert_subscriptions (public_id, user_id, kind, code, channel, address, events,
+         status, unsubscribe_token_hash)
+       VALUES ('als_train', $1, 'train', 'G800', 'email', 'train@example.com',
+               '{train.rareUnit,train.unitChanged}', 'active', $2)`,
+      [user.userId, randomBytes(8)],
+    );
+    const d = dispatcher();
+    await rebuild('20261011', 'G800', 'CR400AF-7202');
+    await d.runOnce(NOW);
+    // The train's first day in the data: nothing is rare yet, and a first build changes nothing.
+    expect(mail.to('train@example.com')).toHaveLength(0);
+    await rebuild('20261012', 'G800', 'CR400AF-7203');
+    await d.runOnce(NOW);
+    const rare = mail.to('train@example.com');
+    expect(rare).toHaveLength(1);
+    expect(rare[0]!.subject).toContain('CR400AF-7203');
+    expect(rare[0]!.text).toContain('30');
+    // A second unit the same day, after the day was built: a unit change (and a rare unit).
+    await ingestSightings(t.current.db, sightings('20261012', 'G800', 'CR400AF-7201', 3));
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20261012'));
+    await d.runOnce(NOW);
+    const changed = mail.to('train@example.com').slice(1);
+    expect(changed.map((m) => m.subject).join('\n')).toContain('unit changed');
+    await t.current.db.query('DELETE FROM alert_subscriptions');
+  });
 });

@@ -200,6 +200,17 @@ describe('alerts', () => {
     const items = list.json<{ data: { items: { id: string; status: string }[] } }>().data.items;
     expect(items).toHaveLength(4);
     expect(items.every((i) => i.status === 'active')).toBe(true);
+    // The same again (at the limit): the one there is answered, no second one made.
+    const taken = answers.findIndex((a) => a.statusCode === 200);
+    const again = await put(key, {
+      kind: 'train',
+      code: `G${100 + taken}`,
+      channel: 'webpush',
+      subscription,
+      events: ['train.unitChanged'],
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.id).toBe(answers[taken]!.json().data.id);
     const other = await makeKey(t.current.db, await makeUser(t.current.db, 'other'));
     const stolen = await app.inject({
       method: 'DELETE',

@@ -262,6 +262,40 @@ export async function createSubscription(
   const verificationToken = channel === 'email' ? newToken() : undefined;
   return db.transaction(async (tx) => {
     await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    // PUT of what the user already follows by the same channel and address: the events and
+    // digest are replaced (and, unverified, a new link mailed), no second subscription made.
+    const same = await tx.query<{ public_id: string; status: string }>(
+      `SELECT public_id, status FROM alert_subscriptions
+        WHERE user_id = $1 AND kind = $2 AND code = $3 AND channel = $4 AND status <> 'dropped'
+          AND address IS NOT DISTINCT FROM $5
+          AND (push_subscription ->> 'endpoint') IS NOT DISTINCT FROM $6
+          AND webhook_endpoint_id IS NOT DISTINCT FROM $7
+        FOR UPDATE`,
+      [userId, kind, target.code, channel, address, push?.endpoint ?? null, webhookId],
+    );
+    if (same.rows[0]) {
+      const publicId = same.rows[0].public_id;
+      const unverified = same.rows[0].status === 'unverified';
+      await tx.query(
+        `UPDATE alert_subscriptions SET events = $2, digest = $3, push_subscription = $4,
+           verification_token_hash = CASE WHEN $5::bytea IS NULL THEN verification_token_hash
+                                          ELSE $5::bytea END
+         WHERE public_id = $1`,
+        [
+          publicId,
+          events,
+          digest,
+          push ? JSON.stringify(push) : null,
+          unverified && verificationToken ? hashToken(verificationToken) : null,
+        ],
+      );
+      const row = await tx.query<Row>(`${SELECT} WHERE s.public_id = $1`, [publicId]);
+      return {
+        subscription: fromRow(row.rows[0]!),
+        verificationToken: unverified ? verificationToken : undefined,
+        unsubscribeToken: await unsubscribeTokenOf(tx, publicId),
+      };
+    }
     const count = await tx.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM alert_subscriptions WHERE user_id = $1 AND status <> 'dropped'`,
       [userId],

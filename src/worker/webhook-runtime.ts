@@ -7,11 +7,14 @@ import {
   type WebhookDeliveries,
 } from './webhook-deliveries.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { AlertDispatcher } from './alert-dispatcher.js';
 import type { WorkerRuntime } from './worker-runtime.js';
 
 export interface WebhookRuntime {
   dispatcher: WebhookDispatcher;
   deliveries: WebhookDeliveries;
+  /** Alerts ride with the webhooks: the same feed, and their webhook channel is these deliveries. */
+  alerts: AlertDispatcher;
   close(): Promise<void>;
 }
 
@@ -33,10 +36,14 @@ export async function startWebhookRuntime(
   }
   const dispatcher = new WebhookDispatcher(ctx, deliveries, { resumePending: !redis });
   await dispatcher.start();
+  const alerts = new AlertDispatcher(ctx, { webhooks: deliveries });
+  await alerts.start();
   return {
     dispatcher,
     deliveries,
+    alerts,
     close: async () => {
+      await alerts.stop();
       await dispatcher.stop();
       await deliveries.close();
     },

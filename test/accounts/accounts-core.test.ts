@@ -53,6 +53,7 @@ describe('scopes', () => {
         'api.auth.credentials.manage',
         'api.webhooks.manage',
         'api.auth.favorites',
+        'api.auth.subscriptions',
         'api.admin.oauth.clients.review',
         'api.admin.corrections.write',
       ].sort(),

@@ -48,6 +48,8 @@ import {
   ChangeCursorInvalidError,
 } from '../../src/domain/records/record-changes.js';
 import { WebhookError } from '../../src/domain/webhooks/webhook-error.js';
+import { AlertError } from '../../src/domain/alerts/alert-error.js';
+import { AlertMailUnavailableError } from '../../src/http/alert-subscribing.js';
 import { PageInputError, PageNotFoundError } from '../../src/http/web/web-errors.js';
 import { SourcePullError } from '../../src/domain/sources/pull-source.js';
 import { SourceSettingError } from '../../src/domain/sources/source-config.js';
@@ -198,6 +200,22 @@ const cases: [string, EmutrackError, string, string][] = [
     new InputLimitError('max_input_vars', 'Form body refused: more than 1000 input variables.'),
     'max_input_vars',
     'Form body refused: more than 1000 input variables.',
+  ],
+  [
+    'AlertMailUnavailableError',
+    new AlertMailUnavailableError('address: the verification mail could not be sent'),
+    'alert_mail_unavailable',
+    'address: the verification mail could not be sent',
+  ],
+  [
+    'AlertError',
+    new AlertError(
+      'alert_invalid_input',
+      'channel: expected one of email, webpush, webhook',
+      'channel',
+    ),
+    'alert_invalid_input',
+    'channel: expected one of email, webpush, webhook',
   ],
   [
     'WebhookError',

@@ -102,6 +102,12 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: false,
   },
   {
+    name: 'api.auth.subscriptions',
+    description:
+      'Subscribe to alerts about trains, units and stations (e-mail, Web Push, webhooks), list and delete them.',
+    anonymous: false,
+  },
+  {
     name: 'api.search.read',
     description: 'Look up trains, EMUs and stations by what you type.',
     anonymous: true,

@@ -193,8 +193,8 @@ async function activeEndpoints(tx: Queryable): Promise<ActiveEndpoint[]> {
   }));
 }
 
-/** The feed from the dispatcher's place; past the retention, from the oldest change kept. */
-async function readFrom(tx: Queryable, from: ChangeCursor, max: number) {
+/** The feed from a dispatcher's place; past the retention, from the oldest change kept (the alerts' dispatcher reads it so too). */
+export async function readFrom(tx: Queryable, from: ChangeCursor, max: number) {
   try {
     return await readRecordChanges(tx, from, max);
   } catch (err) {

@@ -31,7 +31,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export async function postWebhook(
   url: string,
   headers: Record<string, string>,
-  body: string,
+  body: string | Buffer,
   options: WebhookPostOptions,
 ): Promise<WebhookPostResult> {
   const target = new URL(url);
@@ -50,17 +50,18 @@ export async function postWebhook(
       () => finish({ error: `no answer within ${options.timeoutMs} ms` }),
       options.timeoutMs,
     );
-    const payload = Buffer.from(body, 'utf8');
+    const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const req = client.request(
       target,
       {
         method: 'POST',
         lookup: pinned,
+        // A caller's content-type stands (Web Push sends octets through the same guard).
         headers: {
-          ...headers,
           'content-type': 'application/json',
-          'content-length': String(payload.length),
           'user-agent': 'emutrack-webhooks/1',
+          ...headers,
+          'content-length': String(payload.length),
         },
       },
       (res) => {

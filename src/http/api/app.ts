@@ -51,6 +51,9 @@ import { recordChangesRoutes } from './routes/records-changes.js';
 import { recordsDailyRoutes } from './routes/records-daily.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { favouriteRoutes } from './routes/favourites.js';
+import { alertSubscriptionRoutes } from './routes/alert-subscriptions.js';
+import { registerAlertLinkPages } from '../web/alert-link-pages.js';
+import { registerAlertSubscribePage } from '../web/alert-subscribe-page.js';
 import {
   registerWebhookAccountForms,
   webhooksAccountPanel,
@@ -221,6 +224,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   const routes = { services };
   app.accountPanels.add(webhooksAccountPanel(db));
   await registerWebhookAccountForms(app, db, config);
+  await registerAlertLinkPages(app as unknown as FastifyInstance, db);
+  await registerAlertSubscribePage(app as unknown as FastifyInstance, db, config);
   await app.register(accountPages, routes);
   const oauth = await registerOAuth(app, {
     db,
@@ -246,6 +251,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     await v2.register(adminCorrectionsRoutes, routes);
     await v2.register(webhookRoutes, routes);
     await v2.register(favouriteRoutes, routes);
+    await v2.register(alertSubscriptionRoutes, routes);
     await oauthOperations(v2, oauth);
   };
   await app.register(v2Api, { prefix: '/api/v2', edge, operations });

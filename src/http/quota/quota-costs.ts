@@ -39,6 +39,7 @@ export interface QuotaCosts {
   authMe: OperationCost;
   search: OperationCost;
   webhooks: OperationCost;
+  subscriptions: OperationCost;
 }
 
 export function quotaCostsFromConfig(config: Config): QuotaCosts {
@@ -69,5 +70,6 @@ export function quotaCostsFromConfig(config: Config): QuotaCosts {
     authMe: new OperationCost(config.QUOTA_COST_AUTH_ME),
     search: new OperationCost(config.QUOTA_COST_SEARCH),
     webhooks: new OperationCost(config.QUOTA_COST_WEBHOOKS),
+    subscriptions: new OperationCost(config.QUOTA_COST_SUBSCRIPTIONS),
   };
 }

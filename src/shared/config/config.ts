@@ -335,6 +335,25 @@ const envSchema = z.object({
    */
   WEBHOOK_POLL_MS: int(1_000, 10, 600_000),
 
+  // Alerts (src/domain/alerts, src/worker/alert-dispatcher.ts): e-mail, Web Push, webhooks.
+  /**
+   * Where alert e-mails go out: smtp://user:pass@host:587 or smtps://... (nodemailer's URL).
+   * Unset = no e-mail channel: e-mail subscriptions are refused (503) and none is sent.
+   */
+  SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
+  /** The From of alert e-mails; also the VAPID contact (mailto:) push services may write to. */
+  ALERT_MAIL_FROM: z.string().trim().email().default('alerts@emutrack.invalid'),
+  /** Alert subscriptions one user may have (dropped ones not counted); one more is refused. */
+  ALERT_MAX_SUBSCRIPTIONS_PER_USER: int(50, 1, 1_000),
+  /** Attempts per alert (the first included), JOB_BACKOFF_MS doubling between them. */
+  ALERT_MAX_ATTEMPTS: int(10, 1, 50),
+  /** How often the alert dispatcher reads the feed and sends what is due (ms). */
+  ALERT_POLL_MS: int(1_000, 10, 600_000),
+  /** The hour (0-23, Shanghai time) a digest subscription's day of alerts goes out as one mail. */
+  ALERT_DIGEST_HOUR: int(20, 0, 23),
+  /** Cost of each subscriptions operation (list, subscribe, delete, VAPID key). */
+  QUOTA_COST_SUBSCRIPTIONS: cost(1),
+
   // Documentation site: media, templates and oEmbed (src/domain/media, src/domain/templates, src/domain/oembed).
   /** Directory of uploaded files (served at /wp-content/uploads/); unset = DATA_DIR/uploads. */
   MEDIA_UPLOADS_DIR: z.string().min(1).optional(),

@@ -2,6 +2,7 @@
  * The web app's one script: every page is complete without it; it only adds. Each feature
  * finds its elements by data attributes and does nothing on a page without them.
  */
+import { enableAlertPush } from './alert-push.js';
 import { enableCalendarKeys } from './calendar-keys.js';
 import { enableCopyButtons } from './copy-new-key.js';
 import { enableSearchSuggestions } from './search-suggest.js';
@@ -16,6 +17,7 @@ function enableFeatures(): void {
   enableCalendarKeys(document);
   enableSearchSuggestions(document);
   enableCopyButtons(document);
+  enableAlertPush(document);
   registerOfflineCopies(window);
   performance.mark('emutrack:script-end');
 }

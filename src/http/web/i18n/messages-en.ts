@@ -525,6 +525,20 @@ export const en = {
     `${taken} taken, ${refused} refused; ${requests} requests, ${r429} × 429, ${errors} failed pull(s)`,
   // Provenance of a record
   seenBy: 'seen by',
+  // Alerts (the notify-me link of the train and unit pages, and /alerts/new)
+  notifyMe: 'Notify me',
+  alertsTitle: (code: string) => `Alerts for ${code}`,
+  alertsIntro:
+    'Be told when something changes: a unit change, a rare unit, seen today, a depot move, a correction.',
+  alertsEmail: 'E-mail address',
+  alertsDigest: 'One digest mail a day',
+  alertsSubscribeEmail: 'Alert me by e-mail',
+  alertsPush: 'Alert me in this browser',
+  alertsPushDone: 'Subscribed: this browser will be notified.',
+  alertsPushFailed: 'This browser could not be subscribed to notifications.',
+  alertsCheckMail: (address: string) =>
+    `A confirmation mail went to ${address}: alerts start once its link is followed.`,
+  alertsRefused: (reason: string) => `Not subscribed: ${reason}`,
 };
 
 /** What a catalogue gives: every key of the English one, each a string or a same-typed function. */

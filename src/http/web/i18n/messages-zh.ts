@@ -512,4 +512,16 @@ export const zh: Messages = {
     `收录 ${taken} 行，拒收 ${refused} 行；请求 ${requests} 次，429 共 ${r429} 次，错误 ${errors} 次`,
   // 记录的来源
   seenBy: '来源',
+  // Alerts (the notify-me link of the train and unit pages, and /alerts/new)
+  notifyMe: '提醒我',
+  alertsTitle: (code: string) => `${code} 的提醒`,
+  alertsIntro: '有变化时通知你：换车、少见的车组、当日出现、配属变更、更正。',
+  alertsEmail: '电子邮箱',
+  alertsDigest: '每日汇总为一封邮件',
+  alertsSubscribeEmail: '用邮件提醒',
+  alertsPush: '在此浏览器上提醒',
+  alertsPushDone: '已订阅：此浏览器将收到通知。',
+  alertsPushFailed: '未能订阅此浏览器的通知。',
+  alertsCheckMail: (address: string) => `确认邮件已发送至 ${address}：打开其中的链接后开始提醒。`,
+  alertsRefused: (reason: string) => `未能订阅：${reason}`,
 };

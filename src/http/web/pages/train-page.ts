@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { alertSubscribeHref } from '../alert-subscribe-page.js';
 import { stringify } from 'csv-stringify/sync';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
 import { MalformedTrainCodeError, normalizeTrainCode } from '../../../domain/trains/train-code.js';
@@ -159,11 +160,14 @@ export function trainPage(routes: WebRoutes): void {
       TRAIN_PAGE_VERSIONS,
       async (version) => {
         const data = await readTrainPage(services, { trainCode, today, version, cursor, month });
-        const body = html`<div class="train-page">
-          ${unitsSection(v, data)} ${timetableSection(v, data)} ${circulationSection(v, data)}
-          ${predictionSection(v, data)} ${historySection(v, data)} ${calendarSection(v, data)}
-          ${csvSection(v, data)}
-        </div>`;
+        const body = html`<p class="notify-me">
+            <a href="${alertSubscribeHref('train', trainCode)}">${t.notifyMe}</a>
+          </p>
+          <div class="train-page">
+            ${unitsSection(v, data)} ${timetableSection(v, data)} ${circulationSection(v, data)}
+            ${predictionSection(v, data)} ${historySection(v, data)} ${calendarSection(v, data)}
+            ${csvSection(v, data)}
+          </div>`;
         const known =
           data.latest !== undefined ||
           data.timetable !== undefined ||

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { alertSubscribeHref } from '../alert-subscribe-page.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseEmuCode } from '../../../domain/emus/normalize-emu-code.js';
 import { serviceDayFromYmd, serviceDayOf } from '../../../shared/time/service-day.js';
@@ -107,7 +108,10 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
         const monthHref = (m: { year: number; month: number }) => `${here}?month=${monthText(m)}`;
         const next = shiftMonth(month, 1);
         const isCurrent = next.year * 12 + next.month > thisMonth.year * 12 + thisMonth.month;
-        const body = html`<p>
+        const body = html`<p class="notify-me">
+            <a href="${alertSubscribeHref('emu', unit.code)}">${t.notifyMe}</a>
+          </p>
+          <p>
             <span class="chip">${allocation.model || t.unknown}</span>
             <span class="muted">${allocation.bureau} ${allocation.depot}</span>
           </p>

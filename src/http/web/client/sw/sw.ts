@@ -15,6 +15,7 @@ import { clientsClaim, type WorkboxPlugin } from 'workbox-core';
 import { ExpirationPlugin } from 'workbox-expiration';
 import { registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
+import { handleAlertPushes } from './push-alerts.js';
 
 declare const self: ServiceWorkerGlobalScope;
 /** The URLs of this build's assets every page loads (esbuild `define`). */
@@ -145,3 +146,5 @@ self.addEventListener('activate', (event) => {
     ),
   );
 });
+
+handleAlertPushes();

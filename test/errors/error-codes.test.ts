@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AccountError } from '../../src/domain/accounts/account-error.js';
+import { ReportError } from '../../src/domain/reports/report-error.js';
 import { ApiError } from '../../src/http/api/api-error.js';
 import { AppPasswordError } from '../../src/domain/content/app-passwords.js';
 import { InvalidSiteDateError } from '../../src/domain/content/site-dates.js';
@@ -98,6 +99,12 @@ const cases: [string, EmutrackError, string, string][] = [
     new CorrectionError('conflict', 'observation', 'already retracted (correction 7)'),
     'correction_refused',
     'observation: already retracted (correction 7)',
+  ],
+  [
+    'ReportError',
+    new ReportError('invalid', 'date', 'more than 3 days back'),
+    'report_refused',
+    'date: more than 3 days back',
   ],
   [
     'InvalidServiceDateError',

@@ -37,6 +37,7 @@ import { ReferenceModelCache } from '../../domain/records/reference-model-cache.
 import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
 import { recordItemsOf } from './daily-records-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
+import { reportsRoutes } from './routes/reports.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -231,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     await v2.register(authRoutes, routes);
     await v2.register(apiKeyRoutes, routes);
     await v2.register(adminCorrectionsRoutes, routes);
+    await v2.register(reportsRoutes, routes);
     await v2.register(webhookRoutes, routes);
     await oauthOperations(v2, oauth);
   };

@@ -34,7 +34,6 @@ async function oldAccount(prefix: string, role: 'user' | 'moderator' | 'admin' =
   return {
     user: u,
     key: await makeKey(t.current.db, u, {
-      now: new Date(NOW - 86400_000),
       activeFrom: new Date(NOW - 86400_000),
       expiresAt: new Date(NOW + 30 * 86400_000),
     }),
@@ -213,7 +212,6 @@ describe('POST /api/v2/reports', () => {
       NOW / 1000 - 3600,
     ]);
     const key = await makeKey(t.current.db, fresh, {
-      now: new Date(NOW - 86400_000),
       activeFrom: new Date(NOW - 86400_000),
       expiresAt: new Date(NOW + 30 * 86400_000),
     });
@@ -362,7 +360,6 @@ describe('limits', () => {
     for (let i = 0; i < 45; i++) {
       const u = await makeUser(t.current.db, 'sock');
       const k = await makeKey(t.current.db, u, {
-        now: new Date(NOW - 86400_000),
         activeFrom: new Date(NOW - 86400_000),
         expiresAt: new Date(NOW + 30 * 86400_000),
       });

@@ -140,9 +140,7 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
       isRefusal: (err: unknown): err is Error =>
         isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found'),
     };
-    const act = (
-      handler: (request: FastifyRequest, userId: string, role: Role) => Promise<void>,
-    ) =>
+    const act = (handler: (request: FastifyRequest, userId: string, role: Role) => Promise<void>) =>
       panelFormAction(refusals, async (request, _reply, browser) => {
         await handler(request, browser.user.userId, browser.user.role);
         return undefined;

@@ -7,6 +7,7 @@ import { ingestSightings, shanghai } from '../helpers/observations.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
 import { makeApp } from '../api/helpers/api-harness.js';
+import { formBrowser } from '../helpers/form-browser.js';
 
 /**
  * Sighting reports over the API: one report alone never counts, an independent second one or
@@ -25,12 +26,14 @@ let moderatorKey: string;
 const keys: string[] = [];
 
 /** An account made ten days before NOW (not new), with a key. */
+const accounts: { username: string; password: string }[] = [];
 async function oldAccount(prefix: string, role: 'user' | 'moderator' | 'admin' = 'user') {
   const u = await makeUser(t.current.db, prefix, role);
   await t.current.db.query(`UPDATE users SET created_at = to_timestamp($2) WHERE id = $1`, [
     u.userId,
     NOW / 1000 - 10 * 86400,
   ]);
+  accounts.push(u);
   return {
     user: u,
     key: await makeKey(t.current.db, u, {
@@ -385,5 +388,85 @@ describe('limits', () => {
       (await t.current.db.query(`SELECT count(*) FROM observations WHERE source <> 'reports'`))
         .rows,
     ).toEqual(others.rows);
+  });
+});
+
+/** Signs in through /login; the session is moved to be valid at the injected time. */
+async function signedIn(account: { username: string; password: string }) {
+  const b = formBrowser(app);
+  await b.signIn(account.username, account.password);
+  await t.current.db.query(
+    `UPDATE credentials SET active_from = to_timestamp($1), expires_at = to_timestamp($2)
+      WHERE issuer = 'webapp'`,
+    [NOW / 1000 - 3600, NOW / 1000 + 86400],
+  );
+  return b;
+}
+
+describe('pages', () => {
+  const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
+
+  it('the train and unit pages link to the report form, which refuses a hostile report and shows it escaped', async () => {
+    const page = await app.inject({ url: '/train/G1', headers: { 'accept-language': 'en' } });
+    expect(page.body).toContain('href="/report?train=G1"');
+    const browser = await signedIn(accounts[2]!);
+    const form = await browser.get('/report?train=G1');
+    expect(form.statusCode).toBe(200);
+    expect(form.headers['cache-control']).toBe('no-store');
+    const csrf = browser.csrfOf(form.body);
+    const hostile = await browser.post('/report', {
+      _csrf: csrf,
+      trainCode: XSS,
+      emuCode: XSS,
+      date: XSS,
+      observedAt: XSS,
+    });
+    expect(hostile.statusCode).toBe(400);
+    expect(hostile.body).toContain('trainCode:');
+    expect(hostile.body).not.toContain('<script>');
+    expect(hostile.body).not.toContain('<img');
+    expect(hostile.body).toContain('&lt;script&gt;');
+    const noToken = await browser.post('/report', {
+      trainCode: 'G1',
+      emuCode: 'CR400AF-2001',
+      date: YMD,
+    });
+    expect(noToken.statusCode).toBe(403);
+    const sent = await browser.post('/report', {
+      _csrf: csrf,
+      trainCode: 'G21',
+      emuCode: 'CR400AF-2021',
+      date: YMD,
+      observedAt: '',
+    });
+    expect(sent.statusCode).toBe(200);
+    expect(sent.body).toContain('Waiting');
+  });
+
+  it('/admin/reports: the queue for moderators, decisions with CSRF, hostile reasons escaped', async () => {
+    const browser = await signedIn(accounts[2]!);
+    expect((await browser.get('/admin/reports')).statusCode).toBe(403);
+    const mod = await signedIn(accounts[1]!);
+    const queue = await mod.get('/admin/reports');
+    expect(queue.statusCode).toBe(200);
+    expect(queue.body).toContain('G21');
+    const id =
+      /id="report-(\d+)"[\s\S]*?G21/.exec(queue.body)?.[1] ?? /report-(\d+)/.exec(queue.body)![1];
+    const rows = await t.current.db.query<{ id: string }>(
+      `SELECT id FROM sighting_reports WHERE train_code = 'G21'`,
+    );
+    const g21 = rows.rows[0]!.id;
+    expect(id).toBeDefined();
+    const refused = await mod.post(`/admin/reports/${g21}/refuse`, {
+      _csrf: mod.csrfOf(queue.body),
+      reason: XSS,
+    });
+    expect(refused.statusCode).toBe(303);
+    const list = await mod.get('/admin/reports?status=refused');
+    expect(list.body).toContain('G21');
+    expect(list.body).not.toContain('<script>alert');
+    expect(list.body).not.toContain('<img src=x');
+    const forged = await mod.post(`/admin/reports/${g21}/accept`, { reason: 'no token' });
+    expect(forged.statusCode).toBe(403);
   });
 });

@@ -38,6 +38,7 @@ import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
 import { recordItemsOf } from './daily-records-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { reportsRoutes } from './routes/reports.js';
+import { registerReportPages } from '../web/participation/report-pages.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -210,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   app.accountPanels.add(webhooksAccountPanel(db));
   await registerWebhookAccountForms(app, db, config);
   await app.register(accountPages, routes);
+  await registerReportPages(app, { db, clock: services.clock });
   const oauth = await registerOAuth(app, {
     db,
     config,

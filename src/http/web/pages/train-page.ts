@@ -1,3 +1,4 @@
+import { participationLinks } from '../participation/participation-links.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'csv-stringify/sync';
 import { isKnownTrain } from '../../../domain/trains/known-train.js';
@@ -161,7 +162,7 @@ export function trainPage(routes: WebRoutes): void {
         const body = html`<div class="train-page">
           ${unitsSection(v, data)} ${timetableSection(v, data)} ${circulationSection(v, data)}
           ${predictionSection(v, data)} ${historySection(v, data)} ${calendarSection(v, data)}
-          ${csvSection(v, data)}
+          ${csvSection(v, data)} ${participationLinks(v.t, { train: trainCode })}
         </div>`;
         const known =
           data.latest !== undefined ||

@@ -1,3 +1,4 @@
+import { participationLinks } from '../participation/participation-links.js';
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseEmuCode } from '../../../domain/emus/normalize-emu-code.js';
@@ -106,7 +107,8 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
         const monthHref = (m: { year: number; month: number }) => `${here}?month=${monthText(m)}`;
         const next = shiftMonth(month, 1);
         const isCurrent = next.year * 12 + next.month > thisMonth.year * 12 + thisMonth.month;
-        const body = html`<p>
+        const body = html`${participationLinks(t, { emu: unit.code })}
+          <p>
             <span class="chip">${allocation.model || t.unknown}</span>
             <span class="muted">${allocation.bureau} ${allocation.depot}</span>
           </p>

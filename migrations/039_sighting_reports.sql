@@ -40,6 +40,15 @@ CREATE TABLE sighting_reports (
 CREATE INDEX sighting_reports_pair ON sighting_reports (service_day, emu_code);
 CREATE INDEX sighting_reports_status ON sighting_reports (status, id);
 
+-- A report's photo, as kept: re-encoded JPEG without metadata (src/domain/reports/report-photo.ts).
+CREATE TABLE report_photos (
+  report_id bigint PRIMARY KEY REFERENCES sighting_reports (id) ON DELETE CASCADE,
+  jpeg bytea NOT NULL,
+  width integer NOT NULL,
+  height integer NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
 -- Reports made per account and per address per Shanghai day: one row per key and day, bumped
 -- by one conditional upsert so two concurrent reports cannot both take the last place.
 CREATE TABLE sighting_report_counts (
@@ -75,6 +84,7 @@ ALTER TABLE corrections ADD CONSTRAINT corrections_kind_check
   CHECK (kind IN ('retract', 'merge-emu', 'undo'));
 DROP VIEW reporter_trust;
 DROP TABLE sighting_report_counts;
+DROP TABLE report_photos;
 DROP TABLE sighting_reports;
 UPDATE users SET role = 'user' WHERE role = 'moderator';
 ALTER TABLE users DROP CONSTRAINT users_role_check;

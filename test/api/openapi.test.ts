@@ -114,6 +114,7 @@ describe('OpenAPI document and docs', () => {
       '/api/v2/records/changes',
       '/api/v2/records/daily',
       '/api/v2/reports',
+      '/api/v2/reports/{reportId}/photo',
       '/api/v2/search',
       '/api/v2/timetable/station/{stationName}',
       '/api/v2/timetable/train/{trainCode}/circulation/image',

@@ -8,6 +8,7 @@ import { useTestDatabase } from '../helpers/test-db.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
 import { makeApp } from '../api/helpers/api-harness.js';
 import { formBrowser } from '../helpers/form-browser.js';
+import QRCode from 'qrcode';
 
 /**
  * Sighting reports over the API: one report alone never counts, an independent second one or
@@ -468,5 +469,39 @@ describe('pages', () => {
     expect(list.body).not.toContain('<img src=x');
     const forged = await mod.post(`/admin/reports/${g21}/accept`, { reason: 'no token' });
     expect(forged.statusCode).toBe(403);
+  });
+});
+
+describe('photos', () => {
+  const put = (key: string, id: number, body: Buffer, type = 'image/png') =>
+    app.inject({
+      method: 'PUT',
+      url: `/api/v2/reports/${id}/photo`,
+      headers: { ...bearer(key), 'content-type': type },
+      payload: body,
+    });
+
+  it("refuses 50 MB (413), HTML as a PNG, and another account's report; keeps the QR text", async () => {
+    const mine = await post(keys[2]!, { trainCode: 'G31', emuCode: 'CR400AF-2031', date: YMD });
+    const id = mine.json().data.id as number;
+    const big = await put(keys[2]!, id, Buffer.alloc(50 * 1024 * 1024, 0x89));
+    expect(big.statusCode).toBe(413);
+    const html = await put(keys[2]!, id, Buffer.from('<html><script>alert(1)</script></html>'));
+    expect(html.statusCode).toBe(400);
+    expect(html.json().error.message).toBe('photo: not a JPEG, PNG or WebP image');
+    const qr = await QRCode.toBuffer('CR400AF-Z-2031-05-12A', { width: 300 });
+    expect((await put(keys[1]!, id, qr)).statusCode).toBe(404);
+    const ok = await put(keys[2]!, id, qr);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data.qrText).toBe('CR400AF-Z-2031-05-12A');
+    const q = await app.inject({
+      method: 'GET',
+      url: '/api/v2/admin/reports?status=pending',
+      headers: bearer(moderatorKey),
+    });
+    const item = (q.json().data.items as { id: number; hasPhoto: boolean; qrText: string }[]).find(
+      (i) => i.id === id,
+    )!;
+    expect(item).toMatchObject({ hasPhoto: true, qrText: 'CR400AF-Z-2031-05-12A' });
   });
 });

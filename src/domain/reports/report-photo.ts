@@ -1,5 +1,6 @@
 import * as jsqr from 'jsqr';
 import sharp, { type OutputInfo } from 'sharp';
+import type { Db } from '../../shared/db/db.js';
 import { ReportError } from './report-error.js';
 
 // jsqr is CommonJS whose types declare only a default export; its named export is the function.
@@ -101,4 +102,29 @@ export async function checkReportPhoto(bytes: Buffer): Promise<CheckedPhoto> {
     height: out.info.height,
     qrText: qr ? qr.data.slice(0, 500) : null,
   };
+}
+
+/**
+ * Keeps a checked photo as the evidence of the reporter's own report (one photo a report), and
+ * the QR text read from it. Another account's report is not found.
+ */
+export async function attachReportPhoto(
+  db: Db,
+  reportId: number,
+  userId: string,
+  photo: CheckedPhoto,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const r = await tx.query(
+      `UPDATE sighting_reports SET photo_ref = 'report_photos', qr_text = coalesce($3, qr_text)
+        WHERE id = $1 AND user_id = $2 AND photo_ref IS NULL RETURNING id`,
+      [reportId, userId, photo.qrText],
+    );
+    if (r.rowCount === 0)
+      throw new ReportError('not_found', 'id', `no report ${reportId} of yours without a photo`);
+    await tx.query(
+      'INSERT INTO report_photos (report_id, jpeg, width, height) VALUES ($1, $2, $3, $4)',
+      [reportId, photo.jpeg, photo.width, photo.height],
+    );
+  });
 }

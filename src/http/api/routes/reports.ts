@@ -7,6 +7,11 @@ import { MAX_REASON, type CorrectionActor } from '../../../domain/corrections/co
 import { createReport } from '../../../domain/reports/create-report.js';
 import { listReports } from '../../../domain/reports/list-reports.js';
 import { decideReport } from '../../../domain/reports/report-decisions.js';
+import {
+  attachReportPhoto,
+  checkReportPhoto,
+  MAX_PHOTO_BYTES,
+} from '../../../domain/reports/report-photo.js';
 import { ReportError } from '../../../domain/reports/report-error.js';
 import type { SightingReport } from '../../../domain/reports/report-types.js';
 import { addressLimitKey } from '../../../shared/net/address-limit-key.js';
@@ -132,6 +137,44 @@ export const reportsRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { 
         { nowMs: services.clock() },
       ).catch(reportApiError);
       return { id: r.id, status: r.status, ...(r.reason ? { reason: r.reason } : {}) };
+    },
+  );
+
+  // A photo comes as the raw image; the body limit refuses a larger one from its Content-Length
+  // (413) before it is read, and a body without one as soon as it passes the limit.
+  app.addContentTypeParser(
+    ['image/jpeg', 'image/png', 'image/webp', 'application/octet-stream'],
+    { parseAs: 'buffer', bodyLimit: MAX_PHOTO_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.put(
+    '/reports/:reportId/photo',
+    {
+      bodyLimit: MAX_PHOTO_BYTES,
+      config: reportOperation(
+        'PutReportPhoto',
+        "Attach a photo to one's report",
+        'The raw image (JPEG, PNG or WebP, at most 5 MB): checked by its content, re-encoded without EXIF (no location is kept), its QR code read. One photo a report.',
+      ),
+      schema: {
+        params: z.object({ reportId: z.coerce.number().int().positive() }),
+        response: { 200: z.object({ id: z.number().int(), qrText: z.string().nullable() }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      if (caller.kind !== 'credential') throw new ApiError('forbidden', 'sign in to report');
+      if (!Buffer.isBuffer(request.body))
+        throw new ApiError(
+          'invalid_param',
+          'photo: send the image as the body (image/jpeg, image/png or image/webp)',
+        );
+      const photo = await checkReportPhoto(request.body).catch(reportApiError);
+      await attachReportPhoto(db, request.params.reportId, caller.user.userId, photo).catch(
+        reportApiError,
+      );
+      return { id: request.params.reportId, qrText: photo.qrText };
     },
   );
 

@@ -56,11 +56,16 @@ describe('scopes', () => {
         'api.auth.subscriptions',
         'api.admin.oauth.clients.review',
         'api.admin.corrections.write',
+        'api.reports.write',
+        'api.admin.reports.moderate',
       ].sort(),
     );
     expect(scopesOfRole('admin')).toEqual(ALL_SCOPES);
     expect(scopesOfRole('user')).not.toContain('api.admin.oauth.clients.review');
     expect(scopesOfRole('user')).not.toContain('api.admin.corrections.write');
+    expect(scopesOfRole('user')).not.toContain('api.admin.reports.moderate');
+    expect(scopesOfRole('moderator')).toContain('api.admin.reports.moderate');
+    expect(scopesOfRole('moderator')).not.toContain('api.admin.corrections.write');
   });
 });
 

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AccountError } from '../../src/domain/accounts/account-error.js';
+import { ReportError } from '../../src/domain/reports/report-error.js';
+import { FeedbackError } from '../../src/domain/feedback/feedback.js';
 import { ApiError } from '../../src/http/api/api-error.js';
 import { AppPasswordError } from '../../src/domain/content/app-passwords.js';
 import { InvalidSiteDateError } from '../../src/domain/content/site-dates.js';
@@ -101,6 +103,18 @@ const cases: [string, EmutrackError, string, string][] = [
     new CorrectionError('conflict', 'observation', 'already retracted (correction 7)'),
     'correction_refused',
     'observation: already retracted (correction 7)',
+  ],
+  [
+    'ReportError',
+    new ReportError('invalid', 'date', 'more than 3 days back'),
+    'report_refused',
+    'date: more than 3 days back',
+  ],
+  [
+    'FeedbackError',
+    new FeedbackError('topic', 'expected one of missing-assignment'),
+    'feedback_refused',
+    'topic: expected one of missing-assignment',
   ],
   [
     'InvalidServiceDateError',

@@ -126,9 +126,25 @@ export const SCOPE_CATALOGUE: readonly ScopeInfo[] = [
     anonymous: false,
     adminOnly: true,
   },
+  {
+    name: 'api.reports.write',
+    description: 'Report a sighting: which unit you saw on which train.',
+    anonymous: false,
+  },
+  {
+    // Moderators hold it with administrators (scopesOfRole); apps never do.
+    name: 'api.admin.reports.moderate',
+    description: 'Moderate sighting reports: see the queue, accept or refuse (moderators).',
+    anonymous: false,
+    adminOnly: true,
+  },
 ];
 
-export type Role = 'user' | 'admin';
+/** A moderator decides sighting reports; an administrator may do everything a moderator may. */
+export type Role = 'user' | 'moderator' | 'admin';
+
+/** The scope of the moderators' queue and decisions. */
+export const MODERATION_SCOPE = 'api.admin.reports.moderate';
 
 const BY_NAME = new Map(SCOPE_CATALOGUE.map((s) => [s.name, s]));
 
@@ -173,11 +189,19 @@ const USER_SCOPES: readonly string[] = SCOPE_CATALOGUE.filter((s) => !s.adminOnl
  * administrators hold every scope of the catalogue, users all but the adminOnly ones.
  */
 export function scopesOfRole(role: Role): readonly string[] {
-  return role === 'admin' ? ALL_SCOPES : USER_SCOPES;
+  return role === 'admin' ? ALL_SCOPES : role === 'moderator' ? MODERATOR_SCOPES : USER_SCOPES;
+}
+
+const MODERATOR_SCOPES: readonly string[] = normalizeScopes([...USER_SCOPES, MODERATION_SCOPE]);
+
+/** Whether the role may moderate sighting reports. */
+export function isModerator(role: Role): boolean {
+  return role === 'moderator' || role === 'admin';
 }
 
 const DEFAULT_KEY_SCOPES: Record<Role, readonly string[]> = {
   user: USER_SCOPES.filter((s) => !BY_NAME.get(s)!.explicitOnly),
+  moderator: MODERATOR_SCOPES.filter((s) => !BY_NAME.get(s)!.explicitOnly),
   admin: ALL_SCOPES.filter((s) => !BY_NAME.get(s)!.explicitOnly),
 };
 

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../../shared/db/db.js';
 import { findEmuId } from '../emus/emu-registry.js';
 import { markDaysStale } from '../records/stale-days.js';
+import { undoReportDecision } from '../reports/report-decisions.js';
 import { CorrectionError } from './correction-error.js';
 import { MAX_REASON, type CorrectionActor } from './correction-types.js';
 
@@ -308,6 +309,8 @@ export async function undoCorrection(
   correctionId: number,
   reason: string,
   actor: CorrectionActor,
+  /** Now (ms), for an undone report decision's corroboration: tests inject it. */
+  nowMs: number = Date.now(),
 ): Promise<AppliedCorrection & { undoes: number }> {
   const why = checkReason(reason);
   checkActor(actor);
@@ -359,6 +362,8 @@ export async function undoCorrection(
         [ids],
       );
       days = d.rows.map((x) => x.d);
+    } else if (undone.kind === 'report-accept' || undone.kind === 'report-refuse') {
+      days = await undoReportDecision(tx, correctionId, id, nowMs);
     } else {
       const before = await mergeTargets(tx);
       await tx.query('DELETE FROM emu_merges WHERE correction_id = $1', [correctionId]);

@@ -7,7 +7,7 @@ export type CorrectionActor =
   | { via: 'api'; userId: string; name: string }
   | { via: 'source'; name: string };
 
-export type CorrectionKind = 'retract' | 'merge-emu' | 'undo';
+export type CorrectionKind = 'retract' | 'merge-emu' | 'undo' | 'report-accept' | 'report-refuse';
 
 /** One row of the audit trail (`corrections`, migration 020), as listed. */
 export interface Correction {
@@ -25,6 +25,8 @@ export interface Correction {
   fromEmuCode?: string;
   intoEmuId?: number;
   intoEmuCode?: string;
+  /** report-accept, report-refuse: the sighting report decided (src/domain/reports). */
+  reportId?: number;
   /** undo: the correction it undoes. */
   undoes?: number;
   /** The correction that undid this one, if any. */

@@ -30,13 +30,14 @@ export async function listCorrections(
     into_emu_id: number | null;
     into_code: string | null;
     undoes: string | null;
+    report_id: string | null;
     undone_by: string | null;
     service_days: number[];
   }>(
     `SELECT c.id, c.kind, c.reason, c.actor_via, c.actor_name, c.actor_user_id::text,
             c.created_at, c.observation_ids::text[] AS observation_ids, c.source, c.ref,
             c.from_emu_id, f.code AS from_code, c.into_emu_id, i.code AS into_code,
-            c.undoes, u.id AS undone_by, c.service_days
+            c.undoes, c.report_id, u.id AS undone_by, c.service_days
        FROM corrections c
        LEFT JOIN emus f ON f.id = c.from_emu_id
        LEFT JOIN emus i ON i.id = c.into_emu_id
@@ -69,6 +70,7 @@ export async function listCorrections(
       c.intoEmuId = row.into_emu_id;
       c.intoEmuCode = row.into_code ?? '';
     }
+    if (row.report_id !== null) c.reportId = Number(row.report_id);
     if (row.undoes !== null) c.undoes = Number(row.undoes);
     if (row.undone_by !== null) c.undoneBy = Number(row.undone_by);
     return c;

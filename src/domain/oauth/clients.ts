@@ -1,3 +1,4 @@
+import type { Role } from '../accounts/scopes.js';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../shared/db/db.js';
 import {
@@ -18,7 +19,7 @@ import { withdrawGrants } from './token-revocation.js';
 /** Who registers or changes a client: its owner. An administrator's own scopes need no review. */
 export interface ClientOwner {
   userId: string;
-  role: 'user' | 'admin';
+  role: Role;
 }
 
 /** Most clients one user may register (a bound on what one account can make the admins review). */

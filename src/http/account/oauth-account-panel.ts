@@ -1,3 +1,4 @@
+import type { Role } from '../../domain/accounts/scopes.js';
 import { listField, panelFormAction } from './panel-form-action.js';
 import type { ApiApp } from '../app-context.js';
 import type { FastifyRequest } from 'fastify';
@@ -139,9 +140,7 @@ export async function registerAccountOAuthForms(app: ApiApp, edge: OAuthEdge): P
       isRefusal: (err: unknown): err is Error =>
         isEmutrackError(err, 'oauth_invalid_input', 'oauth_client_not_found'),
     };
-    const act = (
-      handler: (request: FastifyRequest, userId: string, role: 'user' | 'admin') => Promise<void>,
-    ) =>
+    const act = (handler: (request: FastifyRequest, userId: string, role: Role) => Promise<void>) =>
       panelFormAction(refusals, async (request, _reply, browser) => {
         await handler(request, browser.user.userId, browser.user.role);
         return undefined;

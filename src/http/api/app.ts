@@ -39,6 +39,9 @@ import { ReferenceModelCache } from '../../domain/records/reference-model-cache.
 import { DailyRecordDays } from '../../domain/records/daily-record-days.js';
 import { recordItemsOf } from './daily-records-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
+import { reportsRoutes } from './routes/reports.js';
+import { registerReportPages } from '../web/participation/report-pages.js';
+import { registerFeedbackPages } from '../web/participation/feedback-pages.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -227,6 +230,8 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await registerAlertLinkPages(app as unknown as FastifyInstance, db);
   await registerAlertSubscribePage(app as unknown as FastifyInstance, db, config);
   await app.register(accountPages, routes);
+  await registerReportPages(app, { db, clock: services.clock });
+  await registerFeedbackPages(app, { db, clock: services.clock });
   const oauth = await registerOAuth(app, {
     db,
     config,
@@ -249,6 +254,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
     await v2.register(authRoutes, routes);
     await v2.register(apiKeyRoutes, routes);
     await v2.register(adminCorrectionsRoutes, routes);
+    await v2.register(reportsRoutes, routes);
     await v2.register(webhookRoutes, routes);
     await v2.register(favouriteRoutes, routes);
     await v2.register(alertSubscriptionRoutes, routes);

@@ -60,7 +60,7 @@ const reason = z.string().trim().min(1, 'required: say why').max(MAX_REASON);
 const correctionSchema = z
   .object({
     id: z.number().int().describe('The correction id (undo takes it).'),
-    kind: z.enum(['retract', 'merge-emu', 'undo']),
+    kind: z.enum(['retract', 'merge-emu', 'undo', 'report-accept', 'report-refuse']),
     reason: z.string(),
     actor: z.object({
       via: z
@@ -79,6 +79,7 @@ const correctionSchema = z
     fromEmuCode: z.string().optional(),
     intoEmuId: z.number().int().optional(),
     intoEmuCode: z.string().optional(),
+    reportId: z.number().int().optional().describe('report-accept/-refuse: the sighting report.'),
     undoes: z.number().int().optional().describe('undo: the correction undone.'),
     undoneBy: z.number().int().optional().describe('The undo of this correction, if any.'),
     serviceDays: z.array(z.number().int()).describe('Service days marked stale (rebuilt).'),
@@ -211,6 +212,7 @@ export const adminCorrectionsRoutes: FastifyPluginAsyncZod<RouteOptions> = async
         request.params.correctionId,
         request.body.reason,
         actor,
+        services.clock(),
       ).catch(asApiError);
       return { correction: correctionJson(await readCorrection(db, correctionId)) };
     },

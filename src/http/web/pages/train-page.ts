@@ -1,3 +1,4 @@
+import { participationLinks } from '../participation/participation-links.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { alertSubscribeHref } from '../alert-subscribe-page.js';
 import { stringify } from 'csv-stringify/sync';
@@ -166,7 +167,7 @@ export function trainPage(routes: WebRoutes): void {
           <div class="train-page">
             ${unitsSection(v, data)} ${timetableSection(v, data)} ${circulationSection(v, data)}
             ${predictionSection(v, data)} ${historySection(v, data)} ${calendarSection(v, data)}
-            ${csvSection(v, data)}
+            ${csvSection(v, data)} ${participationLinks(v.t, { train: trainCode })}
           </div>`;
         const known =
           data.latest !== undefined ||

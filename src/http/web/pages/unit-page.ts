@@ -1,3 +1,4 @@
+import { participationLinks } from '../participation/participation-links.js';
 import { stringify } from 'csv-stringify/sync';
 import { alertSubscribeHref } from '../alert-subscribe-page.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -111,6 +112,7 @@ export function unitPage({ web, services, assets, view }: WebRoutes): void {
         const body = html`<p class="notify-me">
             <a href="${alertSubscribeHref('emu', unit.code)}">${t.notifyMe}</a>
           </p>
+          ${participationLinks(t, { emu: unit.code })}
           <p>
             <span class="chip">${allocation.model || t.unknown}</span>
             <span class="muted">${allocation.bureau} ${allocation.depot}</span>

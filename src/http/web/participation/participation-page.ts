@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../../html/html.js';
+import { html } from '../../html/html.js';
+import {
+  csrfToken,
+  csrfValid,
+  loginUrl,
+  signedInBrowser,
+  type SignedInBrowser,
+} from '../../session/web-session.js';
+import type { Messages } from '../i18n/messages-en.js';
+import { personalView, sendPersonalPage } from '../personal-page.js';
+
+/**
+ * The frame of the pages people take part through (reports, moderation, feedback): personal
+ * pages (no-store, they carry the reader's CSRF token), a form's answer shown at `here`.
+ */
+export function sendParticipationPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  here: string,
+  page: (t: Messages) => { title: string; heading?: string; body: Html },
+  signedIn?: SignedInBrowser,
+): FastifyReply {
+  const view = personalView(request, request.method === 'GET' ? undefined : here);
+  const { title, heading, body } = page(view.t);
+  return sendPersonalPage(request, reply, status, view, {
+    title,
+    heading: heading === undefined ? undefined : html`${heading}`,
+    body,
+    signedIn: signedIn && {
+      username: signedIn.user.username,
+      csrfToken: csrfToken(request, reply),
+    },
+  });
+}
+
+/**
+ * The signed-in reader (and, with `allowed`, one of the right role), or undefined with the
+ * answer sent: a redirect to sign in, or 403.
+ */
+export async function signedInReader(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  here: string,
+  allowed: (b: SignedInBrowser) => boolean = () => true,
+): Promise<SignedInBrowser | undefined> {
+  const browser = await signedInBrowser(request);
+  if (!browser) {
+    await reply.redirect(loginUrl(request.url), 303);
+    return undefined;
+  }
+  if (!allowed(browser)) {
+    await sendParticipationPage(request, reply, 403, here, (t) => ({
+      title: t.forbiddenTitle,
+      heading: t.moderatorsOnly,
+      body: html``,
+    }));
+    return undefined;
+  }
+  return browser;
+}
+
+/** Whether a posted form carries the session's CSRF token; if not, the answer is sent. */
+export function formTokenOk(request: FastifyRequest, reply: FastifyReply, here: string): boolean {
+  if (csrfValid(request, request.body as Record<string, unknown>)) return true;
+  void sendParticipationPage(request, reply, 403, here, (t) => ({
+    title: t.formExpiredTitle,
+    heading: t.formExpiredHeading,
+    body: html`<p><a href="${here}">${t.reload}</a>.</p>`,
+  }));
+  return false;
+}
+
+/** One text field of a posted form ('' when absent or not text). */
+export function field(request: FastifyRequest, name: string): string {
+  const v = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+}

@@ -350,6 +350,23 @@ describe('the ok member on every v2 route (the route table enumerated)', () => {
     });
     return res.json().data.correction.id as number;
   };
+  const newSubscription = async () => {
+    const res = await send('PUT', {
+      url: '/api/v2/auth/subscriptions',
+      who: 'key',
+      body: { kind: 'train', code: 'G11', channel: 'webhook', webhook: await newWebhook() },
+    });
+    return res.json().data.id as string;
+  };
+  const TODAY_YMD = ymdOfServiceDay(TODAY);
+  const newReport = async () => {
+    const res = await send('POST', {
+      url: '/api/v2/reports',
+      who: 'key',
+      body: { trainCode: 'G11', emuCode: 'CR400AF-2001', date: TODAY_YMD },
+    });
+    return res.json().data.id as number;
+  };
   Object.assign(cases, {
     'GET /api/v2/records/changes': {
       success: () => ({ url: '/api/v2/records/changes?limit=5' }),
@@ -417,6 +434,92 @@ describe('the ok member on every v2 route (the route table enumerated)', () => {
         url: '/api/v2/auth/favorites?kind=plane&code=G1001',
         who: 'key',
         status: 400,
+      }),
+    },
+    'GET /api/v2/auth/subscriptions': {
+      success: () => ({ url: '/api/v2/auth/subscriptions', who: 'key' }),
+      failure: () => ({ url: '/api/v2/auth/subscriptions', status: 401 }),
+    },
+    'GET /api/v2/auth/subscriptions/vapid-key': {
+      success: () => ({ url: '/api/v2/auth/subscriptions/vapid-key', who: 'key' }),
+      failure: () => ({ url: '/api/v2/auth/subscriptions/vapid-key', status: 401 }),
+    },
+    'PUT /api/v2/auth/subscriptions': {
+      success: async () => ({
+        url: '/api/v2/auth/subscriptions',
+        who: 'key',
+        body: {
+          kind: 'emu',
+          code: 'CR400AF-2001',
+          channel: 'webhook',
+          webhook: await newWebhook(),
+        },
+      }),
+      failure: () => ({
+        url: '/api/v2/auth/subscriptions',
+        who: 'key',
+        body: { kind: 'train', code: 'G11', channel: 'pigeon' },
+        status: 400,
+      }),
+    },
+    'DELETE /api/v2/auth/subscriptions/:id': {
+      success: async () => ({
+        url: `/api/v2/auth/subscriptions/${await newSubscription()}`,
+        who: 'key',
+      }),
+      failure: () => ({ url: '/api/v2/auth/subscriptions/als_nothing', who: 'key', status: 404 }),
+    },
+    'POST /api/v2/reports': {
+      success: () => ({
+        url: '/api/v2/reports',
+        who: 'key',
+        body: { trainCode: 'G12', emuCode: 'CR400AF-2002', date: TODAY_YMD },
+      }),
+      failure: () => ({
+        url: '/api/v2/reports',
+        who: 'key',
+        body: { trainCode: 'G11', emuCode: 'CR400AF-2001', date: '20200101' },
+        status: 400,
+      }),
+    },
+    // Takes the raw image as its body (not JSON): its success is in report-photo.test.ts.
+    'PUT /api/v2/reports/:reportId/photo': {
+      success: () => ({ url: '' }),
+      failure: () => ({
+        url: '/api/v2/reports/987654321/photo',
+        who: 'key',
+        body: { not: 'an image' },
+        status: 400,
+      }),
+    },
+    'GET /api/v2/admin/reports': {
+      success: () => ({ url: '/api/v2/admin/reports?status=pending', who: 'key' }),
+      failure: () => ({ url: '/api/v2/admin/reports', status: 401 }),
+    },
+    'POST /api/v2/admin/reports/:reportId/accept': {
+      success: async () => ({
+        url: `/api/v2/admin/reports/${await newReport()}/accept`,
+        who: 'key',
+        body: { reason: 'ok test' },
+      }),
+      failure: () => ({
+        url: '/api/v2/admin/reports/987654321/accept',
+        who: 'key',
+        body: { reason: 'ok test' },
+        status: 404,
+      }),
+    },
+    'POST /api/v2/admin/reports/:reportId/refuse': {
+      success: async () => ({
+        url: `/api/v2/admin/reports/${await newReport()}/refuse`,
+        who: 'key',
+        body: { reason: 'ok test' },
+      }),
+      failure: () => ({
+        url: '/api/v2/admin/reports/987654321/refuse',
+        who: 'key',
+        body: { reason: 'ok test' },
+        status: 404,
       }),
     },
     'GET /api/v2/admin/corrections': {

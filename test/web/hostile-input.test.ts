@@ -484,6 +484,10 @@ describe('stored vectors print as text', () => {
 describe('vectors in the address print as text', () => {
   it('as a path segment of every page with one', async () => {
     const asks: Ask[] = [];
+    // A segment over Fastify's 100 characters is refused before any route: the 400 page then
+    // names the path, not the route's field.
+    const dateField = (segment: string) =>
+      decodeURIComponent(segment).length > 100 ? 'path' : 'date';
     for (const v of VECTORS) {
       const p = e(v);
       const range = `from=${ISO_DAY}&to=${ISO_DAY}`;
@@ -493,10 +497,10 @@ describe('vectors in the address print as text', () => {
         { url: `/emu/${p}` },
         { url: `/emu/${p}/history.csv?${range}` },
         { url: `/station/${p}` },
-        { url: `/day/${p}`, field: 'date' },
+        { url: `/day/${p}`, field: dateField(p) },
         { url: `/fleet/depot/${p}` },
         { url: `/exports/daily/${p}` },
-        { url: `/exports/daily/${p}.csv`, field: 'date' },
+        { url: `/exports/daily/${p}.csv`, field: dateField(`${p}.csv`) },
         { url: `/${p}` },
         // A path that a link would read as another origin's (`//host/...`).
         { url: `//xss.example/${p}` },

@@ -96,6 +96,17 @@ export class SourcePullError extends EmutrackError {
   }
 }
 
+/** How every kind asks its upstream, the options' defaults filled in. */
+function requestSettings(options: PullOptions) {
+  return {
+    get: options.get ?? fetchGet,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxBytes: options.maxBytes ?? 16 << 20,
+    maxWaitSeconds: options.maxWaitSeconds ?? 900,
+    userAgent: options.userAgent ?? 'emutrack source pull',
+  };
+}
+
 /** A v2-feed source's pull: its feed from the stored cursor (the range is not its to choose). */
 async function pullFeedSource(
   db: Db,
@@ -111,11 +122,7 @@ async function pullFeedSource(
       baseUrl: checkBaseUrl(source.baseUrl),
       apiKey,
       clock,
-      get: options.get ?? fetchGet,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      maxBytes: options.maxBytes ?? 16 << 20,
-      maxWaitSeconds: options.maxWaitSeconds ?? 900,
-      userAgent: options.userAgent ?? 'emutrack source pull',
+      ...requestSettings(options),
       emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
       pageLimit: options.pageLimit ?? 500,
     });
@@ -185,11 +192,7 @@ export async function pullSource(
       ...(options.trains ? { trains: options.trains } : {}),
       apiKey,
       clock,
-      get: options.get ?? fetchGet,
-      timeoutMs: options.timeoutMs ?? 30_000,
-      maxBytes: options.maxBytes ?? 16 << 20,
-      maxWaitSeconds: options.maxWaitSeconds ?? 900,
-      userAgent: options.userAgent ?? 'emutrack source pull',
+      ...requestSettings(options),
       emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
     });
     const result: PullResult = {
@@ -219,12 +222,8 @@ export async function pullSource(
     apiKey,
     rate: source.rate,
     clock,
-    get: options.get ?? fetchGet,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    maxBytes: options.maxBytes ?? 16 << 20,
-    maxWaitSeconds: options.maxWaitSeconds ?? 900,
+    ...requestSettings(options),
     maxRefusals: 20,
-    userAgent: options.userAgent ?? 'emutrack source pull',
   });
   const limit = options.pageLimit ?? 200;
   const batchId = await openIngestBatch(db, `source:${source.name}`);

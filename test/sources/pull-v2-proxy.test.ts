@@ -9,7 +9,6 @@ import {
 } from '../../src/domain/sources/pull-source.js';
 import { checkSourceSettings } from '../../src/domain/sources/source-config.js';
 import { addSource, getSource, readDayCursor } from '../../src/domain/sources/source-store.js';
-import type { Db } from '../../src/shared/db/db.js';
 import { makeApp } from '../api/helpers/api-harness.js';
 import {
   FIRST_DAY,
@@ -19,7 +18,7 @@ import {
 } from '../api/helpers/fixture-week.js';
 import { ymdOfServiceDay as ymdOf } from '../../src/shared/time/service-day.js';
 import { useTestDatabase } from '../helpers/test-db.js';
-import { fastClock } from './upstream.js';
+import { fastClock, pairs } from './upstream.js';
 
 const upstreamDb = useTestDatabase();
 const mirrorDb = useTestDatabase();
@@ -110,17 +109,6 @@ afterAll(async () => {
   await proxy?.close();
   await upstream?.close();
 });
-
-/** Every (day, train, unit) of a database's records of the week, sorted. */
-async function pairs(db: Db): Promise<string[]> {
-  const r = await db.query<{ p: string }>(
-    `SELECT d.service_day || ' ' || d.train_code || ' ' || e.code AS p
-       FROM daily_records d JOIN emus e ON e.id = d.emu_id
-      WHERE d.service_day BETWEEN $1 AND $2 ORDER BY 1`,
-    [FIRST_DAY, LAST_DAY],
-  );
-  return r.rows.map((x) => x.p);
-}
 
 describe('a proxy that cuts the connection in the middle of pages', () => {
   it('fails each pull with a clear error on the source, resumes at the page cut, and ends with the upstream week exactly', async () => {

@@ -22,7 +22,7 @@ import {
   shanghaiClock,
 } from '../api/helpers/fixture-week.js';
 import { useTestDatabase } from '../helpers/test-db.js';
-import { fastClock, standInUpstream, type Behaviour } from './upstream.js';
+import { fastClock, standInUpstream, type Behaviour, pairs } from './upstream.js';
 
 const upstreamDb = useTestDatabase();
 const mirrorDb = useTestDatabase();
@@ -44,17 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await upstream?.close();
 });
-
-/** Every (day, train, unit) of a database's records, sorted. */
-async function pairs(db: Db): Promise<string[]> {
-  const r = await db.query<{ p: string }>(
-    `SELECT d.service_day || ' ' || d.train_code || ' ' || e.code AS p
-       FROM daily_records d JOIN emus e ON e.id = d.emu_id
-      WHERE d.service_day BETWEEN $1 AND $2 ORDER BY 1`,
-    [FIRST_DAY, LAST_DAY],
-  );
-  return r.rows.map((x) => x.p);
-}
 
 async function observationsOf(db: Db, source: string, day?: number): Promise<number> {
   const r = await db.query<{ n: number }>(

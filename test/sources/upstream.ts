@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiApp } from '../../src/http/api/app.js';
 import type { PullClock } from '../../src/domain/sources/v2-client.js';
+import type { Db } from '../../src/shared/db/db.js';
+import { FIRST_DAY, LAST_DAY } from '../api/helpers/fixture-week.js';
 
 /** A clock whose sleep moves it at once: a pull's waits cost no real time. */
 export function fastClock(startMs: number): PullClock & { sleeps: number[] } {
@@ -95,4 +97,15 @@ export async function standInUpstream(
         server.close(() => resolve());
       }),
   };
+}
+
+/** Every (day, train, unit) of a database's records over the fixture week, sorted. */
+export async function pairs(db: Db): Promise<string[]> {
+  const r = await db.query<{ p: string }>(
+    `SELECT d.service_day || ' ' || d.train_code || ' ' || e.code AS p
+       FROM daily_records d JOIN emus e ON e.id = d.emu_id
+      WHERE d.service_day BETWEEN $1 AND $2 ORDER BY 1`,
+    [FIRST_DAY, LAST_DAY],
+  );
+  return r.rows.map((x) => x.p);
 }

@@ -42,6 +42,7 @@ import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { reportsRoutes } from './routes/reports.js';
 import { registerReportPages } from '../web/participation/report-pages.js';
 import { registerFeedbackPages } from '../web/participation/feedback-pages.js';
+import { registerCorrectionsPage } from '../web/participation/corrections-page.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -232,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await app.register(accountPages, routes);
   await registerReportPages(app, { db, clock: services.clock });
   await registerFeedbackPages(app, { db, clock: services.clock });
+  await registerCorrectionsPage(app, { db, clock: services.clock });
   const oauth = await registerOAuth(app, {
     db,
     config,

@@ -16,6 +16,7 @@ import { reflowTable } from '../../html/reflow-table.js';
 import { csrfToken } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
 import { answerSwitches } from '../personal-page.js';
+import { ADMIN_CORRECTIONS_PATH } from './corrections-page.js';
 import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
 
 export const REPORT_PATH = '/report';
@@ -226,6 +227,9 @@ export async function registerReportPages(
           heading: t.reportQueueTitle,
           body: html`<p class="muted">
               ${t.reportQueueIntro}
+              <a href="${ADMIN_CORRECTIONS_PATH}">${t.correctionsTitle}</a>
+            </p>
+            <p>
               <a href="${ADMIN_REPORTS_PATH}">${t.reportPending}</a> ·
               <a href="${ADMIN_REPORTS_PATH}?status=accepted">${t.reportAccepted}</a> ·
               <a href="${ADMIN_REPORTS_PATH}?status=refused">${t.reportRefusedStatus}</a>

@@ -594,6 +594,20 @@ export const en = {
   alertsPushFailed: 'This browser could not be subscribed to notifications.',
   alertsCheckMail: (address: string) =>
     `A confirmation mail went to ${address}: alerts start once its link is followed.`,
+  alertLinkInvalidTitle: 'Link not valid',
+  alertLinkInvalid: 'This link is not valid, or was used already.',
+  alertVerifyTitle: 'Confirm alerts',
+  alertVerifyQuestion: 'Receive the alerts this address was subscribed to?',
+  alertVerifyConfirm: 'Confirm',
+  alertVerifiedTitle: 'Confirmed',
+  alertVerified: (code: string, address: string) =>
+    `Confirmed: alerts about ${code} go to ${address}.`,
+  alertUnsubscribeTitle: 'Unsubscribe',
+  alertUnsubscribeQuestion: (code: string, address: string) =>
+    `Stop the alerts about ${code} sent to ${address}?`,
+  alertUnsubscribeButton: 'Unsubscribe',
+  alertUnsubscribedTitle: 'Unsubscribed',
+  alertUnsubscribed: 'Unsubscribed: nothing more will be sent.',
   alertsRefused: (reason: string) => `Not subscribed: ${reason}`,
 };
 

@@ -579,5 +579,18 @@ export const zh: Messages = {
   alertsPushDone: '已订阅：此浏览器将收到通知。',
   alertsPushFailed: '未能订阅此浏览器的通知。',
   alertsCheckMail: (address: string) => `确认邮件已发送至 ${address}：打开其中的链接后开始提醒。`,
+  alertLinkInvalidTitle: '链接无效',
+  alertLinkInvalid: '此链接无效或已使用。',
+  alertVerifyTitle: '确认订阅',
+  alertVerifyQuestion: '确认接收为此邮箱订阅的提醒？',
+  alertVerifyConfirm: '确认',
+  alertVerifiedTitle: '已确认',
+  alertVerified: (code: string, address: string) => `已确认：${code} 的提醒将发送至 ${address}。`,
+  alertUnsubscribeTitle: '退订',
+  alertUnsubscribeQuestion: (code: string, address: string) =>
+    `不再向 ${address} 发送 ${code} 的提醒？`,
+  alertUnsubscribeButton: '退订',
+  alertUnsubscribedTitle: '已退订',
+  alertUnsubscribed: '已退订，不会再发送。',
   alertsRefused: (reason: string) => `未能订阅：${reason}`,
 };

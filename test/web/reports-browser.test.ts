@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { retractObservations } from '../../src/domain/corrections/apply-corrections.js';
 import { axeViolations, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
 import { signInBrowser, webSession, type WebSession } from './helpers/web-sessions.js';
 
@@ -160,6 +161,42 @@ describe('moderation in a phone browser', () => {
       expect(await mine('CR400AF-2002')).toContain('待确认');
     });
   }, 60_000);
+
+  it('lets a moderator undo report decisions only, an administrator any correction', async () => {
+    const { db } = web.t.current;
+    await retractObservations(db, { source: 'travel-code', ref: 'fx-0001' }, 'a misread ticket', {
+      via: 'cli',
+      name: 'operator',
+    });
+    const admin = await webSession(db, 'admin', 'admin');
+    const trail = (session: WebSession) =>
+      web.server.app.inject({ url: '/admin/corrections', cookies: { token: session.secret } });
+    const retraction = (body: string) =>
+      /<li id="correction-(\d+)"[^>]*data-correction-kind="retract">([\s\S]*?)<\/li>/.exec(body);
+    const asModerator = await trail(moderator);
+    const entry = retraction(asModerator.body)!;
+    expect(entry[2]).toContain('a misread ticket');
+    expect(entry[2]).not.toContain('<form');
+    expect(retraction((await trail(admin)).body)![2]).toContain('<form');
+
+    const csrf = asModerator.cookies.find((c) => c.name === 'csrf')!.value;
+    const token = /name="_csrf" value="([^"]+)"/.exec(asModerator.body)![1]!;
+    const undo = await web.server.app.inject({
+      method: 'POST',
+      url: `/admin/corrections/${entry[1]}/undo`,
+      cookies: { token: moderator.secret, csrf },
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: token, reason: 'not mine to undo' }).toString(),
+    });
+    expect(undo.statusCode).toBe(403);
+    expect(undo.body).toContain('correction: only an administrator');
+    const malformed = await web.server.app.inject({
+      url: '/admin/corrections?before=abc',
+      cookies: { token: moderator.secret },
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('before:');
+  });
 
   it('keeps the queue and the audit trail from readers who are not moderators', async () => {
     for (const url of ['/admin/reports', '/admin/corrections']) {

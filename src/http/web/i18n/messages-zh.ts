@@ -519,7 +519,7 @@ export const zh: Messages = {
   correctionsIntro:
     '审计记录，最新在前：谁在何时更正了什么、为什么。审核员可在此撤销报告的决定；管理员可撤销任何更正。撤销本身也是一次更正。',
   correctionsOlder: '更早的更正',
-  correctionsBadBefore: 'before：应为更正编号（正整数）',
+  correctionsBadBefore: 'before: 应为更正编号（正整数）',
   correctionRetract: '撤回目击',
   correctionMerge: '合并车组',
   correctionUndo: '撤销',

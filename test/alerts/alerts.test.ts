@@ -2,9 +2,8 @@ import { createECDH, randomBytes, type ECDH } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decrypt } from 'http_ece';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { pino } from 'pino';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/http/api/app.js';
 import { buildDailyRecords } from '../../src/domain/records/build-daily-records.js';
@@ -17,49 +16,10 @@ import { scopesOfRole } from '../../src/domain/accounts/scopes.js';
 import { bearer, makeKey, makeUser } from '../api/helpers/accounts.js';
 import { makeApp, testConfig } from '../api/helpers/api-harness.js';
 import { ingestSightings, sightings } from '../helpers/observations.js';
+import { MailCatcher } from '../helpers/mail-catcher.js';
 import { useTestDatabase } from '../helpers/test-db.js';
 
 const t = useTestDatabase();
-
-/** A mail server on the loopback that keeps every mail, and refuses gone@ for good (550). */
-class MailCatcher {
-  readonly mails: ParsedMail[] = [];
-  private readonly server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onRcptTo: (address, _session, callback) => {
-      if (address.address.startsWith('gone@')) {
-        const err = Object.assign(new Error('no such mailbox'), { responseCode: 550 });
-        return callback(err);
-      }
-      callback();
-    },
-    onData: (stream, _session, callback) => {
-      simpleParser(stream).then(
-        (mail) => {
-          this.mails.push(mail);
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
-    },
-  });
-  port = 0;
-
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.server.address() as AddressInfo).port;
-  }
-
-  to(address: string): ParsedMail[] {
-    return this.mails.filter((m) => JSON.stringify(m.to).includes(address));
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
 
 /** A push service on the loopback: keeps each message's body and headers; answers `status`. */
 class PushService {

@@ -29,6 +29,8 @@ export interface AlertData {
   to?: string;
   /** Units of the train that day after the change (unit changed). */
   units?: string[];
+  /** Whether the unit was added to the train or taken off it (station changed). */
+  change?: 'added' | 'removed';
 }
 
 /** One line in words (English and Chinese) of what happened, for a mail or a notification. */
@@ -56,10 +58,15 @@ export function describeAlert(d: AlertData): { en: string; zh: string } {
         zh: `${d.emuCode} 配属由 ${d.from || '?'} 变更为 ${d.to || '?'}`,
       };
     case 'station.changed':
-      return {
-        en: `At ${d.code} on ${day}: ${d.trainCode} now runs with ${d.emuCode}`,
-        zh: `${d.code} ${day}：${d.trainCode} 担当车组变更为 ${d.emuCode}`,
-      };
+      return d.change === 'removed'
+        ? {
+            en: `At ${d.code} on ${day}: ${d.trainCode} no longer runs with ${d.emuCode}`,
+            zh: `${d.code} ${day}：${d.trainCode} 不再由 ${d.emuCode} 担当`,
+          }
+        : {
+            en: `At ${d.code} on ${day}: ${d.trainCode} now runs with ${d.emuCode}`,
+            zh: `${d.code} ${day}：${d.trainCode} 担当车组变更为 ${d.emuCode}`,
+          };
     default:
       return {
         en: `A correction on ${day} changed ${d.trainCode} / ${d.emuCode}`,

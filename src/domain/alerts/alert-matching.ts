@@ -57,7 +57,15 @@ export async function matchChanges(
     (s) => s.code,
   );
   const codes = await emuCodes(tx, changes);
-  const stations = byStation.size > 0 ? await stationsOf(tx, changes) : new Map<number, string[]>();
+  // The timetable of each change's record: a removed record's is the one it had when added.
+  const timetables = new Map<RecordChange, number | null>();
+  if (byStation.size > 0)
+    for (const c of changes)
+      timetables.set(c, c.record?.timetableId ?? (await removedTimetable(tx, c)));
+  const stations =
+    byStation.size > 0
+      ? await stationsOf(tx, [...timetables.values()])
+      : new Map<number, string[]>();
   const push = (
     s: ActiveSubscription,
     event: AlertEvent,
@@ -94,12 +102,15 @@ export async function matchChanges(
       if (corrected) push(s, 'emu.corrected', pos, base);
       if (c.kind === 'added') push(s, 'emu.seen', date, base);
     }
-    const timetable = c.record?.timetableId ?? (await removedTimetable(tx, c));
+    const timetable = timetables.get(c) ?? null;
     for (const station of timetable === null ? [] : (stations.get(timetable) ?? []))
       for (const s of byStation.get(station) ?? []) {
         if (corrected) push(s, 'station.corrected', pos, base);
         if (c.kind !== 'changed')
-          push(s, 'station.changed', `${pos}:${c.trainCode}:${c.emuId}`, base);
+          push(s, 'station.changed', `${pos}:${c.trainCode}:${c.emuId}`, {
+            ...base,
+            change: c.kind,
+          });
       }
   }
   for (const list of unitGroups.values()) {
@@ -139,9 +150,10 @@ async function emuCodes(
 
 async function stationsOf(
   tx: Queryable,
-  changes: readonly RecordChange[],
+  timetables: readonly (number | null | undefined)[],
 ): Promise<Map<number, string[]>> {
-  const ids = [...new Set(changes.map((c) => c.record?.timetableId).filter((t) => t != null))];
+  const ids = [...new Set(timetables.filter((t) => t != null))];
+  if (ids.length === 0) return new Map();
   const r = await tx.query<{ timetable_id: number; names: string[] }>(
     `SELECT timetable_id, array_agg(station_name) AS names FROM timetable_stops
       WHERE timetable_id = ANY($1::int[]) GROUP BY timetable_id`,
@@ -150,15 +162,24 @@ async function stationsOf(
   return new Map(r.rows.map((row) => [row.timetable_id, row.names]));
 }
 
-/** A removed record has no timetable in the feed: the train's other record that day may. */
+/**
+ * A removed record has no timetable in its change: the feed's earlier changes of the record
+ * have (the record gone, the train's other records that day may be gone too), else the train's
+ * other record that day.
+ */
 async function removedTimetable(tx: Queryable, c: RecordChange): Promise<number | null> {
   if (c.kind !== 'removed') return null;
-  const r = await tx.query<{ timetable_id: number }>(
-    `SELECT timetable_id FROM daily_records
-      WHERE service_day = $1 AND train_code = $2 AND timetable_id IS NOT NULL LIMIT 1`,
-    [c.serviceDay, c.trainCode],
+  const r = await tx.query<{ timetable_id: string }>(
+    `SELECT timetable_id::text FROM (
+       (SELECT timetable_id FROM record_changes
+         WHERE record_id = $3 AND timetable_id IS NOT NULL ORDER BY position DESC LIMIT 1)
+       UNION ALL
+       (SELECT timetable_id FROM daily_records
+         WHERE service_day = $1 AND train_code = $2 AND timetable_id IS NOT NULL LIMIT 1)
+     ) t LIMIT 1`,
+    [c.serviceDay, c.trainCode, c.recordId],
   );
-  return r.rows[0]?.timetable_id ?? null;
+  return r.rows[0] ? Number(r.rows[0].timetable_id) : null;
 }
 
 async function isRareUnit(tx: Queryable, c: RecordChange): Promise<boolean> {

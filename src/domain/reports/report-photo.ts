@@ -128,3 +128,18 @@ export async function attachReportPhoto(
     );
   });
 }
+
+/** The kept copy of a report's photo (the re-encoded JPEG), if it has one. */
+export async function readReportPhoto(db: Db, reportId: number): Promise<Buffer | undefined> {
+  const r = await db.query<{ jpeg: Buffer }>(
+    'SELECT jpeg FROM report_photos WHERE report_id = $1',
+    [reportId],
+  );
+  return r.rows[0]?.jpeg;
+}
+
+/** Whether a report has its photo already. */
+export async function hasReportPhoto(db: Db, reportId: number): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM report_photos WHERE report_id = $1', [reportId]);
+  return r.rowCount !== 0;
+}

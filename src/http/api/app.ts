@@ -41,7 +41,9 @@ import { recordItemsOf } from './daily-records-json.js';
 import { adminCorrectionsRoutes } from './routes/admin-corrections.js';
 import { reportsRoutes } from './routes/reports.js';
 import { registerReportPages } from '../web/participation/report-pages.js';
+import { registerReportQueuePages } from '../web/participation/report-queue-pages.js';
 import { registerFeedbackPages } from '../web/participation/feedback-pages.js';
+import { registerCorrectionsPage } from '../web/participation/corrections-page.js';
 import { allocationEmuRoutes } from './routes/allocation-emu.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authRoutes } from './routes/auth.js';
@@ -231,7 +233,9 @@ export async function buildApp(deps: AppDeps): Promise<ApiApp> {
   await registerAlertSubscribePage(app as unknown as FastifyInstance, db, config);
   await app.register(accountPages, routes);
   await registerReportPages(app, { db, clock: services.clock });
+  await registerReportQueuePages(app, { db, clock: services.clock });
   await registerFeedbackPages(app, { db, clock: services.clock });
+  await registerCorrectionsPage(app, { db, clock: services.clock });
   const oauth = await registerOAuth(app, {
     db,
     config,

@@ -30,6 +30,8 @@ export interface WebPageOptions {
   signedIn?: { username: string; csrfToken: string };
   /** The documentation site's address: the footer links its manual, guides and reference. */
   docsSite?: string;
+  /** Page scripts (assets' names) loaded after main.js, as deferred as it. */
+  scripts?: readonly string[];
 }
 
 const LANGUAGE_NAMES: Record<Language, string> = { 'zh-CN': '中文', en: 'English' };
@@ -150,6 +152,7 @@ export function webPage(view: WebView, assets: WebAssets, options: WebPageOption
         <link rel="icon" href="/favicon.ico" sizes="any" />
         <link rel="apple-touch-icon" href="${assets.url('icon-192.png')}" />
         <script src="${assets.url('main.js')}" defer></script>
+        ${(options.scripts ?? []).map((name) => html`<script src="${assets.url(name)}" defer></script>`)}
       </head>
       <body>
         <a class="skip-link" href="#main">${t.skipToContent}</a>

@@ -26,6 +26,8 @@ export interface PersonalPageOptions {
   heading?: Html;
   section?: Section;
   signedIn?: { username: string; csrfToken: string };
+  /** Page scripts (see WebPageOptions). */
+  scripts?: readonly string[];
   /**
    * Where the footer's language and colour switches come back to: a form's answer is a page of
    * the form's own address (a GET there), not of the address it posted to. Default this one.

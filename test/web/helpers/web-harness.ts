@@ -180,13 +180,16 @@ export interface WebBrowserTest {
 /**
  * The preamble of every browser test file: its own database, Chromium, and the web server on it
  * (closed after the tests). `prepare` runs on the database before the server starts (a fixture
- * of the file's own, with `load: false` in place of the fixture week); `ready` after it.
+ * of the file's own, with `load: false` in place of the fixture week); `ready` after it; `env`
+ * between them.
  */
 export function useWebBrowserTest(
   options: {
     load?: boolean;
     prepare?: (db: Db) => Promise<unknown>;
     ready?: (db: Db, server: WebServer) => Promise<unknown>;
+    /** More of the app's settings, read once `prepare` has run (a port it opened, say). */
+    env?: () => Record<string, string>;
   } = {},
 ): WebBrowserTest {
   const t = useTestDatabase();
@@ -194,7 +197,10 @@ export function useWebBrowserTest(
   let server: WebServer | undefined;
   beforeAll(async () => {
     await options.prepare?.(t.current.db);
-    server = await startWebServer(t.current.db, { load: options.load ?? true });
+    server = await startWebServer(t.current.db, {
+      load: options.load ?? true,
+      ...(options.env ? { env: options.env() } : {}),
+    });
     await options.ready?.(t.current.db, server);
   });
   afterAll(async () => server?.close());

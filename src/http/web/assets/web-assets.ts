@@ -44,6 +44,14 @@ const ENTRIES: readonly Entry[] = [
   { name: 'web.css', source: 'web.css', contentType: 'text/css; charset=utf-8' },
 ];
 
+/**
+ * Scripts of one page each, loaded by that page alone (webPage's `scripts`) and not precached:
+ * the report form's QR reader carries jsQR, which no other page needs.
+ */
+const PAGE_ENTRIES: readonly Entry[] = [
+  { name: 'report-photo.js', source: 'report-photo.ts', contentType: SCRIPT },
+];
+
 /** The service worker's source; built last, with the URLs of this build's assets in it. */
 const SERVICE_WORKER_SOURCE = 'sw/sw.ts';
 
@@ -105,7 +113,7 @@ export class WebAssets {
       const dot = name.lastIndexOf('.');
       return `${WEB_ASSET_PREFIX}${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
     };
-    for (const entry of ENTRIES) {
+    for (const entry of [...ENTRIES, ...PAGE_ENTRIES]) {
       const body = await bundle(entry.source, {});
       const hash = hashOf(body);
       const url = hashed(entry.name, hash);

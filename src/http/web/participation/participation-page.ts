@@ -20,13 +20,19 @@ export function sendParticipationPage(
   reply: FastifyReply,
   status: number,
   here: string,
-  page: (t: Messages) => { title: string; heading?: string; body: Html },
+  page: (t: Messages) => {
+    title: string;
+    heading?: string;
+    body: Html;
+    scripts?: readonly string[];
+  },
   signedIn?: SignedInBrowser,
 ): FastifyReply {
   const view = personalView(request, request.method === 'GET' ? undefined : here);
-  const { title, heading, body } = page(view.t);
+  const { title, heading, body, scripts } = page(view.t);
   return sendPersonalPage(request, reply, status, view, {
     title,
+    ...(scripts ? { scripts } : {}),
     heading: heading === undefined ? undefined : html`${heading}`,
     body,
     signedIn: signedIn && {

@@ -1,27 +1,32 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isModerator } from '../../../domain/accounts/scopes.js';
-import { CorrectionError } from '../../../domain/corrections/correction-error.js';
+import type { FastifyInstance } from 'fastify';
 import { createReport } from '../../../domain/reports/create-report.js';
 import { listReports } from '../../../domain/reports/list-reports.js';
-import { decideReport } from '../../../domain/reports/report-decisions.js';
 import { ReportError } from '../../../domain/reports/report-error.js';
+import {
+  attachReportPhoto,
+  checkReportPhoto,
+  hasReportPhoto as hasPhoto,
+  MAX_PHOTO_BYTES,
+} from '../../../domain/reports/report-photo.js';
 import type { SightingReport } from '../../../domain/reports/report-types.js';
 import type { Db } from '../../../shared/db/db.js';
 import { addressLimitKey } from '../../../shared/net/address-limit-key.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import type { ApiApp } from '../../app-context.js';
 import { formBody } from '../../html/form-body.js';
+import { multipartForm, oversizedField, postedFile } from '../../html/multipart-form.js';
 import { hiddenCsrf, html } from '../../html/html.js';
-import { reflowTable } from '../../html/reflow-table.js';
 import { csrfToken } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
 import { answerSwitches } from '../personal-page.js';
 import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
 
 export const REPORT_PATH = '/report';
-export const ADMIN_REPORTS_PATH = '/admin/reports';
+/** The report form's page script: the QR code read in the page (client/report-photo.ts). */
+const REPORT_PHOTO_SCRIPT = 'report-photo.js';
 
-function statusText(t: Messages, status: SightingReport['status']): string {
+/** A report's status in words. */
+export function statusText(t: Messages, status: SightingReport['status']): string {
   return status === 'accepted'
     ? t.reportAccepted
     : status === 'refused'
@@ -34,7 +39,13 @@ function reportForm(
   csrf: string,
   values: { train: string; emu: string; date: string; observedAt: string },
 ) {
-  return html`<form method="post" action="${REPORT_PATH}" class="report-form">
+  return html`<form
+    method="post"
+    action="${REPORT_PATH}"
+    class="report-form"
+    enctype="multipart/form-data"
+    data-report-photo
+  >
     ${hiddenCsrf(csrf)}
     <p class="muted">${t.reportIntro}</p>
     <label
@@ -50,6 +61,16 @@ function reportForm(
     <label
       >${t.reportTime} <input name="observedAt" type="datetime-local" value="${values.observedAt}"
     /></label>
+    <label
+      >${t.reportPhoto} <input name="photo" type="file" accept="image/jpeg,image/png,image/webp"
+    /></label>
+    <output
+      data-qr-output
+      aria-live="polite"
+      data-read="${t.reportQrRead}"
+      data-none="${t.reportQrNone}"
+      data-unreadable="${t.reportQrUnreadable}"
+    ></output>
     <div class="buttons"><button type="submit">${t.reportSubmit}</button></div>
   </form>`;
 }
@@ -60,50 +81,12 @@ function shanghaiLocal(value: string): string | undefined {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(value) ? `${value}:00+08:00` : value;
 }
 
-function queueRow(t: Messages, r: SightingReport, csrf: string) {
-  const base = `${ADMIN_REPORTS_PATH}/${r.id}`;
-  const decide = (what: 'accept' | 'refuse') =>
-    html`<form method="post" action="${base}/${what}" class="inline">
-      ${hiddenCsrf(csrf)}
-      <input
-        name="reason"
-        required
-        maxlength="1000"
-        aria-label="${t.reportReason}"
-        placeholder="${t.reportReason}"
-      />
-      <button type="submit" class="${what === 'refuse' ? 'danger' : ''}">
-        ${what === 'accept' ? t.reportAccept : t.reportRefuse}
-      </button>
-    </form>`;
-  return html`<tr id="report-${String(r.id)}">
-    <th scope="row" data-label="${t.reportTrain}">
-      <a href="/train/${encodeURIComponent(r.trainCode)}">${r.trainCode}</a>
-    </th>
-    <td data-label="${t.reportEmu}">
-      <a href="/emu/${encodeURIComponent(r.emuCode)}">${r.emuCode}</a>
-    </td>
-    <td data-label="${t.reportDate}">${r.date}</td>
-    <td data-label="${t.reportReporter}">
-      ${r.reporter.username}<br /><span class="muted"
-        >${t.reportTrust(r.reporter.corroborated, r.reporter.refused)}</span
-      >
-    </td>
-    <td data-label="${t.status}">
-      ${statusText(t, r.status)}${r.reason ? html`<br /><span class="muted">${r.reason}</span>` : ''}
-      ${r.qrText ? html`<br /><code>${r.qrText}</code>` : ''}
-    </td>
-    <td data-label="${t.decision}">
-      ${r.status !== 'accepted' ? decide('accept') : ''}
-      ${r.status !== 'refused' ? decide('refuse') : ''}
-    </td>
-  </tr>`;
-}
-
 /**
  * The report form (/report, for signed-in readers; the train and unit pages link to it, so the
- * pages anonymous readers share from the cache carry no one's form) and the moderators' queue
- * (/admin/reports). Plain forms with the session's CSRF token: they work with JavaScript off.
+ * pages anonymous readers share from the cache carry no one's form): a plain form with the
+ * session's CSRF token that works with JavaScript off, its photo posted as multipart and read
+ * on the server; with JavaScript the page reads the photo's QR code first (report-photo.js).
+ * The moderators' queue is in report-queue-pages.ts.
  */
 export async function registerReportPages(
   app: ApiApp,
@@ -112,6 +95,10 @@ export async function registerReportPages(
   const { db, clock } = deps;
   await app.register(async (scope) => {
     await formBody(scope);
+    multipartForm(scope as unknown as FastifyInstance, {
+      files: ['photo'],
+      maxFileBytes: MAX_PHOTO_BYTES,
+    });
     scope.addHook('preHandler', answerSwitches);
 
     scope.get(REPORT_PATH, { schema: { hide: true } }, async (request, reply) => {
@@ -129,6 +116,7 @@ export async function registerReportPages(
         (t) => ({
           title: t.reportTitle,
           heading: t.reportTitle,
+          scripts: [REPORT_PHOTO_SCRIPT],
           body: html`${reportForm(t, csrfToken(request, reply), {
             train: text('train'),
             emu: text('emu'),
@@ -156,6 +144,26 @@ export async function registerReportPages(
     scope.post(REPORT_PATH, { schema: { hide: true } }, async (request, reply) => {
       const browser = await signedInReader(request, reply, REPORT_PATH);
       if (!browser) return reply;
+      const over = oversizedField(request);
+      if (over !== undefined) {
+        // The rest of the body is never read: the connection closes after this answer.
+        reply.header('connection', 'close');
+        return sendParticipationPage(
+          request,
+          reply,
+          413,
+          REPORT_PATH,
+          (t) => ({
+            title: t.refused,
+            heading: t.reportTitle,
+            body: html`<p class="warn" role="alert">
+                ${over}: larger than ${String(MAX_PHOTO_BYTES)} bytes
+              </p>
+              <p><a href="${REPORT_PATH}">${t.back}</a></p>`,
+          }),
+          browser,
+        );
+      }
       if (!formTokenOk(request, reply, REPORT_PATH)) return reply;
       const values = {
         train: field(request, 'trainCode'),
@@ -164,6 +172,9 @@ export async function registerReportPages(
         observedAt: field(request, 'observedAt'),
       };
       try {
+        // The photo is checked first: a photo refused refuses the report, and nothing is kept.
+        const posted = postedFile(request, 'photo');
+        const photo = posted ? await checkReportPhoto(posted.bytes) : undefined;
         const r = await createReport(
           db,
           { userId: browser.user.userId, address: addressLimitKey(request.ip) },
@@ -175,6 +186,9 @@ export async function registerReportPages(
           },
           { nowMs: clock() },
         );
+        // The same report again keeps the photo it has (one a report).
+        if (photo && (r.created || !(await hasPhoto(db, r.id))))
+          await attachReportPhoto(db, r.id, browser.user.userId, photo);
         return sendParticipationPage(
           request,
           reply,
@@ -184,6 +198,17 @@ export async function registerReportPages(
             title: t.reportThanks,
             heading: t.reportThanks,
             body: html`<p>${statusText(t, r.status)}${r.reason ? html`: ${r.reason}` : ''}</p>
+              ${
+                photo
+                  ? html`<p data-qr-server>
+                      ${
+                        photo.qrText === null
+                          ? t.reportQrNone
+                          : html`${t.reportQrRead} <code>${photo.qrText}</code>`
+                      }
+                    </p>`
+                  : ''
+              }
               <p><a href="${REPORT_PATH}">${t.back}</a></p>`,
           }),
           browser,
@@ -198,6 +223,7 @@ export async function registerReportPages(
           (t) => ({
             title: t.refused,
             heading: t.reportTitle,
+            scripts: [REPORT_PHOTO_SCRIPT],
             body: html`<p class="warn" role="alert">${err.message}</p>
               ${reportForm(t, csrfToken(request, reply), values)}`,
           }),
@@ -205,87 +231,5 @@ export async function registerReportPages(
         );
       }
     });
-
-    const moderator = (request: FastifyRequest, reply: FastifyReply) =>
-      signedInReader(request, reply, ADMIN_REPORTS_PATH, (b) => isModerator(b.user.role));
-
-    scope.get(ADMIN_REPORTS_PATH, { schema: { hide: true } }, async (request, reply) => {
-      const browser = await moderator(request, reply);
-      if (!browser) return reply;
-      const q = request.query as Record<string, unknown>;
-      const status = q.status === 'accepted' || q.status === 'refused' ? q.status : 'pending';
-      const items = await listReports(db, { status, limit: 200 });
-      const csrf = csrfToken(request, reply);
-      return sendParticipationPage(
-        request,
-        reply,
-        200,
-        ADMIN_REPORTS_PATH,
-        (t) => ({
-          title: t.reportQueueTitle,
-          heading: t.reportQueueTitle,
-          body: html`<p class="muted">
-              ${t.reportQueueIntro}
-              <a href="${ADMIN_REPORTS_PATH}">${t.reportPending}</a> ·
-              <a href="${ADMIN_REPORTS_PATH}?status=accepted">${t.reportAccepted}</a> ·
-              <a href="${ADMIN_REPORTS_PATH}?status=refused">${t.reportRefusedStatus}</a>
-            </p>
-            ${
-              items.length === 0
-                ? html`<p>${t.reviewNothing}</p>`
-                : reflowTable({
-                    columns: [
-                      t.reportTrain,
-                      t.reportEmu,
-                      t.reportDate,
-                      t.reportReporter,
-                      t.status,
-                      t.decision,
-                    ],
-                    rows: items.map((r) => queueRow(t, r, csrf)),
-                  })
-            }`,
-        }),
-        browser,
-      );
-    });
-
-    for (const decision of ['accept', 'refuse'] as const) {
-      scope.post(
-        `${ADMIN_REPORTS_PATH}/:reportId/${decision}`,
-        { schema: { hide: true } },
-        async (request, reply) => {
-          const browser = await moderator(request, reply);
-          if (!browser) return reply;
-          if (!formTokenOk(request, reply, ADMIN_REPORTS_PATH)) return reply;
-          const id = Number((request.params as { reportId: string }).reportId);
-          try {
-            await decideReport(
-              db,
-              id,
-              decision,
-              field(request, 'reason'),
-              { via: 'api', userId: browser.user.userId, name: browser.user.username },
-              clock(),
-            );
-          } catch (err) {
-            if (!(err instanceof CorrectionError)) throw err;
-            return sendParticipationPage(
-              request,
-              reply,
-              err.kind === 'not_found' ? 404 : 400,
-              ADMIN_REPORTS_PATH,
-              (t) => ({
-                title: t.refused,
-                body: html`<p>${err.message}</p>
-                  <p><a href="${ADMIN_REPORTS_PATH}">${t.back}</a></p>`,
-              }),
-              browser,
-            );
-          }
-          return reply.redirect(ADMIN_REPORTS_PATH, 303);
-        },
-      );
-    }
   });
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
-import { fetchGet, type HttpGet } from '../../shared/io/http-get.js';
+import { agentGet } from '../../shared/io/agent-get.js';
+import type { HttpGet } from '../../shared/io/http-get.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../shared/time/service-day.js';
 import { readEmuFormPolicy } from '../emus/emu-forms.js';
 import { openIngestBatch } from '../ingest/ingest-values.js';
@@ -20,6 +21,7 @@ import {
 import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
 import { pullV2Day, type DayPull, type V2DaySettings } from './pull-v2-day.js';
 import { V2Client } from './v2-client.js';
+import { V2PageRows } from './v2-page-rows.js';
 
 export type { DayPull } from './pull-v2-day.js';
 
@@ -99,7 +101,7 @@ export class SourcePullError extends EmutrackError {
 /** How every kind asks its upstream, the options' defaults filled in. */
 function requestSettings(options: PullOptions) {
   return {
-    get: options.get ?? fetchGet,
+    get: options.get ?? agentGet,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxBytes: options.maxBytes ?? 16 << 20,
     maxWaitSeconds: options.maxWaitSeconds ?? 900,
@@ -247,7 +249,10 @@ export async function pullSource(
     batchId,
     limit,
     emuCache: new Map<string, number>(),
-    emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    rows: new V2PageRows(
+      source,
+      await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    ),
     tally,
   };
   let failure: string | undefined;

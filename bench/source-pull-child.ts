@@ -1,6 +1,6 @@
 import { pullSource } from '../src/domain/sources/pull-source.js';
 import { createPostgresDb } from '../src/shared/db/postgres-db.js';
-import { fetchGet } from '../src/shared/io/http-get.js';
+import { agentGet } from '../src/shared/io/agent-get.js';
 import type { Db } from '../src/shared/db/db.js';
 import { processCpu } from './cpu-time.js';
 import { peakRssBytes } from './peak-rss.js';
@@ -9,8 +9,9 @@ import { peakRssBytes } from './peak-rss.js';
  * One side of the sources benchmark, in a process of its own (started as the worker is, so that
  * its peak RSS is a worker's):
  *   node source-pull-child.js read <base-url> <YYYYMMDD> <limit>: every page of the day's
- *     /api/v2/records/daily read one after the other, as the puller asks them (the same HttpGet,
- *     headers, timeout and size bound), each body parsed for its nextCursor and nothing else;
+ *     /api/v2/records/daily read one after the other, as the puller asks them (its HttpGet,
+ *     agentGet, with the same headers, timeout and size bound), each body parsed for its
+ *     nextCursor and nothing else;
  *   node source-pull-child.js pull <database-url> <source> <service-day>: `source pull` of that
  *     day in this process (pullSource, as the CLI without REDIS_URL and the worker's job run it).
  * Prints one JSON line: {records, pages, ms, cpuMs, peakRss}. The clock (and the CPU count:
@@ -55,7 +56,7 @@ async function readAlone(baseUrl: string, ymd: string, limit: number): Promise<C
   for (let cursor = ''; ;) {
     const q = new URLSearchParams({ date: ymd, limit: String(limit) });
     if (cursor !== '') q.set('cursor', cursor);
-    const res = await fetchGet({
+    const res = await agentGet({
       url: `${baseUrl}/api/v2/records/daily?${q.toString()}`,
       headers,
       timeoutMs: 30_000,

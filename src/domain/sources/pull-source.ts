@@ -154,12 +154,13 @@ async function pullFeedSource(
 /**
  * Pulls a `v2` source's records of each day of a range into observations: every page of
  * GET {base}/api/v2/records/daily?date=..., each record an observation of its train on its unit
- * at its service day, keyed by the upstream record's id, through the ingest path of files
- * (ingestObservationValues): a repeated pull adds nothing, and the days that received new
- * sightings are marked stale and rebuilt as late data is. Pages are stored as they come (the
- * next one asked for meanwhile: pull-v2-day.ts), with the day's cursor: a pull cut short keeps
- * its pages and the next one resumes at the page it did not store. A day pulled to its end is asked again from its first page, with
- * If-None-Match when the server gave an ETag. A failure is stored on the source as one line and
+ * at its service day, keyed by the upstream record's id, stored as the ingest path of files
+ * stores its lines (v2-page-rows.ts, writeObservationChunk): a repeated pull adds nothing, and
+ * the days that received new sightings are marked stale and rebuilt as late data is. Pages are
+ * stored as they come (the next one asked for meanwhile: pull-v2-day.ts), with the day's
+ * cursor: a pull cut short keeps its pages and the next one resumes at the page it did not
+ * store. A day pulled to its end is asked again from its first page, with If-None-Match when
+ * the server gave an ETag. A failure is stored on the source as one line and
  * thrown as a SourcePullError; other sources are not touched.
  */
 export async function pullSource(

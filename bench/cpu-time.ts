@@ -19,7 +19,7 @@ const TICKS_PER_SECOND = (() => {
 })();
 
 /** utime + stime of one process in ms, and its command name; undefined once it has gone. */
-async function processCpu(pid: number): Promise<{ comm: string; ms: number } | undefined> {
+export async function processCpu(pid: number): Promise<{ comm: string; ms: number } | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   if (stat === undefined) return undefined;
   // "pid (comm) state ...": comm may hold spaces and parentheses, so split at the last ")".

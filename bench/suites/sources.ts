@@ -29,6 +29,10 @@ interface ChildOutcome {
   records: number;
   pages: number;
   ms: number;
+  /** The child's own CPU time over the same stretch (user + system). */
+  cpuMs: number;
+  /** The pull's: its Postgres backends' CPU time. */
+  postgresCpuMs?: number;
   peakRss: number;
 }
 
@@ -160,7 +164,7 @@ export const sourcesSuite: BenchSuite = {
         const p = pulls.at(-1)!;
         const r = reads.at(-1)!;
         ctx.log(
-          `sources: round ${round + 1}: read ${r.records} in ${r.ms.toFixed(0)} ms, pulled ${p.records} in ${p.ms.toFixed(0)} ms (${p.pages} pages), peak RSS ${(p.peakRss / 2 ** 20).toFixed(0)} MB`,
+          `sources: round ${round + 1}: read ${r.records} in ${r.ms.toFixed(0)} ms (CPU ${r.cpuMs.toFixed(0)} ms), pulled ${p.records} in ${p.ms.toFixed(0)} ms (CPU ${p.cpuMs.toFixed(0)} ms, its Postgres ${p.postgresCpuMs?.toFixed(0)} ms, ${p.pages} pages), peak RSS ${(p.peakRss / 2 ** 20).toFixed(0)} MB`,
         );
         await buildDailyRecords(target.db, serviceDay);
         const pulled = await pairsOf(target.db, serviceDay);
@@ -189,6 +193,19 @@ export const sourcesSuite: BenchSuite = {
           ratio,
           target: '>= 0.8x',
           pass: ratio >= 0.8,
+        },
+        {
+          suite: 'sources',
+          metric: `CPU time of the pulling process vs the reading one (user + system, median of ${rounds})`,
+          value: Math.round(median(pulls.map((p) => p.cpuMs))),
+          unit: 'ms',
+          reference: Math.round(median(reads.map((r) => r.cpuMs))),
+        },
+        {
+          suite: 'sources',
+          metric: `CPU time of the pull's Postgres backends (median of ${rounds})`,
+          value: Math.round(median(pulls.map((p) => p.postgresCpuMs ?? 0))),
+          unit: 'ms',
         },
         {
           suite: 'sources',

@@ -33,6 +33,31 @@ function rawText(v: ObservationValue): string {
   return typeof v.raw === 'string' ? v.raw : v.raw();
 }
 
+/**
+ * Adds one value to a chunk as ingestObservationValues does: refused with its problem, else
+ * validated (toObservationRecord) and rendered, or refused naming the field as the upstream
+ * names it (`fieldNames`: emuCode -> emu_no), as a file's formats do (ingest-observations.ts).
+ */
+export function addObservationValue(
+  builder: ChunkBuilder,
+  v: ObservationValue,
+  emuForms: EmuFormPolicy,
+  fieldNames?: Readonly<Record<string, string>>,
+): void {
+  builder.read++;
+  if (v.problem) {
+    builder.reject(v.line, rawText(v), v.problem.field, v.problem.reason);
+    return;
+  }
+  const rec = toObservationRecord(v.value, emuForms);
+  if (isProblem(rec)) {
+    const field = rec.field === null ? null : (fieldNames?.[rec.field] ?? rec.field);
+    const reason =
+      field === rec.field ? rec.reason : rec.reason.replace(`${rec.field}:`, `${field}:`);
+    builder.reject(v.line, rawText(v), field, reason);
+  } else builder.add(v.line, rec);
+}
+
 /** Opens an ingest batch (ingest_batches) for inputs that are not files: `kind` says what. */
 export async function openIngestBatch(db: Db, kind: string): Promise<number> {
   const r = await db.query<{ id: number }>(
@@ -84,21 +109,7 @@ export async function ingestObservationValues(
   const emuCache = options.emuCache ?? new Map<string, number>();
   const emuForms = options.emuForms ?? STRICT_EMU_FORMS;
   const builder = new ChunkBuilder(batchId, file, emuCache);
-  for (const v of values) {
-    builder.read++;
-    if (v.problem) {
-      builder.reject(v.line, rawText(v), v.problem.field, v.problem.reason);
-      continue;
-    }
-    const rec = toObservationRecord(v.value, emuForms);
-    if (isProblem(rec)) {
-      // Named as the upstream names the field, as a file's formats do (ingest-observations.ts).
-      const field = rec.field === null ? null : (options.fieldNames?.[rec.field] ?? rec.field);
-      const reason =
-        field === rec.field ? rec.reason : rec.reason.replace(`${rec.field}:`, `${field}:`);
-      builder.reject(v.line, rawText(v), field, reason);
-    } else builder.add(v.line, rec);
-  }
+  for (const v of values) addObservationValue(builder, v, emuForms, options.fieldNames);
   const chunk = builder.finish();
   // The safe path by default: a pull repeats what it took before by design.
   const w = await writeObservationChunk(db, batchId, file, chunk, emuCache, {

@@ -71,6 +71,37 @@ function writeFlag(o: Uint8Array, at: number, flag: number): number {
   return at;
 }
 
+/**
+ * One accepted sighting given as its parts, checked and encoded by the caller as
+ * toObservationRecord would make them (sources' lean path: v2-page-rows.ts), for addKnown. The
+ * caller keeps one and fills it for each row: nothing of a row is allocated but its bytes.
+ */
+export interface KnownRow {
+  line: number;
+  observedAt: number;
+  serviceDay: number;
+  serviceDateGiven: boolean;
+  /**
+   * The train, one number (as normalizeTrainCode would write it: a prefix in use and a number in
+   * its range): its prefix's bytes and its number. Its train_codes is the one-element array.
+   */
+  trainPrefix: Uint8Array;
+  trainNumber: number;
+  /** The unit as written, less any seat tail (ObservationRecord.emuUnit). */
+  emuUnit: string;
+  /** `emu_code<TAB>source<TAB>` in COPY text, escaped. */
+  emuSource: Uint8Array;
+  /** The ref's digits (a source's record id). */
+  ref: number;
+  /** The dedup key as 8 words: the service day, then the first 224 bits of its sha256. */
+  key: Int32Array;
+  /** POSITION_NONE, or 1 + the index of FORMATION_POSITIONS. */
+  position: number;
+  /** FLAG_NONE, 0 or 1. */
+  fault: number;
+  spare: number;
+}
+
 /** Tables of finished chunks, for the next ones (a thread parses one block at a time). */
 const spareKeys: DedupKeys[] = [];
 
@@ -155,6 +186,76 @@ export class ChunkBuilder {
       this.pending.unitIndexes.push(this.pendingIndexOf(r.emuUnit));
       this.out.text(EMU_ID_PLACEHOLDER + tail);
     }
+    this.countDay(r.serviceDay);
+  }
+
+  /**
+   * Adds an accepted sighting from its checked parts (KnownRow): the same row add() renders for
+   * the record toObservationRecord makes of the same sighting. Hot: one call per record pulled.
+   */
+  addKnown(r: KnownRow): void {
+    this.valid++;
+    const key = r.key;
+    const emuId = this.emuIds.get(r.emuUnit);
+    if (!this.keys.add(key)) {
+      if (emuId === undefined) this.pendingIndexOf(r.emuUnit);
+      return;
+    }
+    const out = this.out;
+    out.reserve(this.prefixBytes.length + 2 * r.trainPrefix.length + r.emuSource.length + 200);
+    out.copy(this.prefixBytes, 0, this.prefixBytes.length);
+    const o = out.bytes;
+    let at = writeInt(o, out.length, r.line);
+    o[at++] = TAB;
+    at = writeInt(o, at, r.observedAt);
+    o[at++] = TAB;
+    at = writeInt(o, at, r.serviceDay);
+    o[at++] = TAB;
+    o[at++] = r.serviceDateGiven ? 0x74 : 0x66;
+    o[at++] = TAB;
+    out.length = at;
+    out.copy(r.trainPrefix, 0, r.trainPrefix.length);
+    at = writeInt(o, out.length, r.trainNumber);
+    o[at++] = TAB;
+    o[at++] = 0x7b;
+    out.length = at;
+    out.copy(r.trainPrefix, 0, r.trainPrefix.length);
+    at = writeInt(o, out.length, r.trainNumber);
+    o[at++] = 0x7d;
+    o[at++] = TAB;
+    out.length = at;
+    if (emuId !== undefined) {
+      out.length = writeInt(o, out.length, emuId);
+    } else {
+      this.pending.offsets.push(out.length);
+      this.pending.unitIndexes.push(this.pendingIndexOf(r.emuUnit));
+      out.copy(PLACEHOLDER_BYTES, 0, EMU_ID_DIGITS);
+    }
+    o[out.length++] = TAB;
+    out.copy(r.emuSource, 0, r.emuSource.length);
+    at = writeInt(o, out.length, r.ref);
+    o[at++] = TAB;
+    o[at++] = BACKSLASH;
+    o[at++] = BACKSLASH;
+    o[at++] = 0x78;
+    for (let k = 0; k < 8; k++) {
+      const word = key[k]!;
+      for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
+    }
+    o[at++] = TAB;
+    if (r.position === POSITION_NONE) {
+      o[at++] = BACKSLASH;
+      o[at++] = 0x4e;
+    } else {
+      const name = POSITION_BYTES[r.position - 1]!;
+      for (let j = 0; j < name.length; j++) o[at++] = name[j]!;
+    }
+    o[at++] = TAB;
+    at = writeFlag(o, at, r.fault);
+    o[at++] = TAB;
+    at = writeFlag(o, at, r.spare);
+    o[at++] = LF;
+    out.length = at;
     this.countDay(r.serviceDay);
   }
 

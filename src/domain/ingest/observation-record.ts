@@ -55,7 +55,7 @@ export const EARLIEST = Date.UTC(2007, 0, 1) / 1000;
 export const LATEST = Date.UTC(2100, 0, 1) / 1000;
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-const MAX_SOURCE = 64;
+export const MAX_SOURCE = 64;
 const MAX_REF = 200;
 
 function problem(field: string | null, reason: string): ObservationProblem {
@@ -176,7 +176,7 @@ interface ParsedEmu {
 const emuCache = new Map<string, ParsedEmu | ObservationProblem>();
 const trainCache = new Map<string, string[] | ObservationProblem>();
 
-function checkEmu(raw: string, policy: EmuFormPolicy): ParsedEmu | ObservationProblem {
+export function checkEmu(raw: string, policy: EmuFormPolicy): ParsedEmu | ObservationProblem {
   let hit = emuCache.get(raw);
   if (hit === undefined) {
     try {

@@ -118,6 +118,7 @@ async function writeChunk(
   chunk: ParsedChunk,
   emuCache: Map<string, number>,
   commitAsync: boolean,
+  alsoInTransaction: WriteChunkOptions['alsoInTransaction'],
 ): Promise<ChunkResult> {
   return db.transaction(async (tx) => {
     if (commitAsync) await tx.query('SET LOCAL synchronous_commit TO off');
@@ -133,6 +134,7 @@ async function writeChunk(
     await recordRejects(tx, batchId, file, chunk.rejects);
     let accepted = 0;
     for (const n of days.values()) accepted += n;
+    await alsoInTransaction?.(tx, accepted);
     return { accepted, days, sawStored };
   });
 }
@@ -150,6 +152,11 @@ export interface WriteChunkOptions {
    * up to it, this chunk's commit included. Default false.
    */
   commitAsync?: boolean;
+  /**
+   * Run in the chunk's transaction once its rows are stored (with how many were new), so that
+   * what it writes commits with them or not at all: a puller's cursor past the pages stored.
+   */
+  alsoInTransaction?: (tx: Queryable, accepted: number) => Promise<void>;
 }
 
 /**
@@ -170,11 +177,12 @@ export async function writeObservationChunk(
   // chunk's new entries only once its transaction has committed. Meanwhile they are kept in
   // an overlay of their own (not a copy of the whole cache, which grows to thousands of units).
   const commitAsync = options.commitAsync ?? false;
+  const also = options.alsoInTransaction;
   let local = new CacheOverlay(emuCache);
   let result: ChunkResult;
   try {
     const first = options.optimistic ? copyOptimistically : insertIgnoringDuplicates;
-    result = await writeChunk(db, first, batchId, file, chunk, local, commitAsync);
+    result = await writeChunk(db, first, batchId, file, chunk, local, commitAsync, also);
   } catch (err) {
     if (!options.optimistic || !isUniqueViolation(err)) throw err;
     local = new CacheOverlay(emuCache);
@@ -186,6 +194,7 @@ export async function writeObservationChunk(
       chunk,
       local,
       commitAsync,
+      also,
     );
   }
   for (const [written, id] of local) emuCache.set(written, id);

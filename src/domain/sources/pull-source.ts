@@ -1,6 +1,7 @@
 import type { Db } from '../../shared/db/db.js';
 import { EmutrackError } from '../../shared/errors/emutrack-error.js';
-import { fetchGet, type HttpGet } from '../../shared/io/http-get.js';
+import { agentGet } from '../../shared/io/agent-get.js';
+import type { HttpGet } from '../../shared/io/http-get.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../shared/time/service-day.js';
 import { readEmuFormPolicy } from '../emus/emu-forms.js';
 import { openIngestBatch } from '../ingest/ingest-values.js';
@@ -20,6 +21,7 @@ import {
 import { realClock, SourceRequestError, type PullClock } from './paced-http.js';
 import { pullV2Day, type DayPull, type V2DaySettings } from './pull-v2-day.js';
 import { V2Client } from './v2-client.js';
+import { V2PageRows } from './v2-page-rows.js';
 
 export type { DayPull } from './pull-v2-day.js';
 
@@ -99,7 +101,7 @@ export class SourcePullError extends EmutrackError {
 /** How every kind asks its upstream, the options' defaults filled in. */
 function requestSettings(options: PullOptions) {
   return {
-    get: options.get ?? fetchGet,
+    get: options.get ?? agentGet,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxBytes: options.maxBytes ?? 16 << 20,
     maxWaitSeconds: options.maxWaitSeconds ?? 900,
@@ -152,12 +154,13 @@ async function pullFeedSource(
 /**
  * Pulls a `v2` source's records of each day of a range into observations: every page of
  * GET {base}/api/v2/records/daily?date=..., each record an observation of its train on its unit
- * at its service day, keyed by the upstream record's id, through the ingest path of files
- * (ingestObservationValues): a repeated pull adds nothing, and the days that received new
- * sightings are marked stale and rebuilt as late data is. Pages are stored as they come (the
- * next one asked for meanwhile: pull-v2-day.ts), with the day's cursor: a pull cut short keeps
- * its pages and the next one resumes at the page it did not store. A day pulled to its end is asked again from its first page, with
- * If-None-Match when the server gave an ETag. A failure is stored on the source as one line and
+ * at its service day, keyed by the upstream record's id, stored as the ingest path of files
+ * stores its lines (v2-page-rows.ts, writeObservationChunk): a repeated pull adds nothing, and
+ * the days that received new sightings are marked stale and rebuilt as late data is. Pages are
+ * stored as they come (the next one asked for meanwhile: pull-v2-day.ts), with the day's
+ * cursor: a pull cut short keeps its pages and the next one resumes at the page it did not
+ * store. A day pulled to its end is asked again from its first page, with If-None-Match when
+ * the server gave an ETag. A failure is stored on the source as one line and
  * thrown as a SourcePullError; other sources are not touched.
  */
 export async function pullSource(
@@ -247,7 +250,10 @@ export async function pullSource(
     batchId,
     limit,
     emuCache: new Map<string, number>(),
-    emuForms: await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    rows: new V2PageRows(
+      source,
+      await readEmuFormPolicy(db, options.allowUnknownEmuForms ?? false),
+    ),
     tally,
   };
   let failure: string | undefined;

@@ -1,6 +1,6 @@
 import type { Db } from '../../shared/db/db.js';
-import type { EmuFormPolicy } from '../emus/emu-forms.js';
-import { ingestObservationValues, type ObservationValue } from '../ingest/ingest-values.js';
+import { ChunkBuilder } from '../ingest/observation-copy-rows.js';
+import { writeObservationChunk } from '../ingest/write-observation-chunk.js';
 import { SourceRequestError } from './paced-http.js';
 import {
   recordPageTaken,
@@ -9,8 +9,8 @@ import {
   type SourceDayCursor,
 } from './source-store.js';
 import type { V2Client } from './v2-client.js';
-import type { V2Page } from './v2-page.js';
-import { sightingDay, v2RecordObservation, type SightingDay } from './v2-record-observation.js';
+import type { V2PageRows } from './v2-page-rows.js';
+import { sightingDay } from './v2-record-observation.js';
 
 /** What a pull of one day did (PullResult.days). */
 export interface DayPull {
@@ -34,17 +34,22 @@ export interface V2DaySettings {
   batchId: number;
   limit: number;
   emuCache: Map<string, number>;
-  emuForms: EmuFormPolicy;
+  /** Pages into COPY rows, under the pull's EMU form policy. */
+  rows: V2PageRows;
   /** The requests and 429s of the pull, counted on the source as its pages are stored. */
   tally: RequestTally;
 }
 
 const MAX_PAGES_PER_DAY = 100_000;
 /**
- * Records read but not stored yet, at most: past it the next request waits for the store. Ten
- * pages of 200 keep a pull's memory small whatever the upstream's speed.
+ * Records read but not stored yet, at most: past it the next request waits for the store. The
+ * rows of ten pages of 200 (a few hundred KB) keep a pull's memory small whatever the
+ * upstream's speed.
  */
 const MAX_QUEUED_RECORDS = 2_000;
+
+/** The first size of a buffer of rows (it grows as needed): about ten pages of 200. */
+const ROWS_BYTES = 256 << 10;
 
 /** `<serviceDay>:<id>` of this day, as the v2 API writes its cursors. */
 function checkNextCursor(day: number, current: string, next: string): string | undefined {
@@ -56,47 +61,22 @@ function checkNextCursor(day: number, current: string, next: string): string | u
   return undefined;
 }
 
-/** One record of a page as an observation of its train on its unit at its service day. */
-function observationOf(
-  source: Source,
-  d: SightingDay,
-  page: V2Page,
-  index: number,
-): ObservationValue {
-  const r = page.items[index]!;
-  return v2RecordObservation(
-    source,
-    d,
-    {
-      id: r.id,
-      serviceDay: r.serviceDay,
-      status: r.status,
-      trainCode: r.trainCode && `${r.trainCode.prefix}${r.trainCode.number}`,
-      emuCode: page.emuCodeMappings?.[String(r.emuId)],
-      emuMissing: `emuCode: no emuCodeMappings entry for emuId ${r.emuId}`,
-      startOffset:
-        r.timetableId !== undefined
-          ? page.timetableMappings?.[String(r.timetableId)]?.startOffset
-          : undefined,
-    },
-    // Kept only with a refused record: most are taken, and 12,000 texts a day are no small cost.
-    () => JSON.stringify(r),
-    index,
-  );
-}
-
-interface TakenPage {
-  page: V2Page;
-  /** The day's first page, and the ETag it came with. */
+/** Pages read and not stored yet: their rows, made as each arrived, and where they end. */
+interface TakenPages {
+  chunk: ChunkBuilder;
+  pages: number;
+  records: number;
+  /** The first of them is the day's first page; and the ETag it came with. */
   first: boolean;
   etag: string | null;
+  nextCursor: string;
 }
 
 /**
  * Pulls every page of one day from `state`'s cursor (the first page when the day is new or was
  * pulled to its end). Requests and stores overlap: while the pages read so far are stored, the
  * next one is asked for, and the pages that arrived during a store are stored together in the
- * next (one transaction for their observations, then the day's cursor past the last of them).
+ * next (one transaction for their observations and the day's cursor past the last of them).
  * So the cursor never passes a page that is not stored, and a pull cut anywhere resumes at the
  * first page it did not store; the pages read before a failed request are stored before the
  * failure is thrown (a SourceRequestError for the upstream's doing, anything else as it is).
@@ -114,52 +94,62 @@ export async function pullV2Day(
   // A day not yet pulled to its end holds few records stored already: COPY them straight in,
   // until a store meets one (then the safe path, as an ingested file does).
   let optimistic = !(state?.completed ?? false);
-  const queue: TakenPage[] = [];
-  let queued = 0;
+  let taken: TakenPages | undefined;
+  // The rows' buffers, reused once their store is done: at most two are in use (one storing,
+  // one filling), and a new one for every store was most of the pull's garbage.
+  const buffers: ArrayBuffer[] = [];
   let storing: Promise<void> | undefined;
   let storeFailure: { err: unknown } | undefined;
 
-  const store = async (pages: TakenPage[]) => {
-    const values = pages.flatMap((t) =>
-      t.page.items.map((_, i) => observationOf(s.source, d, t.page, i)),
-    );
-    // The cursor's commit below is synchronous, so it flushes this one with it.
-    const w = await ingestObservationValues(db, s.batchId, file, values, {
-      emuCache: s.emuCache,
-      emuForms: s.emuForms,
-      optimistic,
-      commitAsync: true,
-    });
+  const store = async (t: TakenPages) => {
+    const chunk = t.chunk.finish();
+    // The requests made since the last store, counted with its lines (given back if it fails).
+    const asked = s.tally.take();
+    let w;
+    try {
+      // The day's cursor moves past these pages in the transaction that stores them: both or
+      // neither. Its commit does not wait for the WAL; the pull's last statement
+      // (closePull) commits synchronously, which flushes every commit before it, and a crash
+      // before that loses stores whole and in order, never a cursor without its rows.
+      w = await writeObservationChunk(db, s.batchId, file, chunk, s.emuCache, {
+        optimistic,
+        commitAsync: true,
+        alsoInTransaction: (tx, accepted) =>
+          recordPageTaken(
+            tx,
+            s.source.id,
+            day,
+            {
+              nextCursor: t.nextCursor,
+              first: t.first,
+              etag: t.etag,
+              taken: accepted,
+              refused: chunk.rejects.length,
+              pages: t.pages,
+            },
+            asked,
+          ),
+      });
+    } catch (err) {
+      s.tally.giveBack(asked);
+      throw err;
+    }
     optimistic &&= !w.sawStored;
-    await recordPageTaken(
-      db,
-      s.source.id,
-      day,
-      {
-        nextCursor: pages.at(-1)!.page.nextCursor,
-        first: pages[0]!.first,
-        etag: pages[0]!.etag,
-        taken: w.accepted,
-        refused: w.rejected,
-        pages: pages.length,
-      },
-      // The requests made since the last store, in the same statement as its lines.
-      s.tally.take(),
-    );
-    for (const x of w.serviceDays) touched.add(x);
-    dayPull.pages += pages.length;
+    buffers.push(chunk.rows.bytes.buffer as ArrayBuffer);
+    for (const x of w.days.keys()) touched.add(x);
+    dayPull.pages += t.pages;
     dayPull.taken += w.accepted;
-    dayPull.duplicate += w.duplicate;
-    dayPull.refused += w.rejected;
+    dayPull.duplicate += chunk.valid - w.accepted;
+    dayPull.refused += chunk.rejects.length;
   };
   const drain = async () => {
-    while (queue.length > 0) {
-      const pages = queue.splice(0);
-      queued = 0;
-      await store(pages);
+    while (taken !== undefined) {
+      const t = taken;
+      taken = undefined;
+      await store(t);
     }
   };
-  const storeQueued = () => {
+  const storeTaken = () => {
     if (storing !== undefined || storeFailure !== undefined) return;
     storing = drain()
       .catch((err: unknown) => {
@@ -187,17 +177,33 @@ export async function pullV2Day(
         throw new SourceRequestError(url, `data.serviceDay: ${page.serviceDay}, not ${day}`);
       const bad = checkNextCursor(day, cursor, page.nextCursor);
       if (bad !== undefined) throw new SourceRequestError(url, bad);
-      queue.push({ page, first: cursor === '', etag: cursor === '' ? answer.etag : null });
-      queued += page.items.length;
-      storeQueued();
-      if (page.nextCursor === '') break;
-      if (read >= MAX_PAGES_PER_DAY)
+      const last = page.nextCursor === '';
+      const tooMany = !last && read >= MAX_PAGES_PER_DAY;
+      if (!last && !tooMany) {
+        // Asked for before this page's rows are made: the upstream works while this one does.
+        next = s.client.page(d.ymd, s.limit, page.nextCursor);
+        // Its failure is met when it is awaited; until then (a store failing first) it is handled.
+        next.catch(() => {});
+      }
+      // The page's rows are made as it arrives: the parsed page is garbage before any wait.
+      taken ??= {
+        chunk: new ChunkBuilder(s.batchId, file, s.emuCache, buffers.pop() ?? ROWS_BYTES),
+        pages: 0,
+        records: 0,
+        first: cursor === '',
+        etag: cursor === '' ? answer.etag : null,
+        nextCursor: '',
+      };
+      s.rows.addPage(taken.chunk, d, page);
+      taken.pages++;
+      taken.records += page.items.length;
+      taken.nextCursor = page.nextCursor;
+      storeTaken();
+      if (last) break;
+      if (tooMany)
         throw new SourceRequestError(url, `more than ${MAX_PAGES_PER_DAY} pages in one day`);
       cursor = page.nextCursor;
-      next = s.client.page(d.ymd, s.limit, cursor);
-      // Its failure is met when it is awaited; until then (a store failing first) it is handled.
-      next.catch(() => {});
-      while (queued >= MAX_QUEUED_RECORDS && storing !== undefined) await storing;
+      while ((taken?.records ?? 0) >= MAX_QUEUED_RECORDS && storing !== undefined) await storing;
       if (storeFailure !== undefined) break;
     }
   } catch (err) {
@@ -205,7 +211,7 @@ export async function pullV2Day(
   }
   // What was read is stored before the pull says why it stopped.
   while (storing !== undefined) await storing;
-  storeQueued();
+  storeTaken();
   while (storing !== undefined) await storing;
   // A store's failure first: the pages after it were not stored, whatever the upstream did.
   if (storeFailure !== undefined) throw storeFailure.err;

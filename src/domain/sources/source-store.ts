@@ -49,6 +49,12 @@ export class RequestTally {
     this.refusals = this.client.refusals;
     return d;
   }
+
+  /** What take() gave and was not recorded after all: the next take() gives it again. */
+  giveBack(d: RequestsDelta): void {
+    this.requests -= d.requests;
+    this.refusals -= d.refusals;
+  }
 }
 
 /** Where a source's pull of one service day stands (source_day_cursors). */

@@ -3,7 +3,7 @@ import type { ObservationValue } from '../ingest/ingest-values.js';
 import type { Source } from './source-store.js';
 
 /** Where a record's sighting is put when nothing says when it ran: noon of its day. */
-const NOON = 12 * 3600;
+export const NOON = 12 * 3600;
 
 /** The service day records are read for, its text and its midnight worked out once. */
 export interface SightingDay {

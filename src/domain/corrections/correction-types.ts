@@ -7,6 +7,11 @@ export type CorrectionActor =
   | { via: 'api'; userId: string; name: string }
   | { via: 'source'; name: string };
 
+/** A signed-in account acting through the API or its pages, as the audit trail names it. */
+export function accountActor(user: { userId: string; username: string }): CorrectionActor {
+  return { via: 'api', userId: user.userId, name: user.username };
+}
+
 export type CorrectionKind = 'retract' | 'merge-emu' | 'undo' | 'report-accept' | 'report-refuse';
 
 /** One row of the audit trail (`corrections`, migration 020), as listed. */

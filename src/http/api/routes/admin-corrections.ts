@@ -8,6 +8,7 @@ import {
 } from '../../../domain/corrections/apply-corrections.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
 import {
+  accountActor,
   MAX_REASON,
   type Correction,
   type CorrectionActor,
@@ -38,7 +39,7 @@ function administrator(request: FastifyRequest): CorrectionActor {
   const caller = callerOf(request);
   if (caller.kind !== 'credential' || caller.user.role !== 'admin')
     throw new ApiError('forbidden', 'administrators only');
-  return { via: 'api', userId: caller.user.userId, name: caller.user.username };
+  return accountActor(caller.user);
 }
 
 /** A refused correction as the API's error: 404, 400 naming the field, or 409. */

@@ -3,7 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isModerator, MODERATION_SCOPE } from '../../../domain/accounts/scopes.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
-import { MAX_REASON, type CorrectionActor } from '../../../domain/corrections/correction-types.js';
+import {
+  accountActor,
+  MAX_REASON,
+  type CorrectionActor,
+} from '../../../domain/corrections/correction-types.js';
 import { createReport } from '../../../domain/reports/create-report.js';
 import { listReports } from '../../../domain/reports/list-reports.js';
 import { decideReport } from '../../../domain/reports/report-decisions.js';
@@ -62,7 +66,7 @@ function moderator(request: FastifyRequest): CorrectionActor {
   const caller = callerOf(request);
   if (caller.kind !== 'credential' || !isModerator(caller.user.role))
     throw new ApiError('forbidden', 'moderators only');
-  return { via: 'api', userId: caller.user.userId, name: caller.user.username };
+  return accountActor(caller.user);
 }
 
 const statusEnum = z.enum(['pending', 'accepted', 'refused']);

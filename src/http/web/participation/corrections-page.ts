@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isModerator } from '../../../domain/accounts/scopes.js';
 import { undoCorrection } from '../../../domain/corrections/apply-corrections.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
-import type { Correction } from '../../../domain/corrections/correction-types.js';
+import { accountActor, type Correction } from '../../../domain/corrections/correction-types.js';
 import { listCorrections } from '../../../domain/corrections/list-corrections.js';
 import type { Db } from '../../../shared/db/db.js';
 import type { ApiApp } from '../../app-context.js';
@@ -194,7 +194,7 @@ export async function registerCorrectionsPage(
             db,
             id,
             field(request, 'reason'),
-            { via: 'api', userId: browser.user.userId, name: browser.user.username },
+            accountActor(browser.user),
             clock(),
           );
         } catch (err) {

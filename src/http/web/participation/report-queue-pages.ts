@@ -1,3 +1,4 @@
+import { accountActor } from '../../../domain/corrections/correction-types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isModerator } from '../../../domain/accounts/scopes.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
@@ -176,7 +177,7 @@ export async function registerReportQueuePages(
               id,
               decision,
               field(request, 'reason'),
-              { via: 'api', userId: browser.user.userId, name: browser.user.username },
+              accountActor(browser.user),
               clock(),
             );
           } catch (err) {

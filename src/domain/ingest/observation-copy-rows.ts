@@ -63,6 +63,43 @@ function flagText(flag: boolean | null): string {
 }
 
 /** A scanned flag (FLAG_NONE, 0 or 1) in COPY text at `at`; returns where it ends. */
+/**
+ * The end of a row, from the tab before its key: the key as stored (the service day, then the
+ * first 224 bits of the digest, in hex), position, fault, spare and the line feed. Returns the
+ * offset after it.
+ */
+function writeRowTail(
+  o: Uint8Array,
+  at: number,
+  key: Int32Array,
+  position: number,
+  fault: number,
+  spare: number,
+): number {
+  o[at++] = TAB;
+  o[at++] = BACKSLASH;
+  o[at++] = BACKSLASH;
+  o[at++] = 0x78;
+  for (let k = 0; k < 8; k++) {
+    const word = key[k]!;
+    for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
+  }
+  o[at++] = TAB;
+  if (position === POSITION_NONE) {
+    o[at++] = BACKSLASH;
+    o[at++] = 0x4e;
+  } else {
+    const name = POSITION_BYTES[position - 1]!;
+    for (let j = 0; j < name.length; j++) o[at++] = name[j]!;
+  }
+  o[at++] = TAB;
+  at = writeFlag(o, at, fault);
+  o[at++] = TAB;
+  at = writeFlag(o, at, spare);
+  o[at++] = LF;
+  return at;
+}
+
 function writeFlag(o: Uint8Array, at: number, flag: number): number {
   if (flag === FLAG_NONE) {
     o[at++] = BACKSLASH;
@@ -234,28 +271,7 @@ export class ChunkBuilder {
     o[out.length++] = TAB;
     out.copy(r.emuSource, 0, r.emuSource.length);
     at = writeInt(o, out.length, r.ref);
-    o[at++] = TAB;
-    o[at++] = BACKSLASH;
-    o[at++] = BACKSLASH;
-    o[at++] = 0x78;
-    for (let k = 0; k < 8; k++) {
-      const word = key[k]!;
-      for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
-    }
-    o[at++] = TAB;
-    if (r.position === POSITION_NONE) {
-      o[at++] = BACKSLASH;
-      o[at++] = 0x4e;
-    } else {
-      const name = POSITION_BYTES[r.position - 1]!;
-      for (let j = 0; j < name.length; j++) o[at++] = name[j]!;
-    }
-    o[at++] = TAB;
-    at = writeFlag(o, at, r.fault);
-    o[at++] = TAB;
-    at = writeFlag(o, at, r.spare);
-    o[at++] = LF;
-    out.length = at;
+    out.length = writeRowTail(o, at, key, r.position, r.fault, r.spare);
     this.countDay(r.serviceDay);
   }
 
@@ -326,31 +342,7 @@ export class ChunkBuilder {
       o[out.length++] = BACKSLASH;
       o[out.length++] = 0x4e;
     }
-    at = out.length;
-    o[at++] = TAB;
-    o[at++] = BACKSLASH;
-    o[at++] = BACKSLASH;
-    o[at++] = 0x78;
-    // The key as stored: the service day, then the first 224 bits of the digest, in hex.
-    for (let k = 0; k < 8; k++) {
-      const word = key[k]!;
-      for (let shift = 28; shift >= 0; shift -= 4) o[at++] = HEX[(word >>> shift) & 15]!;
-    }
-    // position, fault, spare.
-    o[at++] = TAB;
-    if (s.position === POSITION_NONE) {
-      o[at++] = BACKSLASH;
-      o[at++] = 0x4e;
-    } else {
-      const name = POSITION_BYTES[s.position - 1]!;
-      for (let j = 0; j < name.length; j++) o[at++] = name[j]!;
-    }
-    o[at++] = TAB;
-    at = writeFlag(o, at, s.fault);
-    o[at++] = TAB;
-    at = writeFlag(o, at, s.spare);
-    o[at++] = LF;
-    out.length = at;
+    out.length = writeRowTail(o, out.length, key, s.position, s.fault, s.spare);
     this.countDay(s.serviceDay);
   }
 

@@ -2,20 +2,25 @@ import { pullSource } from '../src/domain/sources/pull-source.js';
 import { createPostgresDb } from '../src/shared/db/postgres-db.js';
 import { agentGet } from '../src/shared/io/agent-get.js';
 import type { Db } from '../src/shared/db/db.js';
-import { processCpu } from './cpu-time.js';
+import { processCpu, startCpuCount } from './cpu-time.js';
 import { peakRssBytes } from './peak-rss.js';
 
 /**
  * One side of the sources benchmark, in a process of its own (started as the worker is, so that
  * its peak RSS is a worker's):
- *   node source-pull-child.js read <base-url> <YYYYMMDD> <limit>: every page of the day's
- *     /api/v2/records/daily read one after the other, as the puller asks them (its HttpGet,
- *     agentGet, with the same headers, timeout and size bound), each body parsed for its
- *     nextCursor and nothing else;
- *   node source-pull-child.js pull <database-url> <source> <service-day>: `source pull` of that
- *     day in this process (pullSource, as the CLI without REDIS_URL and the worker's job run it).
+ *   node source-pull-child.js read <base-url> <YYYYMMDD> <limit> <warm YYYYMMDD> <server pid>:
+ *     every page of the day's /api/v2/records/daily read one after the other, as the puller asks
+ *     them (its HttpGet, agentGet, with the same headers, timeout and size bound), each body
+ *     parsed for its nextCursor and nothing else; with the CPU time the upstream (the server's
+ *     process and every Postgres process) spent meanwhile;
+ *   node source-pull-child.js pull <database-url> <source> <service-day> <warm database-url>
+ *     <warm service-day>: `source pull` of that day in this process (pullSource, as the CLI
+ *     without REDIS_URL and the worker's job run it).
+ * Each side first does the same with the warm day (into the warm database: the measured pull
+ * still registers every unit of its day), unmeasured: a worker pulls on a schedule, and its
+ * code is compiled and optimised by the pulls before, which a fresh process's first pull is not.
  * Prints one JSON line: {records, pages, ms, cpuMs, peakRss}. The clock (and the CPU count:
- * process.cpuUsage, user + system) starts at the first request.
+ * process.cpuUsage, user + system) starts at the first request of the measured day.
  */
 const [mode, ...args] = process.argv.slice(2);
 
@@ -26,6 +31,8 @@ interface ChildOutcome {
   cpuMs: number;
   /** The pull's: CPU time of the Postgres backends serving its connections. */
   postgresCpuMs?: number;
+  /** The read's: CPU time of the upstream's app and of Postgres while it read. */
+  upstreamCpuMs?: number;
   peakRss: number;
 }
 
@@ -99,16 +106,30 @@ async function pullDay(dbUrl: string, source: string, day: number): Promise<Chil
   }
 }
 
+async function warmPull(dbUrl: string, source: string, day: number): Promise<void> {
+  const db = createPostgresDb({ connectionString: dbUrl, max: 10 });
+  try {
+    await pullSource(db, source, { from: day, to: day });
+  } finally {
+    await db.close();
+  }
+}
+
 let outcome: ChildOutcome;
-if (mode === 'read') {
-  const [baseUrl, ymd, limit] = args as [string, string, string];
+if (mode === 'read' && args.length === 5) {
+  const [baseUrl, ymd, limit, warmYmd, pid] = args as [string, string, string, string, string];
+  await readAlone(baseUrl, warmYmd, Number(limit));
+  const count = await startCpuCount(Number(pid));
   outcome = await readAlone(baseUrl, ymd, Number(limit));
-} else if (mode === 'pull') {
-  const [dbUrl, source, day] = args as [string, string, string];
+  const spent = await count();
+  outcome.upstreamCpuMs = spent.server + spent.postgres;
+} else if (mode === 'pull' && args.length === 5) {
+  const [dbUrl, source, day, warmUrl, warmDay] = args as [string, string, string, string, string];
+  await warmPull(warmUrl, source, Number(warmDay));
   outcome = await pullDay(dbUrl, source, Number(day));
 } else {
   throw new Error(
-    'usage: source-pull-child read <base-url> <YYYYMMDD> <limit> | pull <db-url> <source> <day>',
+    'usage: source-pull-child read <base-url> <YYYYMMDD> <limit> <warm YYYYMMDD> <server pid> | pull <db-url> <source> <day> <warm db-url> <warm day>',
   );
 }
 process.stdout.write(`${JSON.stringify(outcome)}\n`);

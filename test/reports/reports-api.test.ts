@@ -469,6 +469,14 @@ describe('pages', () => {
     expect(list.body).not.toContain('<img src=x');
     const forged = await mod.post(`/admin/reports/${g21}/accept`, { reason: 'no token' });
     expect(forged.statusCode).toBe(403);
+    // A decision on a report that does not exist: the reason as an alert, a way back to the queue.
+    const missing = await mod.post('/admin/reports/999999999/accept', {
+      _csrf: mod.csrfOf(queue.body),
+      reason: 'seen it myself',
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toMatch(/<p class="warn" role="alert">\s*[^<]*999999999/);
+    expect(missing.body).toContain('href="/admin/reports"');
   });
 });
 

@@ -1,17 +1,20 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isModerator } from '../../../domain/accounts/scopes.js';
 import { undoCorrection } from '../../../domain/corrections/apply-corrections.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
 import { accountActor, type Correction } from '../../../domain/corrections/correction-types.js';
 import { listCorrections } from '../../../domain/corrections/list-corrections.js';
 import type { Db } from '../../../shared/db/db.js';
 import type { ApiApp } from '../../app-context.js';
-import { formBody } from '../../html/form-body.js';
 import { hiddenCsrf, html } from '../../html/html.js';
 import { csrfToken, type SignedInBrowser } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
-import { answerSwitches } from '../personal-page.js';
-import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
+import {
+  field,
+  formTokenOk,
+  moderatorReader,
+  participationScope,
+  sendParticipationPage,
+  sendRefusal,
+} from './participation-page.js';
 
 export const ADMIN_CORRECTIONS_PATH = '/admin/corrections';
 const PAGE_SIZE = 50;
@@ -103,10 +106,8 @@ export async function registerCorrectionsPage(
 ): Promise<void> {
   const { db, clock } = deps;
   await app.register(async (scope) => {
-    await formBody(scope);
-    scope.addHook('preHandler', answerSwitches);
-    const reader = (request: FastifyRequest, reply: FastifyReply) =>
-      signedInReader(request, reply, ADMIN_CORRECTIONS_PATH, (b) => isModerator(b.user.role));
+    await participationScope(scope);
+    const reader = moderatorReader(ADMIN_CORRECTIONS_PATH);
 
     scope.get(ADMIN_CORRECTIONS_PATH, { schema: { hide: true } }, async (request, reply) => {
       const browser = await reader(request, reply);
@@ -114,17 +115,14 @@ export async function registerCorrectionsPage(
       const raw = (request.query as Record<string, unknown>).before;
       const before = typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : null;
       if (raw !== undefined && before === null)
-        return sendParticipationPage(
+        return sendRefusal(
           request,
           reply,
           400,
           ADMIN_CORRECTIONS_PATH,
-          (t) => ({
-            title: t.refused,
-            heading: t.correctionsTitle,
-            body: html`<p class="warn" role="alert">${t.correctionsBadBefore}</p>`,
-          }),
+          (t) => t.correctionsBadBefore,
           browser,
+          (t) => t.correctionsTitle,
         );
       const items = await listCorrections(db, {
         limit: PAGE_SIZE,
@@ -172,18 +170,14 @@ export async function registerCorrectionsPage(
         const raw = (request.params as { correctionId: string }).correctionId;
         const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : 0;
         const refuse = (status: number, message: string) =>
-          sendParticipationPage(
+          sendRefusal(
             request,
             reply,
             status,
             ADMIN_CORRECTIONS_PATH,
-            (t) => ({
-              title: t.refused,
-              heading: t.correctionsTitle,
-              body: html`<p class="warn" role="alert">${message}</p>
-                <p><a href="${ADMIN_CORRECTIONS_PATH}">${t.back}</a></p>`,
-            }),
+            message,
             browser,
+            (t) => t.correctionsTitle,
           );
         const [target] = id > 0 ? await listCorrections(db, { before: id + 1, limit: 1 }) : [];
         if (!target || target.id !== id) return refuse(404, `correction: no correction ${raw}`);

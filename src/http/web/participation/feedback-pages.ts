@@ -11,12 +11,17 @@ import {
 } from '../../../domain/feedback/feedback.js';
 import type { Db } from '../../../shared/db/db.js';
 import type { ApiApp } from '../../app-context.js';
-import { formBody } from '../../html/form-body.js';
 import { hiddenCsrf, html } from '../../html/html.js';
 import { csrfToken, type SignedInBrowser } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
-import { answerSwitches } from '../personal-page.js';
-import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
+import {
+  field,
+  formTokenOk,
+  participationScope,
+  sendParticipationPage,
+  sendRefusal,
+  signedInReader,
+} from './participation-page.js';
 
 export const FEEDBACK_PATH = '/feedback';
 export const ADMIN_FEEDBACK_PATH = '/admin/feedback';
@@ -89,8 +94,7 @@ export async function registerFeedbackPages(
 ): Promise<void> {
   const { db, clock } = deps;
   await app.register(async (scope) => {
-    await formBody(scope);
-    scope.addHook('preHandler', answerSwitches);
+    await participationScope(scope);
 
     const formPage = (
       request: FastifyRequest,
@@ -252,18 +256,7 @@ ${values.message}</textarea>
           );
         } catch (err) {
           if (!(err instanceof FeedbackError)) throw err;
-          return sendParticipationPage(
-            request,
-            reply,
-            400,
-            here,
-            (t) => ({
-              title: t.refused,
-              body: html`<p class="warn" role="alert">${err.message}</p>
-                <p><a href="${here}">${t.back}</a></p>`,
-            }),
-            browser,
-          );
+          return sendRefusal(request, reply, 400, here, err.message, browser);
         }
         return reply.redirect(here, 303);
       });

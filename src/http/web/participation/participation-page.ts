@@ -1,4 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isModerator } from '../../../domain/accounts/scopes.js';
+import { formBody } from '../../html/form-body.js';
 import type { Html } from '../../html/html.js';
 import { html } from '../../html/html.js';
 import {
@@ -9,7 +11,16 @@ import {
   type SignedInBrowser,
 } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
-import { personalView, sendPersonalPage } from '../personal-page.js';
+import { answerSwitches, personalView, sendPersonalPage } from '../personal-page.js';
+
+/**
+ * What every scope of these pages has: posted forms read (urlencoded), and the reader's answer
+ * switches (language, theme) applied before each handler.
+ */
+export async function participationScope(scope: FastifyInstance): Promise<void> {
+  await formBody(scope);
+  scope.addHook('preHandler', answerSwitches);
+}
 
 /**
  * The frame of the pages people take part through (reports, moderation, feedback): personal
@@ -66,6 +77,43 @@ export async function signedInReader(
     return undefined;
   }
   return browser;
+}
+
+/** signedInReader for a page that moderators (administrators too) read at `here`. */
+export function moderatorReader(
+  here: string,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<SignedInBrowser | undefined> {
+  return (request, reply) => signedInReader(request, reply, here, (b) => isModerator(b.user.role));
+}
+
+/**
+ * What the reader asked refused, as a page: the reason as an alert (a screen reader says it at
+ * once) and a link back to `here`, where the refused form or list is.
+ */
+export function sendRefusal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  here: string,
+  message: string | ((t: Messages) => string),
+  signedIn?: SignedInBrowser,
+  heading?: (t: Messages) => string,
+): FastifyReply {
+  return sendParticipationPage(
+    request,
+    reply,
+    status,
+    here,
+    (t) => ({
+      title: t.refused,
+      ...(heading ? { heading: heading(t) } : {}),
+      body: html`<p class="warn" role="alert">
+          ${typeof message === 'string' ? message : message(t)}
+        </p>
+        <p><a href="${here}">${t.back}</a></p>`,
+    }),
+    signedIn,
+  );
 }
 
 /** Whether a posted form carries the session's CSRF token; if not, the answer is sent. */

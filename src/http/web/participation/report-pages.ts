@@ -13,13 +13,18 @@ import type { Db } from '../../../shared/db/db.js';
 import { addressLimitKey } from '../../../shared/net/address-limit-key.js';
 import { serviceDayOf, ymdOfServiceDay } from '../../../shared/time/service-day.js';
 import type { ApiApp } from '../../app-context.js';
-import { formBody } from '../../html/form-body.js';
 import { multipartForm, oversizedField, postedFile } from '../../html/multipart-form.js';
 import { hiddenCsrf, html } from '../../html/html.js';
 import { csrfToken } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
-import { answerSwitches } from '../personal-page.js';
-import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
+import {
+  field,
+  formTokenOk,
+  participationScope,
+  sendParticipationPage,
+  sendRefusal,
+  signedInReader,
+} from './participation-page.js';
 
 export const REPORT_PATH = '/report';
 /** The report form's page script: the QR code read in the page (client/report-photo.ts). */
@@ -94,12 +99,11 @@ export async function registerReportPages(
 ): Promise<void> {
   const { db, clock } = deps;
   await app.register(async (scope) => {
-    await formBody(scope);
+    await participationScope(scope);
     multipartForm(scope as unknown as FastifyInstance, {
       files: ['photo'],
       maxFileBytes: MAX_PHOTO_BYTES,
     });
-    scope.addHook('preHandler', answerSwitches);
 
     scope.get(REPORT_PATH, { schema: { hide: true } }, async (request, reply) => {
       const browser = await signedInReader(request, reply, REPORT_PATH);
@@ -148,20 +152,14 @@ export async function registerReportPages(
       if (over !== undefined) {
         // The rest of the body is never read: the connection closes after this answer.
         reply.header('connection', 'close');
-        return sendParticipationPage(
+        return sendRefusal(
           request,
           reply,
           413,
           REPORT_PATH,
-          (t) => ({
-            title: t.refused,
-            heading: t.reportTitle,
-            body: html`<p class="warn" role="alert">
-                ${over}: larger than ${String(MAX_PHOTO_BYTES)} bytes
-              </p>
-              <p><a href="${REPORT_PATH}">${t.back}</a></p>`,
-          }),
+          `${over}: larger than ${String(MAX_PHOTO_BYTES)} bytes`,
           browser,
+          (t) => t.reportTitle,
         );
       }
       if (!formTokenOk(request, reply, REPORT_PATH)) return reply;

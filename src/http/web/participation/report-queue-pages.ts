@@ -1,6 +1,4 @@
 import { accountActor } from '../../../domain/corrections/correction-types.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isModerator } from '../../../domain/accounts/scopes.js';
 import { CorrectionError } from '../../../domain/corrections/correction-error.js';
 import { listReports } from '../../../domain/reports/list-reports.js';
 import { decideReport } from '../../../domain/reports/report-decisions.js';
@@ -8,14 +6,19 @@ import { readReportPhoto } from '../../../domain/reports/report-photo.js';
 import type { SightingReport } from '../../../domain/reports/report-types.js';
 import type { Db } from '../../../shared/db/db.js';
 import type { ApiApp } from '../../app-context.js';
-import { formBody } from '../../html/form-body.js';
 import { hiddenCsrf, html } from '../../html/html.js';
 import { reflowTable } from '../../html/reflow-table.js';
 import { csrfToken } from '../../session/web-session.js';
 import type { Messages } from '../i18n/messages-en.js';
-import { answerSwitches } from '../personal-page.js';
 import { ADMIN_CORRECTIONS_PATH } from './corrections-page.js';
-import { field, formTokenOk, sendParticipationPage, signedInReader } from './participation-page.js';
+import {
+  field,
+  formTokenOk,
+  moderatorReader,
+  participationScope,
+  sendParticipationPage,
+  sendRefusal,
+} from './participation-page.js';
 import { statusText } from './report-pages.js';
 
 export const ADMIN_REPORTS_PATH = '/admin/reports';
@@ -72,11 +75,8 @@ export async function registerReportQueuePages(
 ): Promise<void> {
   const { db, clock } = deps;
   await app.register(async (scope) => {
-    await formBody(scope);
-    scope.addHook('preHandler', answerSwitches);
-
-    const moderator = (request: FastifyRequest, reply: FastifyReply) =>
-      signedInReader(request, reply, ADMIN_REPORTS_PATH, (b) => isModerator(b.user.role));
+    await participationScope(scope);
+    const moderator = moderatorReader(ADMIN_REPORTS_PATH);
 
     scope.get(ADMIN_REPORTS_PATH, { schema: { hide: true } }, async (request, reply) => {
       const browser = await moderator(request, reply);
@@ -182,16 +182,12 @@ export async function registerReportQueuePages(
             );
           } catch (err) {
             if (!(err instanceof CorrectionError)) throw err;
-            return sendParticipationPage(
+            return sendRefusal(
               request,
               reply,
               err.kind === 'not_found' ? 404 : 400,
               ADMIN_REPORTS_PATH,
-              (t) => ({
-                title: t.refused,
-                body: html`<p>${err.message}</p>
-                  <p><a href="${ADMIN_REPORTS_PATH}">${t.back}</a></p>`,
-              }),
+              err.message,
               browser,
             );
           }

@@ -1,6 +1,11 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
+import {
+  axeViolations,
+  axeViolationsWithoutScripts,
+  scrollsSideways,
+  useWebBrowserTest,
+} from './helpers/web-harness.js';
 import { signInBrowser, webSession, type WebSession } from './helpers/web-sessions.js';
 
 const web = useWebBrowserTest();
@@ -88,6 +93,7 @@ describe('feedback in a phone browser', () => {
       ]);
       expect(await messages.count()).toBe(3);
       expect(await scrollsSideways(page)).toBe(false);
+      expect(await axeViolationsWithoutScripts(page, { locale: 'en-US' })).toEqual([]);
     });
   }, 90_000);
 

@@ -5,7 +5,12 @@ import path from 'node:path';
 import QRCode from 'qrcode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, scrollsSideways, useWebBrowserTest } from './helpers/web-harness.js';
+import {
+  axeViolations,
+  axeViolationsWithoutScripts,
+  scrollsSideways,
+  useWebBrowserTest,
+} from './helpers/web-harness.js';
 import { signInBrowser, webSession, type WebSession } from './helpers/web-sessions.js';
 
 const web = useWebBrowserTest();
@@ -74,6 +79,7 @@ describe('a report’s photo in a phone browser', () => {
       expect(await page.locator('h1').innerText()).toBe('谢谢');
       expect(await page.locator('[data-qr-server] code').innerText()).toBe(QR_TEXT);
       expect(await scrollsSideways(page)).toBe(false);
+      expect(await axeViolationsWithoutScripts(page)).toEqual([]);
     });
     expect(await reportsOf('CR400AF-2002')).toEqual([
       { id: expect.anything(), photo: true, qr_text: QR_TEXT },

@@ -122,6 +122,46 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
+/**
+ * axe on a page shown with JavaScript off. axe is a script, and a context without JavaScript
+ * never settles the promise it answers with: so the page's document as it stands (after any
+ * typing) is opened again in a context of the same shape with JavaScript on, at the same
+ * address, with the same cookies, where every script the page asks for is refused. What axe
+ * reads there is what a reader without JavaScript has: the markup, its styles and images.
+ */
+export async function axeViolationsWithoutScripts(
+  page: Page,
+  options: { colorScheme?: 'light' | 'dark'; locale?: string } = {},
+): Promise<string[]> {
+  const source = page.context();
+  const document = await page.content();
+  const url = page.url();
+  const context = await source.browser()!.newContext({
+    viewport: page.viewportSize() ?? { width: 360, height: 740 },
+    deviceScaleFactor: 2,
+    hasTouch: true,
+    isMobile: true,
+    javaScriptEnabled: true,
+    colorScheme: options.colorScheme ?? 'light',
+    locale: options.locale ?? 'zh-CN',
+  });
+  try {
+    await context.addCookies(await source.cookies());
+    await context.route('**/*', (route) => {
+      const request = route.request();
+      if (request.resourceType() === 'script') return route.abort();
+      if (request.isNavigationRequest() && request.url() === url)
+        return route.fulfill({ contentType: 'text/html; charset=utf-8', body: document });
+      return route.continue();
+    });
+    const copy = await context.newPage();
+    await copy.goto(url);
+    return await axeViolations(copy);
+  } finally {
+    await context.close();
+  }
+}
+
 /** Expects the watch clean: no CSP violation, nothing from another origin, no script error. */
 export function expectCleanWatch(watch: PageWatch): void {
   expect(watch.cspViolations).toEqual([]);

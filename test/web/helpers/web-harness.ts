@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ApiApp } from '../../../src/http/api/app.js';
 import type { Db } from '../../../src/shared/db/db.js';
@@ -54,6 +54,19 @@ export interface PageWatch {
   consoleErrors: string[];
 }
 
+/** The options of a phone's browser context (360 px wide, touch), JavaScript on unless said. */
+function phoneLook(options: PhoneOptions): BrowserContextOptions {
+  return {
+    viewport: { width: 360, height: 740 },
+    deviceScaleFactor: 2,
+    hasTouch: true,
+    isMobile: true,
+    javaScriptEnabled: options.javaScript ?? true,
+    colorScheme: options.colorScheme ?? 'light',
+    locale: options.locale ?? 'zh-CN',
+  };
+}
+
 /**
  * A browser context as a person's phone (360 px wide, touch), with JavaScript on or off, and a
  * watch on what its pages do. `colorScheme` and `locale` choose the scheme and Accept-Language.
@@ -63,15 +76,7 @@ export async function phoneContext(
   base: string,
   options: { javaScript?: boolean; colorScheme?: 'light' | 'dark'; locale?: string } = {},
 ): Promise<{ context: BrowserContext; watch: PageWatch; newPage(): Promise<Page> }> {
-  const context = await browser.newContext({
-    viewport: { width: 360, height: 740 },
-    deviceScaleFactor: 2,
-    hasTouch: true,
-    isMobile: true,
-    javaScriptEnabled: options.javaScript ?? true,
-    colorScheme: options.colorScheme ?? 'light',
-    locale: options.locale ?? 'zh-CN',
-  });
+  const context = await browser.newContext(phoneLook(options));
   const watch: PageWatch = { cspViolations: [], foreignRequests: [], consoleErrors: [] };
   const origin = new URL(base).origin;
   context.on('request', (request) => {
@@ -136,15 +141,7 @@ export async function axeViolationsWithoutScripts(
   const source = page.context();
   const document = await page.content();
   const url = page.url();
-  const context = await source.browser()!.newContext({
-    viewport: page.viewportSize() ?? { width: 360, height: 740 },
-    deviceScaleFactor: 2,
-    hasTouch: true,
-    isMobile: true,
-    javaScriptEnabled: true,
-    colorScheme: options.colorScheme ?? 'light',
-    locale: options.locale ?? 'zh-CN',
-  });
+  const context = await source.browser()!.newContext(phoneLook(options));
   try {
     await context.addCookies(await source.cookies());
     await context.route('**/*', (route) => {

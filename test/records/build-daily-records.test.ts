@@ -215,8 +215,26 @@ describe('buildDailyRecords: the conflict rule', () => {
     });
   });
 
+  it('finds the sources of a day with as many distinct sources as the rule counts in bits', async () => {
+    // 16 sources: every bit in use, the last ones by a candidate of its own.
+    const many = Array.from({ length: 16 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
+    await ingestSightings(t.current.db, [
+      ...many.map((source, i) => ({
+        ...sightings('20260917', 'G23', 'CR400AF-2001', 1, source)[0]!,
+        observedAt: shanghai('20260917', '10:00') + i,
+      })),
+      ...sightings('20260917', 'G24', 'CR400AF-2002', 2, 'src-15'),
+      ...sightings('20260917', 'G24', 'CR400AF-2002', 1, 'src-14'),
+    ]);
+    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260917'));
+    expect((await records('20260917')).map((r) => [r.train_code, r.support, r.sources])).toEqual([
+      ['G23', 16, many],
+      ['G24', 3, ['src-14', 'src-15']],
+    ]);
+  });
+
   it('finds the sources of a day with more distinct sources than the rule counts in bits', async () => {
-    // 70 sources in the day: past 63 the rule aggregates each candidate's sources instead.
+    // 70 sources in the day: past 16 the rule aggregates each candidate's sources instead.
     const many = Array.from({ length: 70 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
     await ingestSightings(t.current.db, [
       ...many.map((source, i) => ({

@@ -164,32 +164,36 @@ const trainOrderKey = (code: string) =>
 
 /**
  * Up to this many distinct sources in a day's sightings, a candidate's sources are found as a
- * set of bits (see wantedSql); past it, by an ordered aggregate per candidate.
+ * set of bits (see wantedSql); past it, by an ordered aggregate per candidate. Each candidate's
+ * bits become its array through one CASE per source, so the bound keeps that list short.
  */
-const MAX_SOURCE_BITS = 63;
+const MAX_SOURCE_BITS = 16;
 
 /**
  * The conflict rule over a day's sightings: the records the day should have (train_code,
  * emu_id, support, sources, first_observed_at, last_observed_at, status, timetable_id), and
  * each one's train order key (train_order, trainOrderKey: what new ids follow, computed once).
  * $1 day, $2-$5 the rule, $6 and $7 the sightings moved out and in (day-sightings.ts), and, with
- * `sources` (a number, at most MAX_SOURCE_BITS), $8 the distinct sources of the day's sightings
- * in order (dayBuildInputs) and $9 onwards the same sources one by one. `corrections` says which
- * corrections the day's sightings are read through (daySightingsSql).
+ * `sources` (a number, at most MAX_SOURCE_BITS), $8 onwards the distinct sources of the day's
+ * sightings one by one, in order (dayBuildInputs). `corrections` says which corrections the
+ * day's sightings are read through (daySightingsSql).
  *
  * A candidate's sources (distinct, in order) are what array_agg(DISTINCT source ORDER BY source)
  * gives, but that aggregate sorts every candidate's sources apart (a sort set up and torn down
  * 12,000 times a day) and keeps the grouping from hashing. With `sources` each sighting sets
- * the bit of its source's place in $8 instead (a CASE over the sources as parameters: one text
- * comparison per source, where array_position reads the array for every sighting), the
- * candidates group with plain aggregates (count, bit_or, min, max, sum), and each distinct set
- * of bits (a handful a day) becomes its array once.
- * Each statement reads its own snapshot, so a sighting committed after $8 was read may bring a
- * source $8 lacks: it sets the 64th bit (the sign), and such a candidate's sources are read
- * from its sightings instead.
+ * the bit of its source's place among them instead (a CASE over the sources as parameters: one
+ * text comparison per source, where array_position reads an array for every sighting), the
+ * candidates group with plain aggregates (count, bit_or, min, max, sum), and each candidate's
+ * bits become its array in that order (each set bit's source, the others left out) in the same
+ * pass: no second read of the candidates to find their distinct sets.
+ * Each statement reads its own snapshot, so a sighting committed after the sources were read
+ * may bring one they lack: it sets the 64th bit (the sign), and such a candidate's sources are
+ * read from its sightings instead.
  *
  * Ranking, keeping and status carry narrow rows: each candidate's votes become three small
  * columns (SAID_COLUMNS) before the rows are sorted, not seven counts sorted and windowed along.
+ * The leading score of a train is the first of its ranked candidates (the ranking orders by the
+ * score first), so one window gives both the rank and the lead.
  */
 function wantedSql(
   sources: number | null,
@@ -199,7 +203,7 @@ function wantedSql(
   const sightings = daySightingsSql(6, 7, corrections);
   // Weights (a day with a source whose trust is not 1): the two parameters after the sources,
   // the weighted sources' names and their trusts; any other source weighs 1.
-  const w = sources !== null ? 9 + sources : 8;
+  const w = 8 + (sources ?? 0);
   const weightColumn = weighted
     ? ` sum(coalesce(($${w + 1}::float8[])[array_position($${w}::text[], source)], 1))::float8 AS weight,`
     : '';
@@ -207,8 +211,13 @@ function wantedSql(
   const score = weighted ? 'weight' : 'support';
   const sourceBit = Array.from(
     { length: sources ?? 0 },
-    (_, i) => `WHEN $${9 + i} THEN ${(1n << BigInt(i)).toString()}::bigint`,
+    (_, i) => `WHEN $${8 + i} THEN ${(1n << BigInt(i)).toString()}::bigint`,
   ).join(' ');
+  const sourceArray = Array.from(
+    { length: sources ?? 0 },
+    (_, i) =>
+      `CASE WHEN c.source_bits & ${(1n << BigInt(i)).toString()}::bigint <> 0 THEN $${8 + i} END`,
+  ).join(', ');
   const candidate =
     sources !== null
       ? `candidate AS (
@@ -218,19 +227,14 @@ function wantedSql(
            ${SAID_VOTES}
       FROM sighting
      GROUP BY train_code, emu_id
-  ), source_set AS MATERIALIZED (
-    SELECT b.source_bits,
-           ARRAY(SELECT u.source FROM unnest($8::text[]) WITH ORDINALITY AS u(source, i)
-                  WHERE (b.source_bits >> (u.i::int - 1)) & 1 = 1 ORDER BY u.i) AS sources
-      FROM (SELECT DISTINCT source_bits FROM candidate) AS b
   ), with_sources AS (
     SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,${weighted ? ' c.weight,' : ''}
-           CASE WHEN c.source_bits >= 0 THEN s.sources
+           CASE WHEN c.source_bits >= 0 THEN array_remove(ARRAY[${sourceArray}]::text[], NULL)
                 ELSE ARRAY(SELECT DISTINCT u.source FROM ${sightings} AS u
                             WHERE u.emu_id = c.emu_id AND c.train_code = ANY (u.train_codes COLLATE "C")
                             ORDER BY u.source) END AS sources,
            c.first_observed_at, c.last_observed_at, ${SAID_COLUMNS}
-      FROM candidate c JOIN source_set s ON s.source_bits = c.source_bits
+      FROM candidate c
   )`
       : `with_sources AS (
     SELECT c.train_code, ${trainOrderKey('c.train_code')} AS train_order, c.emu_id, c.support,
@@ -250,11 +254,12 @@ function wantedSql(
       FROM ${sightings} AS s
   ), ${candidate}, ranked AS (
     SELECT c.*,
-           max(${score}) OVER w AS top,
-           row_number() OVER (w ORDER BY ${weighted ? 'weight DESC, ' : ''}support DESC, cardinality(sources) DESC,
-                                         first_observed_at, emu_id) AS rank
+           first_value(${score}) OVER r AS top,
+           row_number() OVER r AS rank
       FROM with_sources c
-    WINDOW w AS (PARTITION BY train_order)
+    WINDOW r AS (PARTITION BY train_order
+                 ORDER BY ${weighted ? 'weight DESC, ' : ''}support DESC, cardinality(sources) DESC,
+                          first_observed_at, emu_id)
   ), kept AS (
     SELECT *
       FROM ranked
@@ -383,7 +388,7 @@ export async function buildDailyRecords(
       moved.out,
       moved.in,
     ];
-    if (sourceBits) params.push(sources, ...sources);
+    if (sourceBits) params.push(...sources);
     if (weighted) params.push(weights.names, weights.trusts);
     // A day without records (its first build) has nothing to delete or update: the rule's rows
     // go straight in, in one statement with no temporary table.

@@ -73,4 +73,26 @@ describe("a source's trust in the conflict rule", () => {
     // Weights 3, 1.5 and 2: 2010 and 2012 kept (2 >= 2 and 2 * 3 >= 3), 2011 (1.5) ranked last.
     expect(await units(day)).toEqual(['G21 CRH2A-2010 3 busy', 'G21 CRH2A-2012 2 busy']);
   });
+
+  it('weighs the sources of a day with more sources than the rule counts in bits', async () => {
+    const { db } = t.current;
+    const day = serviceDayFromYmd('20261106');
+    // 17 sources of weight 1 see G22 on one unit once each; the heavy one (trust 20) sees
+    // another unit once. Unweighted, its lone report would fall below 2 and be dropped; weighed,
+    // it leads (20 against 17) and the other unit, 17 >= 2 and 17 * 3 >= 20, stays beside it.
+    await addSource(
+      db,
+      checkSourceSettings({ name: 'heavy', kind: 'v2', url: 'https://heavy.example', trust: '20' }),
+    );
+    const many = Array.from({ length: 17 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
+    await ingestSightings(db, [
+      ...many.flatMap((source) => sightings('20261106', 'G22', 'CR400AF-2101', 1, source)),
+      ...sightings('20261106', 'G22', 'CR400AF-2102', 1, 'heavy'),
+    ]);
+    await buildDailyRecords(db, day);
+    expect(await units(day)).toEqual([
+      `G22 CR400AF-2101 17 ${many.join(',')}`,
+      'G22 CR400AF-2102 1 heavy',
+    ]);
+  });
 });

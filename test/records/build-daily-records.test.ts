@@ -215,39 +215,25 @@ describe('buildDailyRecords: the conflict rule', () => {
     });
   });
 
-  it('finds the sources of a day with as many distinct sources as the rule counts in bits', async () => {
-    // 16 sources: every bit in use, the last ones by a candidate of its own.
-    const many = Array.from({ length: 16 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
+  // 16 sources use every bit the rule counts, the last ones by a candidate of its own; past 16
+  // (70) the rule aggregates each candidate's sources instead.
+  it.each([
+    [16, '20260917', ['src-14', 'src-15']],
+    [70, '20260912', ['src-01', 'src-05']],
+  ])('finds the sources of a day with %i distinct sources', async (count, ymd, pair) => {
+    const many = Array.from({ length: count }, (_, i) => `src-${String(i).padStart(2, '0')}`);
     await ingestSightings(t.current.db, [
       ...many.map((source, i) => ({
-        ...sightings('20260917', 'G23', 'CR400AF-2001', 1, source)[0]!,
-        observedAt: shanghai('20260917', '10:00') + i,
+        ...sightings(ymd, 'G23', 'CR400AF-2001', 1, source)[0]!,
+        observedAt: shanghai(ymd, '10:00') + i,
       })),
-      ...sightings('20260917', 'G24', 'CR400AF-2002', 2, 'src-15'),
-      ...sightings('20260917', 'G24', 'CR400AF-2002', 1, 'src-14'),
+      ...sightings(ymd, 'G24', 'CR400AF-2002', 2, pair[1]!),
+      ...sightings(ymd, 'G24', 'CR400AF-2002', 1, pair[0]!),
     ]);
-    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260917'));
-    expect((await records('20260917')).map((r) => [r.train_code, r.support, r.sources])).toEqual([
-      ['G23', 16, many],
-      ['G24', 3, ['src-14', 'src-15']],
-    ]);
-  });
-
-  it('finds the sources of a day with more distinct sources than the rule counts in bits', async () => {
-    // 70 sources in the day: past 16 the rule aggregates each candidate's sources instead.
-    const many = Array.from({ length: 70 }, (_, i) => `src-${String(i).padStart(2, '0')}`);
-    await ingestSightings(t.current.db, [
-      ...many.map((source, i) => ({
-        ...sightings('20260912', 'G23', 'CR400AF-2001', 1, source)[0]!,
-        observedAt: shanghai('20260912', '10:00') + i,
-      })),
-      ...sightings('20260912', 'G24', 'CR400AF-2002', 2, 'src-05'),
-      ...sightings('20260912', 'G24', 'CR400AF-2002', 1, 'src-01'),
-    ]);
-    await buildDailyRecords(t.current.db, serviceDayFromYmd('20260912'));
-    expect((await records('20260912')).map((r) => [r.train_code, r.support, r.sources])).toEqual([
-      ['G23', 70, many],
-      ['G24', 3, ['src-01', 'src-05']],
+    await buildDailyRecords(t.current.db, serviceDayFromYmd(ymd));
+    expect((await records(ymd)).map((r) => [r.train_code, r.support, r.sources])).toEqual([
+      ['G23', count, many],
+      ['G24', 3, pair],
     ]);
   });
 });

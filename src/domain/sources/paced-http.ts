@@ -58,7 +58,16 @@ function headerNumber(value: string | undefined): number | undefined {
  * what a status or body means is the caller's to say.
  */
 export class PacedHttp {
-  private nextAt = 0;
+  /** A wait the server asked for (Retry-After, meta.retryAfter): met exactly. */
+  private holdUntil = 0;
+  /**
+   * The pull's own pace, the next request's time at `rate`: met to within a millisecond. The
+   * clock counts whole milliseconds and a timer waits at least one, so waiting out less than
+   * that would wait a whole millisecond each time and cap any rate at about 1,000 a second; the
+   * times accumulate instead (each one `1000 / rate` after the last, or after the answer when
+   * that came later), so a fast rate holds on average.
+   */
+  private paceUntil = 0;
   private slowdown = 1;
   requests = 0;
   refusals = 0;
@@ -68,12 +77,15 @@ export class PacedHttp {
 
   /** No request before `untilMs` (a wait the server asked for on a success). */
   hold(untilMs: number): void {
-    this.nextAt = Math.max(this.nextAt, untilMs);
+    this.holdUntil = Math.max(this.holdUntil, untilMs);
   }
 
   private async paced(): Promise<void> {
-    for (let now = this.o.clock.now(); now < this.nextAt; now = this.o.clock.now()) {
-      const ms = this.nextAt - now;
+    for (;;) {
+      const now = this.o.clock.now();
+      const pace = this.paceUntil - now >= 1 ? this.paceUntil - now : 0;
+      const ms = Math.max(this.holdUntil - now, pace);
+      if (ms <= 0) return;
       this.waitedMs += ms;
       await this.o.clock.sleep(ms);
     }
@@ -86,7 +98,8 @@ export class PacedHttp {
     if (remain !== undefined && remain < 2 * Math.max(1, cost))
       this.slowdown = Math.min(64, this.slowdown * 2);
     else if (remain !== undefined) this.slowdown = 1;
-    this.hold(this.o.clock.now() + (1000 / this.o.rate) * this.slowdown);
+    const now = this.o.clock.now();
+    this.paceUntil = Math.max(this.paceUntil, now) + (1000 / this.o.rate) * this.slowdown;
   }
 
   /** The first answer that is not a 429; a SourceRequestError when there is none to be had. */

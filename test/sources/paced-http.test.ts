@@ -62,16 +62,12 @@ describe('PacedHttp: the pull keeps its rate', () => {
   });
 
   it('slows down while the quota runs low (x-api-remain), and recovers', async () => {
-    let remain = '1';
-    const get: HttpGet = async () => ({
-      status: 200,
-      headers: { 'x-api-remain': remain, 'x-api-cost': '1' },
-      body: '{}',
-    });
-    const { http, clock } = paced(10, fastClock(0), get);
+    // The answers' headers, changed between the requests.
+    const headers = { 'x-api-remain': '1', 'x-api-cost': '1' };
+    const { http, clock } = paced(10, fastClock(0), instant(headers));
     const low = await getTimes(http, clock, 3);
     expect([low[1]! - low[0]!, low[2]! - low[1]!]).toEqual([200, 400]);
-    remain = '100';
+    headers['x-api-remain'] = '100';
     const recovered = await getTimes(http, clock, 3);
     expect([recovered[1]! - recovered[0]!, recovered[2]! - recovered[1]!]).toEqual([100, 100]);
   });

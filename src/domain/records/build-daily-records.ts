@@ -209,15 +209,16 @@ function wantedSql(
     : '';
   // What a candidate is ranked and kept by: its support, or its support weighted by trust.
   const score = weighted ? 'weight' : 'support';
-  const sourceBit = Array.from(
-    { length: sources ?? 0 },
-    (_, i) => `WHEN $${8 + i} THEN ${(1n << BigInt(i)).toString()}::bigint`,
-  ).join(' ');
-  const sourceArray = Array.from(
-    { length: sources ?? 0 },
-    (_, i) =>
-      `CASE WHEN c.source_bits & ${(1n << BigInt(i)).toString()}::bigint <> 0 THEN $${8 + i} END`,
-  ).join(', ');
+  // Each of the day's sources (parameter $8 + i) and its bit, as the grouping sets it and the
+  // sources array reads it back.
+  const daySources = Array.from({ length: sources ?? 0 }, (_, i) => ({
+    param: `$${8 + i}`,
+    bit: `${(1n << BigInt(i)).toString()}::bigint`,
+  }));
+  const sourceBit = daySources.map((s) => `WHEN ${s.param} THEN ${s.bit}`).join(' ');
+  const sourceArray = daySources
+    .map((s) => `CASE WHEN c.source_bits & ${s.bit} <> 0 THEN ${s.param} END`)
+    .join(', ');
   const candidate =
     sources !== null
       ? `candidate AS (

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../shared/db/db.js';
+import type { Db, Queryable } from '../../shared/db/db.js';
 import { parseEmuCode, type ParsedEmuCode } from './normalize-emu-code.js';
 
 /**
@@ -6,13 +6,21 @@ import { parseEmuCode, type ParsedEmuCode } from './normalize-emu-code.js';
  * is never dropped because its EMU is unknown. The written unit form (the code as written, less
  * any travel-code seat tail) and the canonical code are kept as aliases. Codes must parse (see
  * parseEmuCode). `cache` (written -> emuId) may be shared across calls of one ingestion: an
- * alias never changes owner, so an entry never goes stale.
+ * alias never changes owner, so an entry never goes stale. Given a transaction, it registers in
+ * it; given a database, in a transaction of its own (a unit and its aliases both or neither),
+ * and `cache` learns the ids once it has committed.
  */
 export async function resolveEmuIds(
-  db: Queryable,
+  db: Queryable | Db,
   writtenCodes: Iterable<string>,
   cache: Map<string, number> = new Map(),
 ): Promise<Map<string, number>> {
+  if ('transaction' in db) {
+    const codes = [...writtenCodes];
+    const ids = await db.transaction((tx) => resolveEmuIds(tx, codes, new Map(cache)));
+    for (const [w, id] of ids) cache.set(w, id);
+    return ids;
+  }
   const ids = new Map<string, number>();
   const parsed = new Map<string, ParsedEmuCode>();
   for (const w of writtenCodes) {
@@ -37,22 +45,34 @@ export async function resolveEmuIds(
   }
   if (unknownCodes.size > 0) {
     const codes = [...unknownCodes.keys()].sort();
-    await db.query(
-      `INSERT INTO emus (code, model, train_set_no, registered_by)
-       SELECT code, model, train_set_no, 'observation'
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)
-       ON CONFLICT (code) DO NOTHING`,
-      [
-        codes,
-        codes.map((c) => unknownCodes.get(c)!.model),
-        codes.map((c) => unknownCodes.get(c)!.trainSetNo),
-      ],
+    const params = [
+      codes,
+      codes.map((c) => unknownCodes.get(c)!.model),
+      codes.map((c) => unknownCodes.get(c)!.trainSetNo),
+    ];
+    const select = `SELECT code, model, train_set_no, 'observation'
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)`;
+    const rows = await insertNew(
+      db,
+      {
+        text: `INSERT INTO emus (code, model, train_set_no, registered_by) ${select} RETURNING id, code`,
+        params,
+      },
+      async () => {
+        await db.query(
+          `INSERT INTO emus (code, model, train_set_no, registered_by) ${select}
+           ON CONFLICT (code) DO NOTHING`,
+          params,
+        );
+        return (
+          await db.query<{ id: number; code: string }>(
+            'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
+            [codes],
+          )
+        ).rows;
+      },
     );
-    const rows = await db.query<{ id: number; code: string }>(
-      'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
-      [codes],
-    );
-    for (const r of rows.rows) idByNewCode.set(r.code, r.id);
+    for (const r of rows) idByNewCode.set(r.code, r.id);
   }
   const newAliases = new Map<string, number>();
   for (const [w, p] of parsed) {
@@ -63,8 +83,34 @@ export async function resolveEmuIds(
     if (!byAlias.has(p.writtenUnit)) newAliases.set(p.writtenUnit, id);
     if (!byAlias.has(p.code)) newAliases.set(p.code, id);
   }
-  await addAliases(db, newAliases);
+  await addNewAliases(db, newAliases);
   return ids;
+}
+
+/**
+ * The rows of `plain`, an INSERT without ON CONFLICT (RETURNING what the caller needs), or, when
+ * a row of it was registered meanwhile by another writer (a unique violation), of `safe`.
+ * Registrations are almost always new rows (the codes were looked up first), and a plain INSERT
+ * costs Postgres half of one with ON CONFLICT (no speculative insertion: three WAL records a row,
+ * not four, and no arbiter probe): 24 against 50 ms for 4,000 units, 19 against 43 ms for their
+ * aliases. The plain INSERT runs in a savepoint, so its failure costs only itself. `db` must be
+ * in a transaction.
+ */
+async function insertNew<R>(
+  db: Queryable,
+  plain: { text: string; params: unknown[] },
+  safe: () => Promise<R[]>,
+): Promise<R[]> {
+  await db.query('SAVEPOINT emu_registry');
+  try {
+    const r = await db.query<R>(plain.text, plain.params);
+    await db.query('RELEASE SAVEPOINT emu_registry');
+    return r.rows;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== '23505') throw err;
+    await db.query('ROLLBACK TO SAVEPOINT emu_registry');
+    return safe();
+  }
 }
 
 /** Records alias -> emuId pairs; an alias already taken keeps its first owner. */
@@ -76,6 +122,28 @@ export async function addAliases(db: Queryable, aliases: Map<string, number>): P
      SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1
      ON CONFLICT (alias) DO NOTHING`,
     [sorted.map((a) => a[0]), sorted.map((a) => a[1])],
+  );
+}
+
+/**
+ * addAliases for aliases looked up as absent in this transaction: inserted without ON CONFLICT
+ * (insertNew), and with it only when another writer added one of them meanwhile.
+ */
+async function addNewAliases(db: Queryable, aliases: Map<string, number>): Promise<void> {
+  if (aliases.size === 0) return;
+  const sorted = [...aliases].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const params = [sorted.map((a) => a[0]), sorted.map((a) => a[1])];
+  await insertNew(
+    db,
+    {
+      text: `INSERT INTO emu_aliases (alias, emu_id)
+             SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1`,
+      params,
+    },
+    async () => {
+      await addAliases(db, aliases);
+      return [];
+    },
   );
 }
 

@@ -267,21 +267,16 @@ export const sourcesSuite: BenchSuite = {
       // plus the least a store costs Postgres, spread over every core with nothing idle, and
       // never less than the reading's own time.
       const cores = availableParallelism();
-      const best = reads.map((r, i) => {
-        const leastMs = Math.max(r.ms, (upstreamCpu[i]! + r.cpuMs + floorCpu[i]!) / cores);
-        return r.ms / leastMs;
-      });
+      // The read's time over the least a pull could take with `cpuMs` of CPU spread over the
+      // cores, never less than the read itself.
+      const bound = (readMs: number, cpuMs: number) => readMs / Math.max(readMs, cpuMs / cores);
+      const best = reads.map((r, i) => bound(r.ms, upstreamCpu[i]! + r.cpuMs + floorCpu[i]!));
       // The same bound with the pull's own CPU (its process and its Postgres backends) in place
       // of the reader's and of storing's floor: how near the pull comes to what its CPU allows
       // on this machine. Near the measured ratio, the pull is short of CPU, not waiting.
-      const bestForItsCpu = reads.map((r, i) => {
-        const p = pulls[i]!;
-        const leastMs = Math.max(
-          r.ms,
-          (upstreamCpu[i]! + p.cpuMs + (p.postgresCpuMs ?? 0)) / cores,
-        );
-        return r.ms / leastMs;
-      });
+      const bestForItsCpu = reads.map((r, i) =>
+        bound(r.ms, upstreamCpu[i]! + pulls[i]!.cpuMs + (pulls[i]!.postgresCpuMs ?? 0)),
+      );
       const of = `median of ${rounds}; ratio: median of the rounds' ratios`;
       return [
         {

@@ -63,7 +63,15 @@ describe('resolveEmuIds: registering units', () => {
       // B looks the unit up (A's row is not committed: not found), then its plain INSERT waits
       // on A's row and fails with a unique violation once A commits.
       const second = b.transaction((tx) => resolveEmuIds(tx, ['CR400AF-2299']));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A commits once B waits on its row, so B's plain INSERT is the one that meets it.
+      for (let blocked = 0; blocked === 0;) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const r = await t.current.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        blocked = r.rows[0]!.n;
+      }
       commit();
       const [ida, idb] = await Promise.all([first, second]);
       expect(idb.get('CR400AF-2299')).toBe(ida.get('CR400AF-2299'));

@@ -113,16 +113,19 @@ async function insertNew<R>(
   }
 }
 
+/** The rows of alias -> emuId pairs, in alias order (the order every writer takes their keys in). */
+const ALIAS_ROWS = `INSERT INTO emu_aliases (alias, emu_id)
+     SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1`;
+
+function aliasParams(aliases: Map<string, number>): [string[], number[]] {
+  const sorted = [...aliases].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return [sorted.map((a) => a[0]), sorted.map((a) => a[1])];
+}
+
 /** Records alias -> emuId pairs; an alias already taken keeps its first owner. */
 export async function addAliases(db: Queryable, aliases: Map<string, number>): Promise<void> {
   if (aliases.size === 0) return;
-  const sorted = [...aliases].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  await db.query(
-    `INSERT INTO emu_aliases (alias, emu_id)
-     SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1
-     ON CONFLICT (alias) DO NOTHING`,
-    [sorted.map((a) => a[0]), sorted.map((a) => a[1])],
-  );
+  await db.query(`${ALIAS_ROWS} ON CONFLICT (alias) DO NOTHING`, aliasParams(aliases));
 }
 
 /**
@@ -131,20 +134,11 @@ export async function addAliases(db: Queryable, aliases: Map<string, number>): P
  */
 async function addNewAliases(db: Queryable, aliases: Map<string, number>): Promise<void> {
   if (aliases.size === 0) return;
-  const sorted = [...aliases].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const params = [sorted.map((a) => a[0]), sorted.map((a) => a[1])];
-  await insertNew(
-    db,
-    {
-      text: `INSERT INTO emu_aliases (alias, emu_id)
-             SELECT * FROM unnest($1::text[], $2::int[]) ORDER BY 1`,
-      params,
-    },
-    async () => {
-      await addAliases(db, aliases);
-      return [];
-    },
-  );
+  const params = aliasParams(aliases);
+  await insertNew(db, { text: ALIAS_ROWS, params }, async () => {
+    await db.query(`${ALIAS_ROWS} ON CONFLICT (alias) DO NOTHING`, params);
+    return [];
+  });
 }
 
 /**

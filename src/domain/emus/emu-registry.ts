@@ -22,34 +22,18 @@ export async function resolveEmuIds(
     return ids;
   }
   const ids = new Map<string, number>();
-  const parsed = new Map<string, ParsedEmuCode>();
-  for (const w of writtenCodes) {
-    if (ids.has(w) || parsed.has(w)) continue;
-    const hit = cache.get(w);
-    if (hit !== undefined) ids.set(w, hit);
-    else parsed.set(w, parseEmuCode(w));
-  }
+  const parsed = parseUncached(writtenCodes, cache, ids);
   if (parsed.size === 0) return ids;
 
-  const lookup = new Set<string>();
-  for (const p of parsed.values()) lookup.add(p.writtenUnit).add(p.code);
   const known = await db.query<{ alias: string; emu_id: number }>(
     'SELECT alias, emu_id FROM emu_aliases WHERE alias = ANY($1::text[])',
-    [[...lookup]],
+    [aliasesToLookUp(parsed)],
   );
-  const byAlias = new Map(known.rows.map((r) => [r.alias, r.emu_id]));
-  const unknownCodes = new Map<string, ParsedEmuCode>();
+  const byAlias = aliasOwners(known.rows);
+  const unknown = unknownUnits(parsed, byAlias);
   const idByNewCode = new Map<string, number>();
-  for (const p of parsed.values()) {
-    if (!byAlias.has(p.writtenUnit) && !byAlias.has(p.code)) unknownCodes.set(p.code, p);
-  }
-  if (unknownCodes.size > 0) {
-    const codes = [...unknownCodes.keys()].sort();
-    const params = [
-      codes,
-      codes.map((c) => unknownCodes.get(c)!.model),
-      codes.map((c) => unknownCodes.get(c)!.trainSetNo),
-    ];
+  if (unknown.codes.length > 0) {
+    const params = [unknown.codes, unknown.models, unknown.trainSetNos];
     const select = `SELECT code, model, train_set_no, 'observation'
          FROM unnest($1::text[], $2::text[], $3::text[]) AS t(code, model, train_set_no)`;
     const rows = await insertNew(
@@ -67,13 +51,81 @@ export async function resolveEmuIds(
         return (
           await db.query<{ id: number; code: string }>(
             'SELECT id, code FROM emus WHERE code = ANY($1::text[])',
-            [codes],
+            [unknown.codes],
           )
         ).rows;
       },
     );
     for (const r of rows) idByNewCode.set(r.code, r.id);
   }
+  await addNewAliases(db, assignIds(parsed, byAlias, idByNewCode, ids, cache));
+  return ids;
+}
+
+// The loops of resolveEmuIds, each a small function of its own: inside the async function they
+// made it one large optimisation unit (parseEmuCode and every Map operation inlined into its
+// resumable body), which V8 compiled again on every pull for 55-85 ms of a compiler thread.
+
+/** The written codes `cache` does not know, parsed; the ones it knows go into `ids`. */
+function parseUncached(
+  writtenCodes: Iterable<string>,
+  cache: Map<string, number>,
+  ids: Map<string, number>,
+): Map<string, ParsedEmuCode> {
+  const parsed = new Map<string, ParsedEmuCode>();
+  for (const w of writtenCodes) {
+    if (ids.has(w) || parsed.has(w)) continue;
+    const hit = cache.get(w);
+    if (hit !== undefined) ids.set(w, hit);
+    else parsed.set(w, parseEmuCode(w));
+  }
+  return parsed;
+}
+
+/** Every written unit form and canonical code of `parsed`, once each. */
+function aliasesToLookUp(parsed: Map<string, ParsedEmuCode>): string[] {
+  const lookup = new Set<string>();
+  for (const p of parsed.values()) lookup.add(p.writtenUnit).add(p.code);
+  return [...lookup];
+}
+
+function aliasOwners(rows: { alias: string; emu_id: number }[]): Map<string, number> {
+  const byAlias = new Map<string, number>();
+  for (const r of rows) byAlias.set(r.alias, r.emu_id);
+  return byAlias;
+}
+
+/** The units of `parsed` no alias names, as the columns of their rows, in code order. */
+function unknownUnits(
+  parsed: Map<string, ParsedEmuCode>,
+  byAlias: Map<string, number>,
+): { codes: string[]; models: string[]; trainSetNos: string[] } {
+  const unknown = new Map<string, ParsedEmuCode>();
+  for (const p of parsed.values()) {
+    if (!byAlias.has(p.writtenUnit) && !byAlias.has(p.code)) unknown.set(p.code, p);
+  }
+  const codes = [...unknown.keys()].sort();
+  const models: string[] = [];
+  const trainSetNos: string[] = [];
+  for (const c of codes) {
+    const p = unknown.get(c)!;
+    models.push(p.model);
+    trainSetNos.push(p.trainSetNo);
+  }
+  return { codes, models, trainSetNos };
+}
+
+/**
+ * Each parsed code's unit into `ids` and `cache`; returns the aliases (written unit form and
+ * canonical code) that are not recorded yet, with their units.
+ */
+function assignIds(
+  parsed: Map<string, ParsedEmuCode>,
+  byAlias: Map<string, number>,
+  idByNewCode: Map<string, number>,
+  ids: Map<string, number>,
+  cache: Map<string, number>,
+): Map<string, number> {
   const newAliases = new Map<string, number>();
   for (const [w, p] of parsed) {
     // A written form someone already owns wins; else the canonical code's unit.
@@ -83,8 +135,7 @@ export async function resolveEmuIds(
     if (!byAlias.has(p.writtenUnit)) newAliases.set(p.writtenUnit, id);
     if (!byAlias.has(p.code)) newAliases.set(p.code, id);
   }
-  await addNewAliases(db, newAliases);
-  return ids;
+  return newAliases;
 }
 
 /**

@@ -64,7 +64,8 @@ export async function resolveEmuIds(
 
 // The loops of resolveEmuIds, each a small function of its own: inside the async function they
 // made it one large optimisation unit (parseEmuCode and every Map operation inlined into its
-// resumable body), which V8 compiled again on every pull for 55-85 ms of a compiler thread.
+// resumable body), which V8 compiled on each of a worker's first pulls, for 55-170 ms of a
+// compiler thread each time (docs/performance.md, Sources).
 
 /** The written codes `cache` does not know, parsed; the ones it knows go into `ids`. */
 function parseUncached(
